@@ -1,0 +1,179 @@
+// KvStore: the ordered key-value interface every kvlab backend implements.
+//
+// Keys and values are arbitrary byte strings. Keys are ordered by unsigned bytewise comparison
+// (memcmp order, shorter prefix first), on every backend. Everything above this layer (the
+// encodings and the engine) sees only this header, its capability flags and its counters: no
+// backend type appears here.
+//
+// Contract shared by all backends:
+// - Keys are non-empty and at most Capabilities::max_key_bytes long. Values may be empty.
+// - Write(batch) is atomic: after a crash, either every record of the batch is visible or none.
+// - A KvStore is safe to use from many threads at once. An Iterator is used by one thread.
+// - An Iterator sees a consistent view of the store; whether it observes writes made after it
+//   was created is unspecified. kvlab's engine serializes writers per Redis key, so encodings
+//   never depend on it.
+// - Bounds are half-open: an Iterator yields keys k with lower_bound <= k < upper_bound.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backends/status.h"
+
+namespace kvlab {
+
+// What a backend can do. Encodings consult these flags to choose a plan; the choice shows up in
+// the operation counters, never in replies.
+struct Capabilities {
+  // Iterator::Prev, SeekForPrev and SeekToLast work. TiKV and OBKV, as Camellia uses them, lack
+  // this; the NoReverseScan decorator emulates that.
+  bool reverse_scan = true;
+  // DeleteRange is one backend call that does not visit the keys in the range (RocksDB's range
+  // tombstone, WiredTiger's truncate). When false, DeleteRange is emulated by iterate-and-delete
+  // inside one atomic batch.
+  bool native_delete_range = false;
+  // Data survives Close() and a reopen of the same directory.
+  bool persistent = true;
+  // Data survives a SIGKILL of the process, up to the last completed Write() (with sync_writes,
+  // also a machine crash).
+  bool crash_safe = true;
+  // The longest key the backend accepts (LMDB's compile-time limit is 511).
+  size_t max_key_bytes = 64 * 1024 * 1024;
+};
+
+struct StoreOptions {
+  // The directory that holds the store. Created when missing.
+  std::string dir;
+  // fsync (or the engine's equivalent) before a write returns.
+  bool sync_writes = false;
+  // Size of the backend's own read cache (block cache, WiredTiger cache). LMDB relies on the
+  // operating system's page cache and ignores it.
+  uint64_t cache_bytes = 64ull << 20;
+};
+
+// One atomic group of puts and deletes. Records apply in insertion order, so a later Put of the
+// same key wins over an earlier Delete and vice versa.
+class WriteBatch {
+ public:
+  enum class Op : unsigned char { kPut, kDelete };
+  struct Record {
+    Op op;
+    std::string key;
+    std::string value;  // empty for kDelete
+  };
+
+  void Put(std::string_view key, std::string_view value) {
+    bytes_ += key.size() + value.size();
+    records_.push_back({Op::kPut, std::string(key), std::string(value)});
+  }
+  void Delete(std::string_view key) {
+    bytes_ += key.size();
+    records_.push_back({Op::kDelete, std::string(key), std::string()});
+  }
+  void Clear() {
+    records_.clear();
+    bytes_ = 0;
+  }
+  bool empty() const { return records_.empty(); }
+  size_t size() const { return records_.size(); }
+  // Sum of key and value bytes of all records.
+  uint64_t bytes() const { return bytes_; }
+  const std::vector<Record>& records() const { return records_; }
+
+ private:
+  std::vector<Record> records_;
+  uint64_t bytes_ = 0;
+};
+
+struct IteratorOptions {
+  std::optional<std::string> lower_bound;  // inclusive
+  std::optional<std::string> upper_bound;  // exclusive
+};
+
+// A cursor over the store in key order.
+class Iterator {
+ public:
+  virtual ~Iterator() = default;
+
+  // True when positioned on an entry. False at either end, or after an error (see status()).
+  virtual bool Valid() const = 0;
+  // Positions at the first key >= target (and within bounds).
+  virtual void Seek(std::string_view target) = 0;
+  // Positions at the last key <= target (and within bounds).
+  // REQUIRES: Capabilities::reverse_scan, else status() becomes NotSupported.
+  virtual void SeekForPrev(std::string_view target) = 0;
+  virtual void SeekToFirst() = 0;
+  // REQUIRES: Capabilities::reverse_scan, else status() becomes NotSupported.
+  virtual void SeekToLast() = 0;
+  // REQUIRES: Valid().
+  virtual void Next() = 0;
+  // REQUIRES: Valid() and Capabilities::reverse_scan, else status() becomes NotSupported.
+  virtual void Prev() = 0;
+  // REQUIRES: Valid(). The views stay valid until the iterator moves or is destroyed.
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  // OK unless a backend error or an unsupported operation ended the iteration.
+  virtual Status status() const = 0;
+};
+
+// Counters the storage engine underneath keeps about its own work. Names are
+// "<backend>.<counter>", e.g. "rocksdb.block_cache_hit". Gauges (LMDB tree depth) are reported
+// as their current value, counters as cumulative totals.
+using PhysicalCounters = std::vector<std::pair<std::string, uint64_t>>;
+
+class KvStore {
+ public:
+  virtual ~KvStore() = default;
+
+  // "memory", "rocksdb", "lmdb" or "wiredtiger"; decorators append their own suffix.
+  virtual std::string name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+
+  // Stores the value in *value and returns OK, or returns NotFound.
+  virtual Status Get(std::string_view key, std::string* value) = 0;
+  // One lookup of many keys. values->at(i) is empty when keys[i] is absent.
+  virtual Status MultiGet(const std::vector<std::string_view>& keys,
+                          std::vector<std::optional<std::string>>* values) = 0;
+  virtual Status Put(std::string_view key, std::string_view value) = 0;
+  // Deleting an absent key is not an error.
+  virtual Status Delete(std::string_view key) = 0;
+  // Deletes every key k with begin <= k < end, atomically.
+  virtual Status DeleteRange(std::string_view begin, std::string_view end) = 0;
+  // Applies the batch atomically.
+  virtual Status Write(const WriteBatch& batch) = 0;
+  virtual std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options = {}) = 0;
+
+  // Makes everything written so far durable in the directory (memtable flush, checkpoint).
+  virtual Status Flush() = 0;
+
+  // Cumulative physical counters. For RocksDB they come from the calling thread's PerfContext,
+  // so the difference of two readings on one thread is exact for the work in between; for the
+  // other backends they are store-wide.
+  virtual PhysicalCounters ReadPhysicalCounters() { return {}; }
+};
+
+// The key check every backend applies before writing: non-empty, at most max_key_bytes.
+// Returns InvalidArgument naming the backend otherwise.
+inline Status ValidateKey(std::string_view backend, std::string_view key, size_t max_key_bytes) {
+  if (key.empty()) return Status::InvalidArgument(std::string(backend) + ": empty key");
+  if (key.size() > max_key_bytes) {
+    return Status::InvalidArgument(std::string(backend) + ": key of " + std::to_string(key.size()) +
+                                   " bytes exceeds the limit of " + std::to_string(max_key_bytes));
+  }
+  return Status::OK();
+}
+
+// ValidateKey over every record of a batch, so that an invalid batch applies nothing.
+inline Status ValidateBatch(std::string_view backend, const WriteBatch& batch,
+                            size_t max_key_bytes) {
+  for (const auto& r : batch.records())
+    KVLAB_RETURN_IF_ERROR(ValidateKey(backend, r.key, max_key_bytes));
+  return Status::OK();
+}
+
+}  // namespace kvlab

@@ -1,0 +1,171 @@
+#include "backends/registry.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "backends/lmdb_store.h"
+#include "backends/memory_store.h"
+#include "backends/rocksdb_store.h"
+#include "backends/wiredtiger_store.h"
+
+namespace kvlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kMarkerFile = "KVLAB_STORE";
+
+using OpenFn = Status (*)(const StoreOptions&, std::unique_ptr<KvStore>*);
+
+OpenFn FindBackend(const std::string& name) {
+  if (name == "memory") return &MemoryStore::Open;
+  if (name == "rocksdb") return &OpenRocksDbStore;
+  if (name == "lmdb") return &OpenLmdbStore;
+  if (name == "wiredtiger") return &OpenWiredTigerStore;
+  return nullptr;
+}
+
+std::string MarkerText(const std::string& backend) {
+  return "kvlab-store 1\nbackend " + backend + "\n";
+}
+
+// Checks that dir is usable for `backend` without changing anything in it. Sets *fresh when the
+// directory is absent or empty, i.e. a new store will be created.
+Status CheckDirectory(const std::string& backend, const std::string& dir, bool* fresh) {
+  const std::string where = backend + ": " + dir + ": ";
+  std::error_code ec;
+  fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) {
+    *fresh = true;
+    return Status::OK();
+  }
+  if (!fs::is_directory(st)) return Status::InvalidArgument(where + "not a directory");
+  if (fs::is_empty(dir, ec)) {
+    *fresh = true;
+    return Status::OK();
+  }
+  *fresh = false;
+  std::ifstream marker(fs::path(dir) / kMarkerFile);
+  if (!marker) {
+    return Status::InvalidArgument(where + "not a kvlab store (no " + kMarkerFile +
+                                   " file, and the directory is not empty)");
+  }
+  std::stringstream text;
+  text << marker.rdbuf();
+  if (text.str() == MarkerText(backend)) return Status::OK();
+  for (const std::string& other : BackendNames()) {
+    if (text.str() == MarkerText(other)) {
+      return Status::InvalidArgument(where + "is a " + other + " store, not a " + backend +
+                                     " store");
+    }
+  }
+  return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
+}
+
+// Opens (creating if needed) the marker and takes an exclusive, non-blocking flock on it.
+Status LockDirectory(const std::string& backend, const std::string& dir, bool fresh, int* fd) {
+  const std::string path = (fs::path(dir) / kMarkerFile).string();
+  if (fresh) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IOError(backend + ": cannot create " + dir + ": " + ec.message());
+    std::ofstream out(path, std::ios::trunc);
+    out << MarkerText(backend);
+    if (!out) return Status::IOError(backend + ": cannot write " + path);
+  }
+  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) return Status::IOError(backend + ": cannot open " + path + ": " + strerror(errno));
+  if (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(*fd);
+    *fd = -1;
+    if (err == EWOULDBLOCK) {
+      return Status::Busy(backend + ": " + dir + ": the store is in use by another process");
+    }
+    return Status::IOError(backend + ": cannot lock " + path + ": " + strerror(err));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+const std::vector<std::string>& BackendNames() {
+  static const std::vector<std::string> kNames = {"memory", "rocksdb", "lmdb", "wiredtiger"};
+  return kNames;
+}
+
+OpenedStore::~OpenedStore() { Close(); }
+
+void OpenedStore::Close() {
+  store_.reset();
+  remote_ = nullptr;
+  if (lock_fd_ >= 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
+  if (temporary_ && !dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    temporary_ = false;
+  }
+}
+
+Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
+  OpenFn open = FindBackend(spec.backend);
+  if (open == nullptr) {
+    return Status::InvalidArgument("unknown backend '" + spec.backend +
+                                   "' (expected memory, rocksdb, lmdb or wiredtiger)");
+  }
+  if (spec.remote_latency && spec.remote.scan_page_rows == 0) {
+    return Status::InvalidArgument("the scan page size must be at least 1 row");
+  }
+  std::unique_ptr<OpenedStore> opened(new OpenedStore());
+  opened->backend_ = spec.backend;
+  StoreOptions options = spec.options;
+  if (options.dir.empty()) {
+    std::string templ =
+        (fs::temp_directory_path() / ("kvlab-" + spec.backend + "-XXXXXX")).string();
+    if (::mkdtemp(templ.data()) == nullptr) {
+      return Status::IOError(spec.backend +
+                             ": cannot create a temporary directory: " + strerror(errno));
+    }
+    options.dir = templ;
+    opened->temporary_ = true;
+  }
+  opened->dir_ = options.dir;
+
+  bool fresh = false;
+  KVLAB_RETURN_IF_ERROR(CheckDirectory(spec.backend, options.dir, &fresh));
+  KVLAB_RETURN_IF_ERROR(LockDirectory(spec.backend, options.dir, fresh, &opened->lock_fd_));
+
+  std::unique_ptr<KvStore> store;
+  KVLAB_RETURN_IF_ERROR(open(options, &store));
+  if (spec.no_reverse_scan) store = std::make_unique<NoReverseScanStore>(std::move(store));
+  if (spec.remote_latency) {
+    auto remote = std::make_unique<RemoteLatencyStore>(std::move(store), spec.remote);
+    opened->remote_ = remote.get();
+    store = std::move(remote);
+  }
+  opened->store_ = std::move(store);
+  *out = std::move(opened);
+  return Status::OK();
+}
+
+uint64_t DirectorySize(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+}  // namespace kvlab

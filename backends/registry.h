@@ -1,0 +1,70 @@
+// Opening a backend by name, with its directory checks, lock and decorators.
+//
+// OpenStore is the one way the rest of kvlab gets a KvStore. It:
+// - creates a fresh temporary directory when spec.options.dir is empty (removed on close);
+// - refuses a directory that is not a kvlab store of the requested backend, without changing a
+//   file in it: a kvlab store holds a marker file, KVLAB_STORE, that names its backend;
+// - takes an exclusive lock (flock on the marker) so that a second process cannot open the same
+//   store; LMDB alone would allow it, and RocksDB and WiredTiger would each word it differently;
+// - stacks the decorators the spec asks for: NoReverseScan, then RemoteLatency.
+//
+// Marker file layout (text): "kvlab-store 1\nbackend <name>\n".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/kv_store.h"
+#include "backends/remote_store.h"
+
+namespace kvlab {
+
+struct StoreSpec {
+  std::string backend = "memory";  // one of BackendNames()
+  StoreOptions options;            // options.dir empty: a fresh temporary directory
+  bool no_reverse_scan = false;
+  bool remote_latency = false;  // add a RemoteLatencyStore with `remote`
+  RemoteLatencyOptions remote;
+};
+
+// The names OpenStore accepts, in a fixed order.
+const std::vector<std::string>& BackendNames();
+
+// An open store with everything it holds: the decorator chain, the directory lock, and the
+// temporary directory if one was made.
+class OpenedStore {
+ public:
+  ~OpenedStore();
+  OpenedStore(const OpenedStore&) = delete;
+  OpenedStore& operator=(const OpenedStore&) = delete;
+
+  // The top of the decorator chain.
+  KvStore* store() const { return store_.get(); }
+  // The RemoteLatencyStore of the chain, or nullptr.
+  RemoteLatencyStore* remote() const { return remote_; }
+  const std::string& dir() const { return dir_; }
+  bool temporary() const { return temporary_; }
+  const std::string& backend() const { return backend_; }
+
+  // Closes the store, releases the lock and removes a temporary directory. Idempotent.
+  void Close();
+
+ private:
+  friend Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out);
+  OpenedStore() = default;
+
+  std::unique_ptr<KvStore> store_;
+  RemoteLatencyStore* remote_ = nullptr;
+  std::string dir_;
+  std::string backend_;
+  bool temporary_ = false;
+  int lock_fd_ = -1;
+};
+
+Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out);
+
+// Bytes used by the files under dir (0 when it does not exist).
+uint64_t DirectorySize(const std::string& dir);
+
+}  // namespace kvlab

@@ -1,0 +1,147 @@
+// Opening by name: bad paths and locked stores get a clear error and change no file.
+#include "backends/registry.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backends/kv_test_util.h"
+
+namespace kvlab {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScratchDir;
+
+// Every file under dir with its size and modification time, to prove nothing changed.
+std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> Listing(const std::string& dir) {
+  std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0, e.last_write_time()};
+  }
+  return out;
+}
+
+StoreSpec SpecFor(const std::string& backend, const std::string& dir) {
+  StoreSpec spec;
+  spec.backend = backend;
+  spec.options.dir = dir;
+  return spec;
+}
+
+class RegistryTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RegistryTest, RefusesADirectoryThatIsNotAStore) {
+  ScratchDir scratch;
+  const std::string dir = scratch.Sub("other");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/notes.txt") << "someone else's files";
+  const auto before = Listing(dir);
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(SpecFor(GetParam(), dir), &opened);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(GetParam()), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find(dir), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("not a kvlab store"), std::string::npos) << s.ToString();
+  EXPECT_EQ(Listing(dir), before);
+}
+
+TEST_P(RegistryTest, RefusesAStoreOfAnotherBackend) {
+  ScratchDir scratch;
+  const std::string dir = scratch.Sub("store");
+  const std::string other = GetParam() == "memory" ? "lmdb" : "memory";
+  {
+    std::unique_ptr<OpenedStore> opened;
+    ASSERT_TRUE(OpenStore(SpecFor(other, dir), &opened).ok());
+    ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+  }
+  const auto before = Listing(dir);
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(SpecFor(GetParam(), dir), &opened);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is a " + other + " store"), std::string::npos) << s.ToString();
+  EXPECT_EQ(Listing(dir), before);
+}
+
+TEST_P(RegistryTest, RefusesAFileAsDirectory) {
+  ScratchDir scratch;
+  const std::string path = scratch.Sub("file");
+  std::ofstream(path) << "x";
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(SpecFor(GetParam(), path), &opened);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("not a directory"), std::string::npos) << s.ToString();
+}
+
+// Another process holds the store: the second open is Busy and changes nothing.
+TEST_P(RegistryTest, RefusesAStoreLockedByAnotherProcess) {
+  ScratchDir scratch;
+  const std::string dir = scratch.Sub("store");
+  {
+    std::unique_ptr<OpenedStore> opened;
+    ASSERT_TRUE(OpenStore(SpecFor(GetParam(), dir), &opened).ok());
+    ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+  }
+  int ready[2], release[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(release), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only the lock matters here: take it the way OpenStore does, without a storage engine.
+    int fd = ::open((dir + "/KVLAB_STORE").c_str(), O_RDONLY);
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) _exit(1);
+    char c = 'r';
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    if (read(release[0], &c, 1) < 0) _exit(1);
+    _exit(0);
+  }
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  const auto before = Listing(dir);
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(SpecFor(GetParam(), dir), &opened);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_NE(s.message().find(GetParam() + ": " + dir), std::string::npos) << s.ToString();
+  EXPECT_EQ(Listing(dir), before);
+  ASSERT_EQ(write(release[1], "x", 1), 1);
+  int wstatus;
+  waitpid(child, &wstatus, 0);
+  EXPECT_EQ(WEXITSTATUS(wstatus), 0);
+  // Once released, the store opens and still holds its data.
+  ASSERT_TRUE(OpenStore(SpecFor(GetParam(), dir), &opened).ok());
+  std::string v;
+  EXPECT_TRUE(opened->store()->Get("k", &v).ok());
+}
+
+TEST_P(RegistryTest, TemporaryDirectoryIsCreatedAndRemoved) {
+  StoreSpec spec;
+  spec.backend = GetParam();
+  std::unique_ptr<OpenedStore> opened;
+  ASSERT_TRUE(OpenStore(spec, &opened).ok());
+  EXPECT_TRUE(opened->temporary());
+  const std::string dir = opened->dir();
+  EXPECT_TRUE(fs::is_directory(dir));
+  ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+  opened->Close();
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, RegistryTest, ::testing::ValuesIn(BackendNames()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Registry, UnknownBackendIsAClearError) {
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(SpecFor("leveldb", ""), &opened);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.message(),
+            "unknown backend 'leveldb' (expected memory, rocksdb, lmdb or wiredtiger)");
+}
+
+}  // namespace
+}  // namespace kvlab

@@ -1,0 +1,157 @@
+#include "backends/remote_store.h"
+
+#include <time.h>
+
+namespace kvlab {
+namespace {
+
+// Forwards forward-only operations; reverse ones end the iteration with NotSupported.
+class ForwardOnlyIterator final : public Iterator {
+ public:
+  explicit ForwardOnlyIterator(std::unique_ptr<Iterator> base) : base_(std::move(base)) {}
+
+  bool Valid() const override { return !unsupported_ && base_->Valid(); }
+  void Seek(std::string_view target) override {
+    unsupported_ = false;
+    base_->Seek(target);
+  }
+  void SeekForPrev(std::string_view) override { unsupported_ = true; }
+  void SeekToFirst() override {
+    unsupported_ = false;
+    base_->SeekToFirst();
+  }
+  void SeekToLast() override { unsupported_ = true; }
+  void Next() override { base_->Next(); }
+  void Prev() override { unsupported_ = true; }
+  std::string_view key() const override { return base_->key(); }
+  std::string_view value() const override { return base_->value(); }
+  Status status() const override {
+    if (unsupported_) return Status::NotSupported("reverse scan is disabled (--no-reverse-scan)");
+    return base_->status();
+  }
+
+ private:
+  std::unique_ptr<Iterator> base_;
+  bool unsupported_ = false;
+};
+
+// Charges one round trip per seek, and one per page of rows a scan moves through.
+class PagedIterator final : public Iterator {
+ public:
+  PagedIterator(std::unique_ptr<Iterator> base, RemoteLatencyStore* store)
+      : base_(std::move(base)), store_(store) {}
+
+  bool Valid() const override { return base_->Valid(); }
+  void Seek(std::string_view target) override {
+    NewScan();
+    base_->Seek(target);
+  }
+  void SeekForPrev(std::string_view target) override {
+    NewScan();
+    base_->SeekForPrev(target);
+  }
+  void SeekToFirst() override {
+    NewScan();
+    base_->SeekToFirst();
+  }
+  void SeekToLast() override {
+    NewScan();
+    base_->SeekToLast();
+  }
+  void Next() override {
+    Step();
+    base_->Next();
+  }
+  void Prev() override {
+    Step();
+    base_->Prev();
+  }
+  std::string_view key() const override { return base_->key(); }
+  std::string_view value() const override { return base_->value(); }
+  Status status() const override { return base_->status(); }
+
+ private:
+  void NewScan() {
+    store_->RoundTrip();
+    rows_in_page_ = 1;
+  }
+  void Step() {
+    if (rows_in_page_ >= store_->options().scan_page_rows) {
+      store_->RoundTrip();
+      rows_in_page_ = 0;
+    }
+    ++rows_in_page_;
+  }
+
+  std::unique_ptr<Iterator> base_;
+  RemoteLatencyStore* store_;
+  uint32_t rows_in_page_ = 0;
+};
+
+}  // namespace
+
+Capabilities NoReverseScanStore::capabilities() const {
+  Capabilities c = base_->capabilities();
+  c.reverse_scan = false;
+  return c;
+}
+
+std::unique_ptr<Iterator> NoReverseScanStore::NewIterator(const IteratorOptions& options) {
+  return std::make_unique<ForwardOnlyIterator>(base_->NewIterator(options));
+}
+
+void RemoteLatencyStore::RoundTrip() {
+  round_trips_.fetch_add(1, std::memory_order_relaxed);
+  if (options_.round_trip.count() <= 0) return;
+  // clock_nanosleep on an absolute deadline does not drift when the sleep is interrupted.
+  timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  const int64_t ns = deadline.tv_nsec + options_.round_trip.count() * 1000;
+  deadline.tv_sec += ns / 1000000000;
+  deadline.tv_nsec = ns % 1000000000;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr) != 0) {
+  }
+}
+
+Status RemoteLatencyStore::Get(std::string_view key, std::string* value) {
+  RoundTrip();
+  return base_->Get(key, value);
+}
+
+Status RemoteLatencyStore::MultiGet(const std::vector<std::string_view>& keys,
+                                    std::vector<std::optional<std::string>>* values) {
+  RoundTrip();
+  return base_->MultiGet(keys, values);
+}
+
+Status RemoteLatencyStore::Put(std::string_view key, std::string_view value) {
+  RoundTrip();
+  return base_->Put(key, value);
+}
+
+Status RemoteLatencyStore::Delete(std::string_view key) {
+  RoundTrip();
+  return base_->Delete(key);
+}
+
+Status RemoteLatencyStore::DeleteRange(std::string_view begin, std::string_view end) {
+  RoundTrip();
+  return base_->DeleteRange(begin, end);
+}
+
+Status RemoteLatencyStore::Write(const WriteBatch& batch) {
+  RoundTrip();
+  return base_->Write(batch);
+}
+
+std::unique_ptr<Iterator> RemoteLatencyStore::NewIterator(const IteratorOptions& options) {
+  return std::make_unique<PagedIterator>(base_->NewIterator(options), this);
+}
+
+PhysicalCounters RemoteLatencyStore::ReadPhysicalCounters() {
+  PhysicalCounters out = base_->ReadPhysicalCounters();
+  out.emplace_back("remote.round_trips", round_trips());
+  return out;
+}
+
+}  // namespace kvlab

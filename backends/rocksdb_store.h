@@ -1,0 +1,14 @@
+// The RocksDB backend. See rocksdb_store.cc for how the KvStore contract maps onto RocksDB.
+#pragma once
+
+#include <memory>
+
+#include "backends/kv_store.h"
+
+namespace kvlab {
+
+// Opens or creates a RocksDB store in options.dir.
+// REQUIRES: options.dir exists (OpenStore in registry.h creates it and checks its marker).
+Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+
+}  // namespace kvlab
