@@ -257,6 +257,7 @@ Status MemoryStore::Put(std::string_view key, std::string_view value) {
 }
 
 Status MemoryStore::Delete(std::string_view key) {
+  KVLAB_RETURN_IF_ERROR(ValidateKey("memory", key, capabilities().max_key_bytes));
   std::unique_lock lock(mu_);
   auto it = map_.find(key);
   if (it != map_.end()) map_.erase(it);

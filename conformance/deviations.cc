@@ -1,0 +1,85 @@
+#include "conformance/deviations.h"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace kvlab {
+namespace {
+
+Reply ReadNegativeZeroAsZero(const Reply& r) {
+  if (r.type() == Reply::Type::kBulk && r.str() == "-0") return Reply::Bulk("0");
+  if (r.type() != Reply::Type::kArray) return r;
+  std::vector<Reply> e;
+  for (const Reply& x : r.elements()) e.push_back(ReadNegativeZeroAsZero(x));
+  return Reply::Array(std::move(e));
+}
+
+bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Reply& redis,
+             const Reply& kvlab) {
+  if (d.rule == "integer_argument_count") {
+    if (kvlab.type() != Reply::Type::kInteger || redis.type() != Reply::Type::kInteger)
+      return false;
+    const int64_t given = static_cast<int64_t>(argv.size()) - d.first_argument;
+    return given >= 0 && kvlab.integer() == given / d.step;
+  }
+  if (d.rule == "negative_zero_printed_as_zero") {
+    return ReadNegativeZeroAsZero(redis) == kvlab;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string DefaultDeviationCataloguePath() { return KVLAB_SOURCE_DIR "/docs/deviations.json"; }
+
+Status DeviationCatalogue::Load(const std::string& path, DeviationCatalogue* out) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read the deviations catalogue " + path);
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    if (doc.at("schema_version").get<int>() != 1) {
+      return Status::InvalidArgument(path + ": unsupported schema_version");
+    }
+    out->entries_.clear();
+    for (const auto& e : doc.at("deviations")) {
+      Deviation d;
+      d.id = e.at("id").get<std::string>();
+      d.type = e.at("type").get<std::string>();
+      d.versions = e.at("versions").get<std::vector<int>>();
+      d.commands = e.at("commands").get<std::vector<std::string>>();
+      d.rule = e.at("rule").get<std::string>();
+      d.first_argument = e.value("first_argument", 0);
+      d.step = e.value("step", 1);
+      d.reason = e.at("reason").get<std::string>();
+      if (d.type != "hash" && d.type != "zset") {
+        return Status::InvalidArgument(path + ": " + d.id + ": type must be hash or zset");
+      }
+      if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero") {
+        return Status::InvalidArgument(path + ": " + d.id + ": unknown rule " + d.rule);
+      }
+      if (d.step < 1) return Status::InvalidArgument(path + ": " + d.id + ": step must be >= 1");
+      out->entries_.push_back(std::move(d));
+    }
+  } catch (const std::exception& ex) {
+    return Status::InvalidArgument(path + ": " + ex.what());
+  }
+  return Status::OK();
+}
+
+std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv, int hash_version,
+                                        int zset_version, const Reply& redis,
+                                        const Reply& kvlab) const {
+  if (argv.empty()) return "";
+  std::string cmd = argv[0];
+  for (char& c : cmd) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const Deviation& d : entries_) {
+    const int version = d.type == "hash" ? hash_version : zset_version;
+    if (std::find(d.commands.begin(), d.commands.end(), cmd) == d.commands.end()) continue;
+    if (std::find(d.versions.begin(), d.versions.end(), version) == d.versions.end()) continue;
+    if (Follows(d, argv, redis, kvlab)) return d.id;
+  }
+  return "";
+}
+
+}  // namespace kvlab

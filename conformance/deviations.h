@@ -1,0 +1,49 @@
+// The deviations catalogue (docs/deviations.json): the only ways kvlab's replies may differ from
+// Redis's. A mismatch is a catalogued deviation when an entry covers the command and the
+// encode-version in use, and kvlab's reply is exactly what the entry's rule says; anything
+// else is a failure.
+//
+// Rules:
+//   integer_argument_count        kvlab replies the number of arguments from first_argument
+//                                 on, divided by step (e.g. HSET's field-value pairs).
+//   negative_zero_printed_as_zero kvlab's reply is Redis's with every "-0" bulk string read
+//                                 as "0".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/status.h"
+#include "redis/reply.h"
+
+namespace kvlab {
+
+struct Deviation {
+  std::string id;
+  std::string type;  // "hash" or "zset"
+  std::vector<int> versions;
+  std::vector<std::string> commands;  // lower case
+  std::string rule;
+  int first_argument = 0;
+  int step = 1;
+  std::string reason;
+};
+
+class DeviationCatalogue {
+ public:
+  static Status Load(const std::string& path, DeviationCatalogue* out);
+  const std::vector<Deviation>& entries() const { return entries_; }
+
+  // The id of the entry that explains kvlab's reply, or "" when none does. hash_version and
+  // zset_version are the encode-versions of the keys the command touched.
+  std::string Explain(const std::vector<std::string>& argv, int hash_version, int zset_version,
+                      const Reply& redis, const Reply& kvlab) const;
+
+ private:
+  std::vector<Deviation> entries_;
+};
+
+// The catalogue's path in the source tree.
+std::string DefaultDeviationCataloguePath();
+
+}  // namespace kvlab

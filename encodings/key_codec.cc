@@ -1,0 +1,67 @@
+#include "encodings/key_codec.h"
+
+#include "encodings/coding.h"
+#include "encodings/md5.h"
+
+namespace kvlab {
+
+void KeyCodec::AppendNamespace(std::string* out, uint8_t db) const {
+  out->append(options_.ns_prefix);
+  out->push_back(static_cast<char>(db));
+}
+
+void KeyCodec::AppendHashtag(std::string* out, std::string_view key) const {
+  if (options_.md5_prefix) out->append(Md5Hex(key), 0, kHashtagBytes);
+}
+
+std::string KeyCodec::MetaPrefix(uint8_t db) const {
+  std::string out = "m#";
+  AppendNamespace(&out, db);
+  return out;
+}
+
+std::string KeyCodec::MetaKey(uint8_t db, std::string_view key) const {
+  std::string out;
+  out.reserve(3 + options_.ns_prefix.size() + kHashtagBytes + key.size());
+  out.append("m#");
+  AppendNamespace(&out, db);
+  AppendHashtag(&out, key);
+  out.append(key);
+  return out;
+}
+
+bool KeyCodec::DecodeMetaKey(uint8_t db, std::string_view meta_key, std::string* key) const {
+  const std::string prefix = MetaPrefix(db);
+  if (!meta_key.starts_with(prefix)) return false;
+  meta_key.remove_prefix(prefix.size());
+  if (options_.md5_prefix) {
+    if (meta_key.size() < kHashtagBytes) return false;
+    meta_key.remove_prefix(kHashtagBytes);
+  }
+  key->assign(meta_key);
+  return true;
+}
+
+std::string KeyCodec::SubKeyDbPrefix(SubKeyTag tag, uint8_t db) const {
+  std::string out;
+  out.push_back(static_cast<char>(tag));
+  out.push_back('#');
+  AppendNamespace(&out, db);
+  return out;
+}
+
+std::string KeyCodec::SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view key,
+                                   uint64_t key_version) const {
+  std::string out;
+  out.reserve(2 + options_.ns_prefix.size() + 1 + kHashtagBytes + 4 + key.size() + 8 + 16);
+  out.push_back(static_cast<char>(tag));
+  out.push_back('#');
+  AppendNamespace(&out, db);
+  AppendHashtag(&out, key);
+  PutFixed32BE(&out, static_cast<uint32_t>(key.size()));
+  out.append(key);
+  PutFixed64BE(&out, key_version);
+  return out;
+}
+
+}  // namespace kvlab

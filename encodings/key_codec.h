@@ -1,0 +1,67 @@
+// KeyCodec: where each record of a Redis key lives in the ordered KV store.
+//
+// Byte layouts (docs/encodings.md repeats them and a test checks the two agree):
+//
+//   namespace  = ns_prefix | db                      db: 1 byte, 0-15 (the SELECTed database)
+//   hashtag    = md5_hex(key)[0..8]                  8 ASCII bytes, only with md5_prefix on
+//
+//   key-meta   = "m#" | namespace | [hashtag] | key
+//   sub-key    = tag "#" | namespace | [hashtag] | key length (u32 BE) | key | key-version (u64 BE)
+//                | suffix
+//     "s#" suffix: field (hash) or member (zset)         value: field value, or score (8 bytes)
+//     "k#" suffix: score (8 bytes, score_codec.h) | member   value: empty
+//     "i#" suffix: ref (zset v2/v3 long members)         value: member
+//
+// The key length makes sub-key prefixes of different keys disjoint ("ab" never prefixes "abc"'s
+// records), and the key-version isolates a key's incarnations: a deleted and re-created key has
+// a new version, so the old sub-keys are never read again (lazy deletion, 004_*). The md5
+// hashtag spreads keys over a range-partitioned store (Camellia's option); it is off by default,
+// and it is fixed for the life of a store.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kvlab {
+
+struct KeyCodecOptions {
+  std::string ns_prefix;    // prepended to the db byte to form the namespace
+  bool md5_prefix = false;  // put md5_hex(key)[0..8] before the key
+};
+
+// The record kinds of a key's sub-keys. The tag byte reaches disk: DO NOT CHANGE.
+enum class SubKeyTag : char {
+  kField = 's',  // hash field / zset member -> value / score
+  kScore = 'k',  // zset score index
+  kIndex = 'i',  // zset member ref -> member
+};
+
+class KeyCodec {
+ public:
+  static constexpr size_t kHashtagBytes = 8;
+
+  explicit KeyCodec(KeyCodecOptions options) : options_(std::move(options)) {}
+  const KeyCodecOptions& options() const { return options_; }
+
+  std::string MetaKey(uint8_t db, std::string_view key) const;
+  // "m#" | namespace: every key-meta of the database starts with it.
+  std::string MetaPrefix(uint8_t db) const;
+  // Recovers the Redis key from a key-meta key of database db. False if it is not one.
+  bool DecodeMetaKey(uint8_t db, std::string_view meta_key, std::string* key) const;
+
+  // tag "#" | namespace | [hashtag] | key length | key | key-version: every sub-key of one
+  // incarnation of a key, of one kind, starts with it.
+  std::string SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view key,
+                           uint64_t key_version) const;
+  // tag "#" | namespace: every sub-key of that kind in the database.
+  std::string SubKeyDbPrefix(SubKeyTag tag, uint8_t db) const;
+
+ private:
+  void AppendNamespace(std::string* out, uint8_t db) const;
+  void AppendHashtag(std::string* out, std::string_view key) const;
+
+  const KeyCodecOptions options_;
+};
+
+}  // namespace kvlab

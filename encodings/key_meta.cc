@@ -1,0 +1,86 @@
+#include "encodings/key_meta.h"
+
+#include "encodings/coding.h"
+
+namespace kvlab {
+
+const char* KeyTypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kString:
+      return "string";
+    case KeyType::kHash:
+      return "hash";
+    case KeyType::kZset:
+      return "zset";
+    case KeyType::kList:
+      return "list";
+    case KeyType::kSet:
+      return "set";
+  }
+  return "none";
+}
+
+bool MetaHasCount(KeyType type, uint8_t encode_version) {
+  switch (type) {
+    case KeyType::kHash:
+      return encode_version == 0 || encode_version == 2;
+    case KeyType::kZset:
+      return encode_version <= 2;
+    default:
+      return false;
+  }
+}
+
+uint8_t MaxEncodeVersion(KeyType type) {
+  return (type == KeyType::kHash || type == KeyType::kZset) ? 3 : 0;
+}
+
+std::string KeyMeta::Encode() const {
+  std::string out;
+  out.reserve(kHeaderBytes + (type == KeyType::kString ? value.size() : 4));
+  out.push_back(static_cast<char>(encode_version));
+  out.push_back(static_cast<char>(type));
+  PutFixed64BE(&out, key_version);
+  PutFixed64BE(&out, static_cast<uint64_t>(expire_ms));
+  if (type == KeyType::kString) {
+    out.append(value);
+  } else if (has_count()) {
+    PutFixed32BE(&out, count);
+  }
+  return out;
+}
+
+Status KeyMeta::Decode(std::string_view bytes, KeyMeta* meta) {
+  if (bytes.size() < kHeaderBytes) {
+    return Status::Corruption("key-meta of " + std::to_string(bytes.size()) +
+                              " bytes is too short");
+  }
+  const auto type = static_cast<KeyType>(static_cast<uint8_t>(bytes[1]));
+  if (type != KeyType::kString && type != KeyType::kHash && type != KeyType::kZset) {
+    return Status::Corruption("key-meta has unknown key-type " +
+                              std::to_string(static_cast<uint8_t>(bytes[1])));
+  }
+  const auto version = static_cast<uint8_t>(bytes[0]);
+  if (version > MaxEncodeVersion(type)) {
+    return Status::Corruption(std::string("key-meta of a ") + KeyTypeName(type) +
+                              " has unknown encode-version " + std::to_string(version));
+  }
+  meta->encode_version = version;
+  meta->type = type;
+  meta->key_version = DecodeFixed64BE(bytes.data() + 2);
+  meta->expire_ms = static_cast<int64_t>(DecodeFixed64BE(bytes.data() + 10));
+  bytes.remove_prefix(kHeaderBytes);
+  meta->count = 0;
+  meta->value.clear();
+  if (type == KeyType::kString) {
+    meta->value.assign(bytes);
+  } else if (meta->has_count()) {
+    if (bytes.size() != 4) return Status::Corruption("key-meta count is not 4 bytes");
+    meta->count = DecodeFixed32BE(bytes.data());
+  } else if (!bytes.empty()) {
+    return Status::Corruption("key-meta has trailing bytes");
+  }
+  return Status::OK();
+}
+
+}  // namespace kvlab

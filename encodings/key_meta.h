@@ -1,0 +1,64 @@
+// KeyMeta: the one record every Redis key has, at KeyCodec::MetaKey.
+//
+// Value layout (big-endian; sizes in bytes; the spec's tables say "bit" but mean bytes):
+//
+//   encode-version (1) | key-type (1) | key-version (8) | expire-time (8) | extra
+//
+//   encode-version  the encoding the key was created with (hash 0-3, zset 0-3; 0 for strings).
+//                   A key keeps it for life; the runtime switch only affects new keys.
+//   key-type        KeyType below.
+//   key-version     unique and monotonic (KeyVersionGenerator); sub-keys carry it.
+//   expire-time     absolute Unix time in ms, signed; -1 when the key has no TTL. The key is
+//                   expired once the current time is past it (Redis: now > when).
+//   extra           string: the value itself.
+//                   hash v0, v2 and zset v0, v1, v2: element count, u32.
+//                   hash v1, v3 and zset v3: nothing (these versions keep no count).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "backends/status.h"
+
+namespace kvlab {
+
+// Reaches disk in every key-meta: DO NOT CHANGE the values.
+enum class KeyType : uint8_t {
+  kString = 1,
+  kHash = 2,
+  kZset = 3,
+  kList = 4,  // reserved by the spec; kvlab does not implement lists
+  kSet = 5,   // reserved by the spec; kvlab does not implement sets
+};
+
+// The Redis TYPE name of a key type: "string", "hash", "zset", "list", "set".
+const char* KeyTypeName(KeyType type);
+
+// Whether a key-meta of this type and encode-version carries an element count.
+bool MetaHasCount(KeyType type, uint8_t encode_version);
+
+// The highest encode-version defined for a type (strings: 0, hash and zset: 3).
+uint8_t MaxEncodeVersion(KeyType type);
+
+struct KeyMeta {
+  static constexpr size_t kHeaderBytes = 18;
+  static constexpr int64_t kNoExpire = -1;
+
+  uint8_t encode_version = 0;
+  KeyType type = KeyType::kString;
+  uint64_t key_version = 0;
+  int64_t expire_ms = kNoExpire;
+  uint32_t count = 0;  // meaningful only when has_count()
+  std::string value;   // strings only
+
+  bool has_count() const { return MetaHasCount(type, encode_version); }
+  bool has_expire() const { return expire_ms != kNoExpire; }
+  bool ExpiredAt(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
+
+  std::string Encode() const;
+  // Fails with Corruption when the bytes are not a key-meta of a known type and version.
+  static Status Decode(std::string_view bytes, KeyMeta* meta);
+};
+
+}  // namespace kvlab

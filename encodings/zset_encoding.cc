@@ -1,0 +1,49 @@
+#include "encodings/zset_encoding.h"
+
+namespace kvlab {
+namespace {
+
+// Compares a member with a lex bound's value: <0, 0, >0 as for memcmp order.
+int CompareToBound(std::string_view member, const LexBound& b) {
+  switch (b.kind) {
+    case LexBound::Kind::kNegInf:
+      return 1;
+    case LexBound::Kind::kPosInf:
+      return -1;
+    default:
+      return member.compare(b.value);
+  }
+}
+
+}  // namespace
+
+bool LexRange::Contains(std::string_view member) const {
+  const int lo = CompareToBound(member, min);
+  const int hi = CompareToBound(member, max);
+  const bool above_min = min.kind == LexBound::Kind::kExclusive ? lo > 0 : lo >= 0;
+  const bool below_max = max.kind == LexBound::Kind::kExclusive ? hi < 0 : hi <= 0;
+  return above_min && below_max;
+}
+
+bool LexRange::IsEmpty() const {
+  using K = LexBound::Kind;
+  if (min.kind == K::kPosInf || max.kind == K::kNegInf) return true;
+  if (min.kind == K::kNegInf || max.kind == K::kPosInf) return false;
+  const int c = min.value.compare(max.value);
+  if (c > 0) return true;
+  return c == 0 && (min.kind == K::kExclusive || max.kind == K::kExclusive);
+}
+
+bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first, uint64_t* last) {
+  const int64_t n = static_cast<int64_t>(size);
+  if (start < 0) start += n;
+  if (stop < 0) stop += n;
+  if (start < 0) start = 0;
+  if (start > stop || start >= n) return false;
+  if (stop >= n) stop = n - 1;
+  *first = static_cast<uint64_t>(start);
+  *last = static_cast<uint64_t>(stop);
+  return true;
+}
+
+}  // namespace kvlab

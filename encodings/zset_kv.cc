@@ -1,0 +1,357 @@
+// Zset v0: member -> score and a score index, both in KV; the count in the key-meta.
+//
+//   key-meta  m# ... -> 0 | 3 | key-version | expire | count u32
+//   member    s# ... | key-version | member -> score (8 bytes, score_codec.h)
+//   index     k# ... | key-version | score (8 bytes, score_codec.h) | member -> ""
+//
+// Score order is k# order, so rank and score ranges walk k#; lex ranges walk s# (member order,
+// which is the zset's order when all scores are equal, the only case where Redis defines them).
+// Rank ranges cost one next per skipped rank: a KV store has no order statistics.
+// Reverse ranges use reverse scan when the store has it; otherwise they walk forward (using the
+// count to turn reverse ranks into forward ones), and the extra cost shows in the counters.
+//
+// KV operations per command: docs/amplification.md, checked by amplification_test.cc.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "encodings/kv_reads.h"
+#include "encodings/score_codec.h"
+#include "encodings/zset_encoding.h"
+
+namespace kvlab {
+namespace {
+
+class IndexedZset final : public ZsetEncoding {
+ public:
+  uint8_t version() const override { return 0; }
+
+  Status Add(KvTxn& txn, KeyHandle* h, const ZAddFlags& flags,
+             const std::vector<ScoredMember>& elems, ZAddResult* result) override {
+    const Keys keys(txn, *h);
+    // The members' scores before the command, then as each element changes them.
+    std::vector<std::string_view> distinct;
+    std::unordered_map<std::string_view, size_t> index;
+    for (const auto& e : elems) {
+      if (index.emplace(e.member, distinct.size()).second) distinct.push_back(e.member);
+    }
+    std::vector<std::optional<double>> before(distinct.size());
+    if (!h->is_new) KVLAB_RETURN_IF_ERROR(ReadScores(txn, keys, distinct, &before));
+    std::vector<std::optional<double>> now = before;
+
+    *result = ZAddResult();
+    for (const auto& e : elems) {
+      std::optional<double>& cur = now[index.at(e.member)];
+      if (cur) {
+        if (flags.nx) continue;
+        double score = flags.incr ? *cur + e.score : e.score;
+        if (std::isnan(score))
+          return Status::InvalidArgument("resulting score is not a number (NaN)");
+        if ((flags.lt && score >= *cur) || (flags.gt && score <= *cur)) continue;
+        if (score == 0) score = 0.0;  // never store -0
+        if (flags.incr) result->incr_score = score;
+        if (score != *cur) {
+          cur = score;
+          ++result->updated;
+        }
+      } else {
+        if (flags.xx) continue;
+        cur = e.score == 0 ? 0.0 : e.score;
+        if (flags.incr) result->incr_score = *cur;
+        ++result->added;
+      }
+    }
+
+    std::string sub_key;
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      if (now[i] == before[i]) continue;
+      if (before[i]) txn.batch().Delete(keys.ScoreKey(*before[i], distinct[i]));
+      txn.batch().Put(keys.ScoreKey(*now[i], distinct[i]), "");
+      sub_key.assign(keys.member).append(distinct[i]);
+      std::string score_bytes;
+      PutScore(&score_bytes, *now[i]);
+      txn.batch().Put(sub_key, score_bytes);
+    }
+    // No new member: the count is unchanged, and a new key stays absent (ZADD XX).
+    if (result->added == 0) return Status::OK();
+    if (h->meta.count + static_cast<uint64_t>(result->added) > UINT32_MAX) {
+      return Status::InvalidArgument("a zset of this encoding holds at most 4294967295 members");
+    }
+    h->meta.count += static_cast<uint32_t>(result->added);
+    txn.PutMeta(h);
+    return Status::OK();
+  }
+
+  Status Card(KvTxn&, const KeyHandle& h, uint64_t* card) override {
+    *card = h.meta.count;
+    return Status::OK();
+  }
+
+  Status Scores(KvTxn& txn, const KeyHandle& h, const std::vector<std::string_view>& members,
+                std::vector<std::optional<double>>* scores) override {
+    return ReadScores(txn, Keys(txn, h), members, scores);
+  }
+
+  Status RangeByRank(KvTxn& txn, const KeyHandle& h, int64_t start, int64_t stop, bool reverse,
+                     std::vector<ScoredMember>* out) override {
+    out->clear();
+    uint64_t first, last;
+    if (!ClampRankRange(start, stop, h.meta.count, &first, &last)) return Status::OK();
+    const Keys keys(txn, h);
+    if (reverse && !txn.capabilities().reverse_scan) {
+      // Reverse ranks [first, last] are forward ranks [count-1-last, count-1-first].
+      KVLAB_RETURN_IF_ERROR(WalkIndex(txn, keys, keys.score, keys.score_end, false,
+                                      h.meta.count - 1 - last, last - first + 1, out));
+      std::reverse(out->begin(), out->end());
+      return Status::OK();
+    }
+    return WalkIndex(txn, keys, keys.score, keys.score_end, reverse, first, last - first + 1, out);
+  }
+
+  Status RangeByScore(KvTxn& txn, const KeyHandle& h, const ScoreRange& range, bool reverse,
+                      const RangeLimit& limit, std::vector<ScoredMember>* out) override {
+    out->clear();
+    if (range.IsEmpty()) return Status::OK();
+    const Keys keys(txn, h);
+    std::string lower = keys.ScoreBoundKey(range.min, /*is_max=*/false);
+    std::string upper = keys.ScoreBoundKey(range.max, /*is_max=*/true);
+    if (reverse && !txn.capabilities().reverse_scan) {
+      KVLAB_RETURN_IF_ERROR(WalkIndex(txn, keys, lower, upper, false, 0, -1, out));
+      return ReverseAndLimit(limit, out);
+    }
+    return WalkIndex(txn, keys, lower, upper, reverse, static_cast<uint64_t>(limit.offset),
+                     limit.count, out);
+  }
+
+  Status RangeByLex(KvTxn& txn, const KeyHandle& h, const LexRange& range, bool reverse,
+                    const RangeLimit& limit, std::vector<ScoredMember>* out) override {
+    out->clear();
+    if (range.IsEmpty()) return Status::OK();
+    const Keys keys(txn, h);
+    auto [lower, upper] = keys.LexBounds(range);
+    if (reverse && !txn.capabilities().reverse_scan) {
+      KVLAB_RETURN_IF_ERROR(WalkMembers(txn, keys, lower, upper, false, 0, -1, out));
+      return ReverseAndLimit(limit, out);
+    }
+    return WalkMembers(txn, keys, lower, upper, reverse, static_cast<uint64_t>(limit.offset),
+                       limit.count, out);
+  }
+
+  Status CountByScore(KvTxn& txn, const KeyHandle& h, const ScoreRange& range,
+                      uint64_t* count) override {
+    *count = 0;
+    if (range.IsEmpty()) return Status::OK();
+    const Keys keys(txn, h);
+    return ScanRange(txn.kv(), keys.ScoreBoundKey(range.min, false),
+                     keys.ScoreBoundKey(range.max, true), false, 0, -1,
+                     [&](std::string_view, std::string_view) { return ++*count, true; });
+  }
+
+  Status CountByLex(KvTxn& txn, const KeyHandle& h, const LexRange& range,
+                    uint64_t* count) override {
+    *count = 0;
+    if (range.IsEmpty()) return Status::OK();
+    const Keys keys(txn, h);
+    auto [lower, upper] = keys.LexBounds(range);
+    return ScanRange(txn.kv(), lower, upper, false, 0, -1,
+                     [&](std::string_view, std::string_view) { return ++*count, true; });
+  }
+
+  Status Rank(KvTxn& txn, const KeyHandle& h, std::string_view member, bool reverse,
+              std::optional<uint64_t>* rank) override {
+    rank->reset();
+    const Keys keys(txn, h);
+    std::vector<std::optional<double>> score;
+    KVLAB_RETURN_IF_ERROR(ReadScores(txn, keys, {member}, &score));
+    if (!score[0]) return Status::OK();
+    // The forward rank is the number of index entries before (score, member).
+    uint64_t before = 0;
+    KVLAB_RETURN_IF_ERROR(
+        ScanRange(txn.kv(), keys.score, keys.ScoreKey(*score[0], member), false, 0, -1,
+                  [&](std::string_view, std::string_view) { return ++before, true; }));
+    *rank = reverse ? h.meta.count - 1 - before : before;
+    return Status::OK();
+  }
+
+  Status Remove(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
+                uint64_t* removed) override {
+    const Keys keys(txn, *h);
+    std::vector<std::string_view> distinct;
+    std::unordered_set<std::string_view> seen;
+    for (std::string_view m : members) {
+      if (seen.insert(m).second) distinct.push_back(m);
+    }
+    std::vector<std::optional<double>> scores;
+    KVLAB_RETURN_IF_ERROR(ReadScores(txn, keys, distinct, &scores));
+    std::vector<ScoredMember> victims;
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      if (scores[i]) victims.push_back({std::string(distinct[i]), *scores[i]});
+    }
+    return Erase(txn, keys, h, victims, removed);
+  }
+
+  Status RemoveRangeByRank(KvTxn& txn, KeyHandle* h, int64_t start, int64_t stop,
+                           uint64_t* removed) override {
+    std::vector<ScoredMember> victims;
+    KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, start, stop, false, &victims));
+    return Erase(txn, Keys(txn, *h), h, victims, removed);
+  }
+
+  Status RemoveRangeByScore(KvTxn& txn, KeyHandle* h, const ScoreRange& range,
+                            uint64_t* removed) override {
+    std::vector<ScoredMember> victims;
+    KVLAB_RETURN_IF_ERROR(RangeByScore(txn, *h, range, false, RangeLimit(), &victims));
+    return Erase(txn, Keys(txn, *h), h, victims, removed);
+  }
+
+  Status RemoveRangeByLex(KvTxn& txn, KeyHandle* h, const LexRange& range,
+                          uint64_t* removed) override {
+    std::vector<ScoredMember> victims;
+    KVLAB_RETURN_IF_ERROR(RangeByLex(txn, *h, range, false, RangeLimit(), &victims));
+    return Erase(txn, Keys(txn, *h), h, victims, removed);
+  }
+
+  Status Pop(KvTxn& txn, KeyHandle* h, uint64_t count, bool max,
+             std::vector<ScoredMember>* out) override {
+    out->clear();
+    if (count == 0) return Status::OK();
+    const int64_t last =
+        count > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(count - 1);
+    KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, 0, last, max, out));
+    uint64_t removed = 0;
+    return Erase(txn, Keys(txn, *h), h, *out, &removed);
+  }
+
+ private:
+  // The key prefixes of one incarnation of a zset.
+  struct Keys {
+    Keys(const KvTxn& txn, const KeyHandle& h)
+        : member(txn.SubKeyPrefix(SubKeyTag::kField, h)),
+          score(txn.SubKeyPrefix(SubKeyTag::kScore, h)),
+          member_end(PrefixSuccessor(member)),
+          score_end(PrefixSuccessor(score)) {}
+
+    std::string ScoreKey(double s, std::string_view m) const {
+      std::string k = score;
+      PutScore(&k, s);
+      k.append(m);
+      return k;
+    }
+    // The index key bounding a score range: lower bounds are inclusive, upper exclusive, so an
+    // inclusive max and an exclusive min move to the next encoded score.
+    std::string ScoreBoundKey(const ScoreBound& b, bool is_max) const {
+      uint64_t bits = ScoreToOrderedBits(b.value == 0 ? 0.0 : b.value);
+      if (is_max != b.exclusive) ++bits;  // inclusive max or exclusive min
+      std::string k = score;
+      PutFixed64BE(&k, bits);
+      return k;
+    }
+    std::pair<std::string, std::string> LexBounds(const LexRange& r) const {
+      auto key_of = [&](const LexBound& b, bool is_max) {
+        switch (b.kind) {
+          case LexBound::Kind::kNegInf:
+            return member;
+          case LexBound::Kind::kPosInf:
+            return member_end;
+          default: {
+            std::string k = member + b.value;
+            // The smallest string above x is x + "\0".
+            if (is_max != (b.kind == LexBound::Kind::kExclusive)) k.push_back('\0');
+            return k;
+          }
+        }
+      };
+      return {key_of(r.min, false), key_of(r.max, true)};
+    }
+
+    std::string member, score, member_end, score_end;
+  };
+
+  static Status ReadScores(KvTxn& txn, const Keys& keys,
+                           const std::vector<std::string_view>& members,
+                           std::vector<std::optional<double>>* scores) {
+    std::vector<std::optional<std::string>> raw;
+    KVLAB_RETURN_IF_ERROR(ReadPoints(txn.kv(), keys.member, members, &raw));
+    scores->assign(members.size(), std::nullopt);
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (!raw[i]) continue;
+      if (raw[i]->size() != 8) return Status::Corruption("zset member score is not 8 bytes");
+      (*scores)[i] = DecodeScore(raw[i]->data());
+    }
+    return Status::OK();
+  }
+
+  // Collects index entries of [lower, upper) in score order (or reverse), skipping and taking.
+  static Status WalkIndex(KvTxn& txn, const Keys& keys, const std::string& lower,
+                          const std::string& upper, bool reverse, uint64_t skip, int64_t take,
+                          std::vector<ScoredMember>* out) {
+    const size_t p = keys.score.size();
+    Status bad;
+    Status s = ScanRange(
+        txn.kv(), lower, upper, reverse, skip, take, [&](std::string_view k, std::string_view) {
+          if (k.size() < p + 8) {
+            bad = Status::Corruption("zset index key too short");
+            return false;
+          }
+          out->push_back({std::string(k.substr(p + 8)), DecodeScore(k.data() + p)});
+          return true;
+        });
+    return bad.ok() ? s : bad;
+  }
+
+  // Collects member entries of [lower, upper) in member order (or reverse).
+  static Status WalkMembers(KvTxn& txn, const Keys& keys, const std::string& lower,
+                            const std::string& upper, bool reverse, uint64_t skip, int64_t take,
+                            std::vector<ScoredMember>* out) {
+    const size_t p = keys.member.size();
+    Status bad;
+    Status s = ScanRange(txn.kv(), lower, upper, reverse, skip, take,
+                         [&](std::string_view k, std::string_view v) {
+                           if (v.size() != 8) {
+                             bad = Status::Corruption("zset member score is not 8 bytes");
+                             return false;
+                           }
+                           out->push_back({std::string(k.substr(p)), DecodeScore(v.data())});
+                           return true;
+                         });
+    return bad.ok() ? s : bad;
+  }
+
+  // For forward-only stores: `out` holds a whole range in forward order; make it the reverse
+  // range with the limit applied.
+  static Status ReverseAndLimit(const RangeLimit& limit, std::vector<ScoredMember>* out) {
+    std::reverse(out->begin(), out->end());
+    const auto skip = std::min<uint64_t>(static_cast<uint64_t>(limit.offset), out->size());
+    out->erase(out->begin(), out->begin() + static_cast<ptrdiff_t>(skip));
+    if (limit.count >= 0 && static_cast<uint64_t>(limit.count) < out->size()) {
+      out->resize(static_cast<size_t>(limit.count));
+    }
+    return Status::OK();
+  }
+
+  // Deletes members (with their index entries) and updates or deletes the meta.
+  static Status Erase(KvTxn& txn, const Keys& keys, KeyHandle* h,
+                      const std::vector<ScoredMember>& victims, uint64_t* removed) {
+    *removed = victims.size();
+    if (victims.empty()) return Status::OK();
+    for (const auto& v : victims) {
+      txn.batch().Delete(keys.member + v.member);
+      txn.batch().Delete(keys.ScoreKey(v.score, v.member));
+    }
+    if (victims.size() >= h->meta.count) {
+      txn.DeleteMeta(h->key);
+      return Status::OK();
+    }
+    h->meta.count -= static_cast<uint32_t>(victims.size());
+    txn.PutMeta(h);
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding() { return std::make_unique<IndexedZset>(); }
+
+}  // namespace kvlab

@@ -1,0 +1,66 @@
+// CommandContext: what a command handler sees. It parses its arguments from argv, works on keys
+// through the helpers below and the encodings, and leaves its answer in `reply`.
+//
+// A handler that replies with an error must not have queued writes it wants kept: the engine
+// discards the batch of a command that replies with an error.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "encodings/kv_txn.h"
+#include "engine/engine.h"
+#include "redis/reply.h"
+
+namespace kvlab {
+
+// Redis's error texts, shared by the handlers.
+namespace errors {
+inline constexpr const char* kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr const char* kSyntax = "ERR syntax error";
+inline constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr const char* kNotFloat = "ERR value is not a valid float";
+inline constexpr const char* kOutOfRangePositive = "ERR value is out of range, must be positive";
+}  // namespace errors
+
+class CommandContext {
+ public:
+  CommandContext(Engine* engine, Session* session, const std::vector<std::string>* argv, KvTxn* txn)
+      : engine_(engine), session_(session), argv_(argv), txn_(txn) {}
+
+  const std::vector<std::string>& argv() const { return *argv_; }
+  const std::string& arg(size_t i) const { return (*argv_)[i]; }
+  size_t argc() const { return argv_->size(); }
+  Session& session() { return *session_; }
+  KvTxn& txn() { return *txn_; }
+  Engine& engine() { return *engine_; }
+
+  Reply reply;
+  void ReplyError(std::string text) { reply = Reply::Error(std::move(text)); }
+  // Turns a failed Status into an error reply. Returns false when it did.
+  bool Check(const Status& s);
+
+  // Loads `key` for a command on `type`. Returns false after setting the reply when the
+  // command must stop: WRONGTYPE, or a storage error. Otherwise *exists says whether the key
+  // is live (absent and expired keys are not), and h holds its meta.
+  bool Load(std::string_view key, KeyType type, KeyHandle* h, bool* exists);
+  // Load, then, for an absent key, a new handle with the configured encode-version.
+  bool LoadOrCreate(std::string_view key, KeyType type, KeyHandle* h);
+
+  // The encoding a key's meta names. REQUIRES: the meta's type matches.
+  HashEncoding& Hash(const KeyMeta& meta);
+  ZsetEncoding& Zset(const KeyMeta& meta);
+
+  // Parses argument i as Redis's integer; sets the standard error reply and returns false.
+  bool ArgInt64(size_t i, int64_t* out);
+
+ private:
+  Engine* engine_;
+  Session* session_;
+  const std::vector<std::string>* argv_;
+  KvTxn* txn_;
+};
+
+}  // namespace kvlab

@@ -1,0 +1,61 @@
+// The one command table: every command kvlab runs, its arity, flags and key positions, and the
+// function that runs it. The table is a plain array in command_table.cc; nothing registers
+// itself. COMMAND (COUNT, INFO, DOCS) reports from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace kvlab {
+
+class CommandContext;
+using CommandHandler = void (*)(CommandContext&);
+
+// Command flags, as COMMAND INFO reports them.
+enum CommandFlag : uint32_t {
+  kCmdWrite = 1u << 0,
+  kCmdReadonly = 1u << 1,
+  kCmdFast = 1u << 2,
+  kCmdAdmin = 1u << 3,
+  kCmdNoKeys = 1u << 4,  // no key arguments; no key lock
+  // Touches a whole database or all of them (FLUSHDB, FLUSHALL): runs alone.
+  kCmdKeyspaceExclusive = 1u << 5,
+  kCmdConnection = 1u << 6,  // about the session or the connection, not the data
+};
+
+struct CommandSpec {
+  std::string_view name;  // lower case
+  int arity;              // Redis's convention: N exactly, or -N for at least N (name included)
+  uint32_t flags;
+  int first_key;  // 0 when the command takes no key
+  int last_key;   // -1: the last argument
+  int key_step;
+  CommandHandler handler;
+  std::string_view group;    // "string", "hash", "sorted-set", "generic", "server", ...
+  std::string_view summary;  // one line, for COMMAND DOCS
+  std::string_view since;    // the Redis version that introduced it
+};
+
+class CommandTable {
+ public:
+  // The table. Built once; immutable.
+  static const CommandTable& Get();
+
+  // Case-insensitive lookup; nullptr when unknown.
+  const CommandSpec* Find(std::string_view name) const;
+  const std::vector<CommandSpec>& all() const { return specs_; }
+  size_t IndexOf(const CommandSpec& spec) const { return &spec - specs_.data(); }
+
+  // Positions of the key arguments of argv under spec.
+  static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
+
+ private:
+  CommandTable();
+  std::vector<CommandSpec> specs_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+}  // namespace kvlab

@@ -1,0 +1,234 @@
+#include "engine/engine.h"
+
+#include <chrono>
+#include <mutex>
+
+#include "engine/command_context.h"
+#include "engine/command_table.h"
+#include "engine/redis_numbers.h"
+
+namespace kvlab {
+namespace {
+
+// Redis's rejectCommandFormat: CR and LF in an error become spaces (the error is one line).
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return s;
+}
+
+std::string UnknownCommandError(const std::vector<std::string>& argv) {
+  std::string args;
+  for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    args += '\'';
+    args.append(argv[i], 0, 128 - args.size());
+    args += "' ";
+  }
+  return OneLine("ERR unknown command '" + argv[0].substr(0, 128) +
+                 "', with args beginning with: " + args);
+}
+
+bool ArityOk(int arity, size_t argc) {
+  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+}
+
+}  // namespace
+
+Engine::Engine(KvStore* store, EngineOptions options)
+    : store_(store),
+      options_(std::move(options)),
+      clock_(options_.clock != nullptr ? options_.clock : &system_clock_),
+      codec_(options_.keys),
+      versions_(clock_),
+      commands_(CommandTable::Get()),
+      hash_version_(options_.hash_version),
+      zset_version_(options_.zset_version),
+      key_locks_(options_.lock_stripes),
+      stats_(new CommandStats[commands_.all().size()]) {
+  hash_encodings_[0] = NewCountedHashEncoding(0);
+  hash_encodings_[1] = NewBlindHashEncoding(1);
+  zset_encodings_[0] = NewIndexedZsetEncoding();
+  RegisterConfig();
+}
+
+Engine::~Engine() = default;
+
+const CommandTable& Engine::commands() const { return commands_; }
+
+void Engine::ResetStats() {
+  for (size_t i = 0; i < commands_.all().size(); ++i) {
+    stats_[i].calls.store(0);
+    stats_[i].failed_calls.store(0);
+    stats_[i].micros.store(0);
+    stats_[i].kv.Reset();
+  }
+}
+
+HashEncoding* Engine::hash_encoding(uint8_t version) const {
+  return version < hash_encodings_.size() ? hash_encodings_[version].get() : nullptr;
+}
+
+ZsetEncoding* Engine::zset_encoding(uint8_t version) const {
+  return version < zset_encodings_.size() ? zset_encodings_[version].get() : nullptr;
+}
+
+void Engine::RegisterConfig() {
+  // The encode-version of new keys, under Camellia's names and kvlab's short aliases.
+  auto version_param = [this](const char* name, const char* alias, std::atomic<uint8_t>* target,
+                              auto available) {
+    EngineConfig::Param p;
+    p.name = name;
+    p.aliases = {alias};
+    p.get = [target] { return std::to_string(target->load()); };
+    p.validate = [available](std::string_view v) {
+      Status s = IntegerValidator(0, 3)(v);
+      if (!s.ok()) return s;
+      const uint8_t version = static_cast<uint8_t>(std::stoi(std::string(v)));
+      if (!available(version)) {
+        return Status::InvalidArgument("encode-version " + std::to_string(version) +
+                                       " needs the Redis tier, which this engine does not have");
+      }
+      return Status::OK();
+    };
+    p.apply = [target](std::string_view v) {
+      target->store(static_cast<uint8_t>(std::stoi(std::string(v))));
+    };
+    config_.Add(std::move(p));
+  };
+  version_param("kv.hash.key.meta.version", "hash-encoding", &hash_version_,
+                [this](uint8_t v) { return hash_encoding(v) != nullptr; });
+  version_param("kv.zset.key.meta.version", "zset-encoding", &zset_version_,
+                [this](uint8_t v) { return zset_encoding(v) != nullptr; });
+
+  auto fixed = [this](const char* name, std::string value) {
+    EngineConfig::Param p;
+    p.name = name;
+    p.get = [value] { return value; };
+    config_.Add(std::move(p));
+  };
+  fixed("databases", std::to_string(options_.databases));
+  fixed("kv.key.namespace.prefix", options_.keys.ns_prefix);
+  fixed("kv.key.md5.prefix", options_.keys.md5_prefix ? "yes" : "no");
+  fixed("backend", store_->name());
+}
+
+Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {
+  if (argv.empty()) return Reply::Error("ERR empty command");
+  const CommandSpec* spec = commands_.Find(argv[0]);
+  if (spec == nullptr) return Reply::Error(UnknownCommandError(argv));
+  if (!ArityOk(spec->arity, argv.size())) {
+    return Reply::Error("ERR wrong number of arguments for '" + std::string(spec->name) +
+                        "' command");
+  }
+  return Run(*spec, session, argv, cost);
+}
+
+Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
+                  CommandCost* cost) {
+  const auto start = std::chrono::steady_clock::now();
+
+  // Serialize against commands on the same keys, and against whole-keyspace commands.
+  std::shared_lock<std::shared_mutex> shared(keyspace_mutex_, std::defer_lock);
+  std::unique_lock<std::shared_mutex> exclusive(keyspace_mutex_, std::defer_lock);
+  if (spec.flags & kCmdKeyspaceExclusive) {
+    exclusive.lock();
+  } else {
+    shared.lock();
+  }
+  std::vector<size_t> stripes;
+  for (size_t pos : CommandTable::KeyPositions(spec, argv.size())) {
+    stripes.push_back(key_locks_.StripeOf(session.db, argv[pos]));
+  }
+  KeyLocks::Guard key_guard(&key_locks_, std::move(stripes));
+
+  OpCounters counters;
+  CountingStore counting(store_, &counters);
+  PhysicalCounters physical_before;
+  if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
+
+  KvTxn txn(&counting, &codec_, &versions_, session.db, clock_->NowMillis());
+  CommandContext ctx(this, &session, &argv, &txn);
+  spec.handler(ctx);
+  // An error reply writes nothing; otherwise the command's writes land as one atomic batch.
+  if (!ctx.reply.is_error() && !txn.batch().empty()) {
+    Status s = counting.Write(txn.batch());
+    if (!s.ok()) ctx.reply = Reply::Error("ERR storage error: " + s.ToString());
+  }
+
+  const OpCounts ops = counters.Snapshot();
+  if (cost != nullptr) {
+    cost->kv = ops;
+    if (cost->want_physical) {
+      cost->physical = SubtractPhysical(store_->ReadPhysicalCounters(), physical_before);
+    }
+  }
+  CommandStats& stats = stats_[commands_.IndexOf(spec)];
+  stats.calls.fetch_add(1, std::memory_order_relaxed);
+  if (ctx.reply.is_error()) stats.failed_calls.fetch_add(1, std::memory_order_relaxed);
+  stats.kv.Add(ops);
+  total_kv_.Add(ops);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  stats.micros.fetch_add(static_cast<uint64_t>(micros), std::memory_order_relaxed);
+  return std::move(ctx.reply);
+}
+
+// CommandContext -------------------------------------------------------------------------------
+
+bool CommandContext::Check(const Status& s) {
+  if (s.ok()) return true;
+  if (s.IsInvalidArgument()) {
+    ReplyError("ERR " + s.message());
+  } else {
+    ReplyError(OneLine("ERR storage error: " + s.ToString()));
+  }
+  return false;
+}
+
+bool CommandContext::Load(std::string_view key, KeyType type, KeyHandle* h, bool* exists) {
+  h->key = key;
+  h->is_new = false;
+  if (!Check(txn_->GetMeta(key, &h->meta, exists))) return false;
+  if (*exists && h->meta.type != type) {
+    ReplyError(errors::kWrongType);
+    return false;
+  }
+  if (*exists && ((type == KeyType::kHash && !engine_->hash_encoding(h->meta.encode_version)) ||
+                  (type == KeyType::kZset && !engine_->zset_encoding(h->meta.encode_version)))) {
+    ReplyError("ERR key '" + OneLine(std::string(key)) + "' uses encode-version " +
+               std::to_string(h->meta.encode_version) + ", which this engine cannot run");
+    return false;
+  }
+  return true;
+}
+
+bool CommandContext::LoadOrCreate(std::string_view key, KeyType type, KeyHandle* h) {
+  bool exists = false;
+  if (!Load(key, type, h, &exists)) return false;
+  if (!exists) {
+    const uint8_t version = type == KeyType::kHash   ? engine_->hash_version()
+                            : type == KeyType::kZset ? engine_->zset_version()
+                                                     : 0;
+    h->meta = txn_->NewMeta(type, version);
+    h->is_new = true;
+  }
+  return true;
+}
+
+HashEncoding& CommandContext::Hash(const KeyMeta& meta) {
+  return *engine_->hash_encoding(meta.encode_version);
+}
+
+ZsetEncoding& CommandContext::Zset(const KeyMeta& meta) {
+  return *engine_->zset_encoding(meta.encode_version);
+}
+
+bool CommandContext::ArgInt64(size_t i, int64_t* out) {
+  if (ParseInt64(arg(i), out)) return true;
+  ReplyError(errors::kNotInteger);
+  return false;
+}
+
+}  // namespace kvlab

@@ -1,0 +1,134 @@
+// Engine: runs Redis commands over an ordered KV store.
+//
+// Execute(session, argv) takes one command as Redis receives it (an argument vector, no RESP)
+// and returns its Reply. The engine:
+// - looks the command up in the one command table (command_table.cc) and checks its arity;
+// - serializes it against other commands on the same keys (per-key lock striping; see
+//   docs/engine.md for why striping rather than Camellia's same-key-same-worker);
+// - runs it through a KvTxn whose reads are counted and whose writes form one atomic batch;
+// - commits the batch, unless the command replied with an error (an error writes nothing);
+// - accounts the command's KV operations, exactly, to the caller (CommandCost) and to its
+//   per-command statistics.
+//
+// Thread-safe: any number of threads may call Execute at once, each with its own Session.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "backends/counting_store.h"
+#include "encodings/clock.h"
+#include "encodings/hash_encoding.h"
+#include "encodings/key_codec.h"
+#include "encodings/key_version.h"
+#include "encodings/zset_encoding.h"
+#include "engine/config.h"
+#include "engine/key_locks.h"
+#include "engine/key_scan.h"
+#include "redis/reply.h"
+
+namespace kvlab {
+
+class CommandTable;
+struct CommandSpec;
+
+struct EngineOptions {
+  KeyCodecOptions keys;
+  // Encode-versions given to new keys; changeable at runtime (CONFIG SET).
+  uint8_t hash_version = 0;
+  uint8_t zset_version = 0;
+  // SELECTable databases, 0 .. databases-1.
+  int databases = 16;
+  // Defaults to the system clock. REQUIRES: outlives the engine.
+  const Clock* clock = nullptr;
+  size_t lock_stripes = 4096;
+};
+
+// One client's state across commands (a connection, a workload thread).
+struct Session {
+  uint8_t db = 0;
+  std::string name;  // CLIENT SETNAME
+};
+
+// What one command cost.
+struct CommandCost {
+  OpCounts kv;
+  // Physical counters of the backend over the command (only when want_physical is set before
+  // Execute; RocksDB's are exact per command, the others store-wide).
+  bool want_physical = false;
+  PhysicalCounters physical;
+};
+
+// Cumulative statistics of one command (INFO commandstats and the kvlab section).
+struct CommandStats {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> failed_calls{0};  // replied with an error
+  std::atomic<uint64_t> micros{0};
+  OpCounters kv;
+};
+
+class Engine {
+ public:
+  // REQUIRES: store outlives the engine.
+  Engine(KvStore* store, EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  Reply Execute(Session& session, const std::vector<std::string>& argv,
+                CommandCost* cost = nullptr);
+
+  // The encode-version new keys of a type get.
+  uint8_t hash_version() const { return hash_version_.load(std::memory_order_relaxed); }
+  uint8_t zset_version() const { return zset_version_.load(std::memory_order_relaxed); }
+  // The encoding of a version, or nullptr when this engine cannot run it.
+  HashEncoding* hash_encoding(uint8_t version) const;
+  ZsetEncoding* zset_encoding(uint8_t version) const;
+
+  EngineConfig& config() { return config_; }
+  const CommandTable& commands() const;
+  const CommandStats& stats(size_t command_index) const { return stats_[command_index]; }
+  KvStore* store() const { return store_; }
+  const KeyCodec& codec() const { return codec_; }
+  const Clock& clock() const { return *clock_; }
+  int databases() const { return options_.databases; }
+  // The resume positions of SCAN-family cursors.
+  CursorTable& cursors() { return cursors_; }
+  // Zeroes every command's statistics (CONFIG RESETSTAT).
+  void ResetStats();
+  // Total KV operations of every command so far.
+  OpCounts TotalKvOps() const { return total_kv_.Snapshot(); }
+
+ private:
+  friend class CommandContext;
+
+  void RegisterConfig();
+  Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
+            CommandCost* cost);
+
+  KvStore* const store_;
+  const EngineOptions options_;
+  SystemClock system_clock_;
+  const Clock* clock_;
+  const KeyCodec codec_;
+  KeyVersionGenerator versions_;
+  const CommandTable& commands_;
+  std::atomic<uint8_t> hash_version_;
+  std::atomic<uint8_t> zset_version_;
+  std::array<std::unique_ptr<HashEncoding>, 4> hash_encodings_;
+  std::array<std::unique_ptr<ZsetEncoding>, 4> zset_encodings_;
+  EngineConfig config_;
+  KeyLocks key_locks_;
+  // Shared by every command; held exclusively by the few that touch a whole database
+  // (FLUSHDB, FLUSHALL), so that they are atomic with respect to all others.
+  std::shared_mutex keyspace_mutex_;
+  CursorTable cursors_;
+  std::unique_ptr<CommandStats[]> stats_;
+  OpCounters total_kv_;
+};
+
+}  // namespace kvlab

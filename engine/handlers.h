@@ -1,0 +1,87 @@
+// The command handlers, one per command, listed by the file that defines them. The command
+// table (command_table.cc) is the only place that refers to them.
+#pragma once
+
+namespace kvlab {
+
+class CommandContext;
+
+// keyspace_commands.cc
+void DelCommand(CommandContext& ctx);
+void UnlinkCommand(CommandContext& ctx);
+void ExistsCommand(CommandContext& ctx);
+void TypeCommand(CommandContext& ctx);
+void ExpireCommand(CommandContext& ctx);
+void PexpireCommand(CommandContext& ctx);
+void ExpireatCommand(CommandContext& ctx);
+void PexpireatCommand(CommandContext& ctx);
+void TtlCommand(CommandContext& ctx);
+void PttlCommand(CommandContext& ctx);
+void ExpiretimeCommand(CommandContext& ctx);
+void PexpiretimeCommand(CommandContext& ctx);
+void PersistCommand(CommandContext& ctx);
+void KeysCommand(CommandContext& ctx);
+void ScanCommand(CommandContext& ctx);
+void DbsizeCommand(CommandContext& ctx);
+void FlushdbCommand(CommandContext& ctx);
+void FlushallCommand(CommandContext& ctx);
+
+// string_commands.cc
+void GetCommand(CommandContext& ctx);
+void SetCommand(CommandContext& ctx);
+void SetexCommand(CommandContext& ctx);
+void PsetexCommand(CommandContext& ctx);
+void SetnxCommand(CommandContext& ctx);
+void MgetCommand(CommandContext& ctx);
+void MsetCommand(CommandContext& ctx);
+void StrlenCommand(CommandContext& ctx);
+
+// hash_commands.cc
+void HsetCommand(CommandContext& ctx);
+void HmsetCommand(CommandContext& ctx);
+void HsetnxCommand(CommandContext& ctx);
+void HgetCommand(CommandContext& ctx);
+void HmgetCommand(CommandContext& ctx);
+void HdelCommand(CommandContext& ctx);
+void HgetallCommand(CommandContext& ctx);
+void HlenCommand(CommandContext& ctx);
+void HkeysCommand(CommandContext& ctx);
+void HvalsCommand(CommandContext& ctx);
+void HexistsCommand(CommandContext& ctx);
+void HstrlenCommand(CommandContext& ctx);
+void HincrbyCommand(CommandContext& ctx);
+void HincrbyfloatCommand(CommandContext& ctx);
+
+// zset_commands.cc
+void ZaddCommand(CommandContext& ctx);
+void ZincrbyCommand(CommandContext& ctx);
+void ZcardCommand(CommandContext& ctx);
+void ZscoreCommand(CommandContext& ctx);
+void ZmscoreCommand(CommandContext& ctx);
+void ZcountCommand(CommandContext& ctx);
+void ZlexcountCommand(CommandContext& ctx);
+void ZrankCommand(CommandContext& ctx);
+void ZrevrankCommand(CommandContext& ctx);
+void ZremCommand(CommandContext& ctx);
+void ZpopminCommand(CommandContext& ctx);
+void ZpopmaxCommand(CommandContext& ctx);
+
+// zset_range_commands.cc
+void ZrangeCommand(CommandContext& ctx);
+void ZrangebyscoreCommand(CommandContext& ctx);
+void ZrevrangebyscoreCommand(CommandContext& ctx);
+void ZrangebylexCommand(CommandContext& ctx);
+void ZrevrangebylexCommand(CommandContext& ctx);
+void ZrevrangeCommand(CommandContext& ctx);
+void ZremrangebyrankCommand(CommandContext& ctx);
+void ZremrangebyscoreCommand(CommandContext& ctx);
+void ZremrangebylexCommand(CommandContext& ctx);
+
+// server_commands.cc
+void PingCommand(CommandContext& ctx);
+void EchoCommand(CommandContext& ctx);
+void SelectCommand(CommandContext& ctx);
+void TimeCommand(CommandContext& ctx);
+void ConfigCommand(CommandContext& ctx);
+
+}  // namespace kvlab

@@ -1,0 +1,120 @@
+#include "engine/key_scan.h"
+
+#include <strings.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "encodings/coding.h"
+#include "engine/command_context.h"
+#include "engine/glob.h"
+
+namespace kvlab {
+
+Status ScanKeys(KvTxn& txn, const std::string& after, const KeyScanFilter& filter,
+                uint64_t max_examined,
+                const std::function<void(const std::string&, const KeyMeta&)>& visit,
+                std::string* last) {
+  const std::string prefix = txn.codec().MetaPrefix(txn.db());
+  IteratorOptions options;
+  options.lower_bound = prefix;
+  options.upper_bound = PrefixSuccessor(prefix);
+  auto it = txn.kv().NewIterator(options);
+  if (after.empty()) {
+    it->Seek(prefix);
+  } else {
+    it->Seek(after);
+    if (it->Valid() && it->key() == after) it->Next();
+  }
+  if (last != nullptr) last->clear();
+  uint64_t examined = 0;
+  std::string key;
+  KeyMeta meta;
+  for (; it->Valid() && examined < max_examined; it->Next(), ++examined) {
+    if (last != nullptr) last->assign(it->key());
+    if (!txn.codec().DecodeMetaKey(txn.db(), it->key(), &key)) continue;
+    if (filter.pattern && !GlobMatch(*filter.pattern, key)) continue;
+    if (!KeyMeta::Decode(it->value(), &meta).ok() || meta.ExpiredAt(txn.now_ms())) continue;
+    if (filter.type && strcasecmp(filter.type->c_str(), KeyTypeName(meta.type)) != 0) continue;
+    visit(key, meta);
+  }
+  KVLAB_RETURN_IF_ERROR(it->status());
+  // Stopped by the budget with entries left: *last is where to resume. Otherwise the end.
+  if (last != nullptr && !it->Valid()) last->clear();
+  return Status::OK();
+}
+
+uint64_t CursorTable::Issue(std::string position) {
+  std::lock_guard lock(mu_);
+  const uint64_t id = next_id_++;
+  if (next_id_ == 0) next_id_ = 1;
+  positions_[id] = std::move(position);
+  order_.push_back(id);
+  while (order_.size() > capacity_) {
+    positions_.erase(order_.front());
+    order_.pop_front();
+  }
+  return id;
+}
+
+std::optional<std::string> CursorTable::Lookup(uint64_t cursor) const {
+  std::lock_guard lock(mu_);
+  auto it = positions_.find(cursor);
+  if (it == positions_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool ParseScanCursor(CommandContext& ctx, size_t arg, uint64_t* cursor) {
+  const std::string& text = ctx.arg(arg);
+  char* end = nullptr;
+  errno = 0;
+  *cursor = std::strtoul(text.c_str(), &end, 10);
+  if (std::isspace(static_cast<unsigned char>(text.c_str()[0])) || *end != '\0' ||
+      errno == ERANGE) {
+    ctx.ReplyError("ERR invalid cursor");
+    return false;
+  }
+  return true;
+}
+
+void KeyspaceScanCommand(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!ParseScanCursor(ctx, 1, &cursor)) return;
+  KeyScanFilter filter;
+  int64_t count = 10;
+  for (size_t i = 2; i < ctx.argc();) {
+    const size_t left = ctx.argc() - i;
+    const char* opt = ctx.arg(i).c_str();
+    if (!strcasecmp(opt, "count") && left >= 2) {
+      if (!ctx.ArgInt64(i + 1, &count)) return;
+      if (count < 1) return ctx.ReplyError(errors::kSyntax);
+      i += 2;
+    } else if (!strcasecmp(opt, "match") && left >= 2) {
+      if (ctx.arg(i + 1) != "*") filter.pattern = ctx.arg(i + 1);
+      i += 2;
+    } else if (!strcasecmp(opt, "type") && left >= 2) {
+      filter.type = ctx.arg(i + 1);
+      i += 2;
+    } else {
+      return ctx.ReplyError(errors::kSyntax);
+    }
+  }
+  std::string after;
+  if (cursor != 0) after = ctx.engine().cursors().Lookup(cursor).value_or("");
+  std::vector<Reply> keys;
+  std::string last;
+  if (!ctx.Check(ScanKeys(
+          ctx.txn(), after, filter, static_cast<uint64_t>(count),
+          [&](const std::string& key, const KeyMeta&) { keys.push_back(Reply::Bulk(key)); },
+          &last))) {
+    return;
+  }
+  const uint64_t next = last.empty() ? 0 : ctx.engine().cursors().Issue(std::move(last));
+  std::vector<Reply> out;
+  out.push_back(Reply::Bulk(std::to_string(next)));
+  out.push_back(Reply::Array(std::move(keys)));
+  ctx.reply = Reply::Array(std::move(out));
+}
+
+}  // namespace kvlab

@@ -1,0 +1,19 @@
+// Parsing shared by the zset commands: score and lex ranges as Redis 7.0 parses them, and the
+// reply shape of scored members.
+#pragma once
+
+#include <vector>
+
+#include "encodings/zset_encoding.h"
+#include "engine/command_context.h"
+
+namespace kvlab {
+
+// zslParseRange over arguments min_arg and max_arg. Sets Redis's error and returns false.
+bool ParseScoreRange(CommandContext& ctx, size_t min_arg, size_t max_arg, ScoreRange* range);
+// zslParseLexRange over arguments min_arg and max_arg. Sets Redis's error and returns false.
+bool ParseLexRange(CommandContext& ctx, size_t min_arg, size_t max_arg, LexRange* range);
+// [member, score, member, score, ...] with scores, [member, ...] without (RESP2).
+Reply ScoredReply(std::vector<ScoredMember>&& members, bool with_scores);
+
+}  // namespace kvlab

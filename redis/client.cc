@@ -1,0 +1,140 @@
+#include "redis/client.h"
+
+#include <hiredis/hiredis.h>
+
+namespace kvlab {
+namespace {
+
+Reply Convert(const redisReply* r) {
+  switch (r->type) {
+    case REDIS_REPLY_STATUS:
+      return Reply::Status(std::string(r->str, r->len));
+    case REDIS_REPLY_ERROR:
+      return Reply::Error(std::string(r->str, r->len));
+    case REDIS_REPLY_INTEGER:
+      return Reply::Integer(r->integer);
+    case REDIS_REPLY_STRING:
+      return Reply::Bulk(std::string(r->str, r->len));
+    case REDIS_REPLY_ARRAY: {
+      std::vector<Reply> elements;
+      elements.reserve(r->elements);
+      for (size_t i = 0; i < r->elements; ++i) elements.push_back(Convert(r->element[i]));
+      return Reply::Array(std::move(elements));
+    }
+    default:
+      return Reply::Nil();
+  }
+}
+
+timeval ToTimeval(std::chrono::milliseconds ms) {
+  timeval tv;
+  tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+  return tv;
+}
+
+}  // namespace
+
+Status RedisEndpoint::Parse(const std::string& url, RedisEndpoint* out) {
+  *out = RedisEndpoint();
+  std::string rest = url;
+  if (rest.starts_with("unix://")) {
+    out->unix_path = rest.substr(7);
+  } else if (rest.starts_with("/")) {
+    out->unix_path = rest;
+  } else {
+    if (rest.starts_with("redis://")) rest = rest.substr(8);
+    while (!rest.empty() && rest.back() == '/') rest.pop_back();
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string::npos || colon == 0) {
+      return Status::InvalidArgument("bad Redis address '" + url +
+                                     "' (expected host:port, redis://host:port or unix:///path)");
+    }
+    out->host = rest.substr(0, colon);
+    try {
+      size_t used = 0;
+      out->port = std::stoi(rest.substr(colon + 1), &used);
+      if (used != rest.size() - colon - 1 || out->port <= 0 || out->port > 65535) throw 0;
+    } catch (...) {
+      return Status::InvalidArgument("bad port in Redis address '" + url + "'");
+    }
+  }
+  if (out->host.empty() && out->unix_path.empty()) {
+    return Status::InvalidArgument("bad Redis address '" + url + "'");
+  }
+  return Status::OK();
+}
+
+std::string RedisEndpoint::ToString() const {
+  return unix_path.empty() ? host + ":" + std::to_string(port) : "unix://" + unix_path;
+}
+
+RedisClient::RedisClient(RedisEndpoint endpoint, std::chrono::milliseconds timeout)
+    : endpoint_(std::move(endpoint)), timeout_(timeout) {}
+
+RedisClient::~RedisClient() { Disconnect(); }
+
+void RedisClient::Disconnect() {
+  if (context_ != nullptr) redisFree(context_);
+  context_ = nullptr;
+}
+
+Status RedisClient::Connect() {
+  if (context_ != nullptr) return Status::OK();
+  const timeval tv = ToTimeval(timeout_);
+  context_ = endpoint_.unix_path.empty()
+                 ? redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, tv)
+                 : redisConnectUnixWithTimeout(endpoint_.unix_path.c_str(), tv);
+  if (context_ == nullptr || context_->err) {
+    std::string why = context_ != nullptr ? context_->errstr : "out of memory";
+    Disconnect();
+    return Status::Unavailable("redis " + endpoint_.ToString() + ": " + why);
+  }
+  redisSetTimeout(context_, tv);
+  return Status::OK();
+}
+
+Status RedisClient::Command(const std::vector<std::string>& argv, Reply* reply) {
+  std::vector<Reply> replies;
+  KVLAB_RETURN_IF_ERROR(Pipeline({argv}, &replies));
+  *reply = std::move(replies[0]);
+  return Status::OK();
+}
+
+Status RedisClient::Pipeline(const std::vector<std::vector<std::string>>& commands,
+                             std::vector<Reply>* replies) {
+  replies->clear();
+  if (commands.empty()) return Status::OK();
+  KVLAB_RETURN_IF_ERROR(Connect());
+  ++round_trips_;
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const auto& cmd : commands) {
+    argv.clear();
+    lens.clear();
+    for (const std::string& a : cmd) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+        REDIS_OK) {
+      break;
+    }
+  }
+  replies->reserve(commands.size());
+  for (size_t i = 0; i < commands.size() && context_->err == 0; ++i) {
+    void* raw = nullptr;
+    if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) break;
+    replies->push_back(Convert(static_cast<redisReply*>(raw)));
+    freeReplyObject(raw);
+  }
+  if (context_->err != 0 || replies->size() != commands.size()) {
+    Status s = Status::Unavailable("redis " + endpoint_.ToString() + ": " +
+                                   (context_->err ? context_->errstr : "short reply"));
+    Disconnect();  // the stream is out of step; start over on the next call
+    return s;
+  }
+  return Status::OK();
+}
+
+}  // namespace kvlab

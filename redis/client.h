@@ -1,0 +1,64 @@
+// RedisClient: a blocking connection to a real redis-server, through hiredis.
+//
+// Used by the Redis tier of hash v2/v3 and zset v1-v3, by the conformance harness (the
+// reference server) and by tests. Replies come back as kvlab Reply values. hiredis 0.14 reports
+// RESP2's nil array (*-1) as a nil bulk, so both arrive as Reply::Nil().
+//
+// A client is not thread-safe; the tier keeps a pool. On a broken connection a call fails with
+// Unavailable and the next call reconnects, so a restarted server is picked up again.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/status.h"
+#include "redis/reply.h"
+
+struct redisContext;
+
+namespace kvlab {
+
+// Where a redis-server listens: "host:port", "redis://host:port", "unix:///path" or "/path".
+struct RedisEndpoint {
+  std::string host;
+  int port = 0;
+  std::string unix_path;
+
+  static Status Parse(const std::string& url, RedisEndpoint* out);
+  std::string ToString() const;
+};
+
+class RedisClient {
+ public:
+  explicit RedisClient(RedisEndpoint endpoint,
+                       std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
+  ~RedisClient();
+  RedisClient(const RedisClient&) = delete;
+  RedisClient& operator=(const RedisClient&) = delete;
+
+  // Connects now (calls connect lazily otherwise).
+  Status Connect();
+  // Sends one command and waits for its reply. An error reply is a successful call: the Reply
+  // is of type kError.
+  Status Command(const std::vector<std::string>& argv, Reply* reply);
+  // Sends every command, then reads every reply: one round trip.
+  Status Pipeline(const std::vector<std::vector<std::string>>& commands,
+                  std::vector<Reply>* replies);
+
+  const RedisEndpoint& endpoint() const { return endpoint_; }
+  // Round trips made so far (a pipeline counts one).
+  uint64_t round_trips() const { return round_trips_; }
+
+ private:
+  void Disconnect();
+
+  const RedisEndpoint endpoint_;
+  const std::chrono::milliseconds timeout_;
+  redisContext* context_ = nullptr;
+  uint64_t round_trips_ = 0;
+};
+
+}  // namespace kvlab

@@ -1,0 +1,175 @@
+#include "redis/server_process.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace kvlab {
+namespace fs = std::filesystem;
+
+int FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+RedisServerProcess::RedisServerProcess(RedisServerOptions options) : options_(std::move(options)) {}
+
+RedisServerProcess::~RedisServerProcess() {
+  Stop();
+  if (own_dir_ && !dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+}
+
+std::string RedisServerProcess::LogTail() const {
+  std::ifstream in(fs::path(dir_) / "redis.log");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string all = ss.str();
+  return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
+}
+
+Status RedisServerProcess::Start() {
+  if (running()) return Status::OK();
+  if (dir_.empty()) {
+    if (options_.dir.empty()) {
+      std::string templ = (fs::temp_directory_path() / "kvlab-redis-XXXXXX").string();
+      if (::mkdtemp(templ.data()) == nullptr) {
+        return Status::IOError("cannot create a directory for redis-server");
+      }
+      dir_ = templ;
+      own_dir_ = true;
+    } else {
+      dir_ = options_.dir;
+      fs::create_directories(dir_);
+    }
+  }
+  // A first start picks a free port; if another process takes it before the server binds it,
+  // pick another. A restart keeps its address, so clients find the server again.
+  Status s;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    s = StartOnce();
+    if (s.ok()) {
+      address_fixed_ = true;
+      return s;
+    }
+    if (address_fixed_ || options_.unix_socket) break;
+    endpoint_ = RedisEndpoint();
+  }
+  return s;
+}
+
+Status RedisServerProcess::StartOnce() {
+  if (options_.unix_socket) {
+    endpoint_.unix_path = (fs::path(dir_) / "redis.sock").string();
+  } else if (endpoint_.port == 0) {
+    endpoint_.host = "127.0.0.1";
+    endpoint_.port = FreeLoopbackPort();
+    if (endpoint_.port == 0) return Status::IOError("no free loopback port for redis-server");
+  }
+  std::vector<std::string> args = {options_.binary,
+                                   "--bind",
+                                   "127.0.0.1",
+                                   "--port",
+                                   options_.unix_socket ? "0" : std::to_string(endpoint_.port),
+                                   "--dir",
+                                   dir_,
+                                   "--logfile",
+                                   (fs::path(dir_) / "redis.log").string(),
+                                   "--daemonize",
+                                   "no",
+                                   "--save",
+                                   "",
+                                   "--protected-mode",
+                                   "no"};
+  if (options_.unix_socket) {
+    args.insert(args.end(), {"--unixsocket", endpoint_.unix_path, "--unixsocketperm", "700"});
+  }
+  if (options_.persistence == RedisServerOptions::Persistence::kAofEverySec) {
+    args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "everysec"});
+  } else {
+    args.insert(args.end(), {"--appendonly", "no"});
+  }
+  args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return Status::IOError("fork for redis-server failed");
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) _exit(1);
+    ::setpgid(0, 0);  // a terminal's Ctrl-C reaches kvlab, which stops the server in order
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  pid_ = pid;
+  RedisClient probe(endpoint_, std::chrono::milliseconds(200));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int wstatus = 0;
+    if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) {
+      pid_ = -1;
+      return Status::IOError("redis-server exited at start (" +
+                             std::string(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 127
+                                             ? "is the redis-server package installed?"
+                                             : "see its log") +
+                             "): " + LogTail());
+    }
+    Reply pong;
+    if (probe.Command({"PING"}, &pong).ok() && pong.type() == Reply::Type::kStatus) {
+      return Status::OK();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Kill();
+  return Status::IOError("redis-server did not answer PING within 10 s: " + LogTail());
+}
+
+void RedisServerProcess::Reap(int signal, int wait_ms) {
+  if (pid_ <= 0) return;
+  ::kill(pid_, signal);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+void RedisServerProcess::Stop() { Reap(SIGTERM, 5000); }
+
+void RedisServerProcess::Kill() { Reap(SIGKILL, 5000); }
+
+}  // namespace kvlab
