@@ -51,6 +51,13 @@ class HashEncoding {
                         std::vector<FieldValue>* out) = 0;
   virtual Status Length(KvTxn& txn, const KeyHandle& h, uint64_t* length) = 0;
 
+  // HSCAN: up to `count` fields in field order, starting after field `*after` (from the first
+  // field when empty). *next is the last field returned when the walk may go on, empty at the
+  // end.
+  virtual Status Scan(KvTxn& txn, const KeyHandle& h, const std::optional<std::string>& after,
+                      uint64_t count, std::vector<FieldValue>* out,
+                      std::optional<std::string>* next) = 0;
+
   // HSET: sets each pair in order (a later duplicate field wins). *reply is what HSET replies:
   // the number of new fields (v0, v2), or the number of pairs given (v1, v3).
   // REQUIRES: !pairs.empty().

@@ -51,6 +51,26 @@ class KvHashBase : public HashEncoding {
     });
   }
 
+  Status Scan(KvTxn& txn, const KeyHandle& h, const std::optional<std::string>& after,
+              uint64_t count, std::vector<FieldValue>* out,
+              std::optional<std::string>* next) override {
+    out->clear();
+    next->reset();
+    if (h.is_new || count == 0) return Status::OK();
+    const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
+    std::string lower = prefix;
+    if (after) lower.append(*after).push_back('\0');  // the first field after *after
+    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), lower, PrefixSuccessor(prefix), false, 0,
+                                    static_cast<int64_t>(count),
+                                    [&](std::string_view k, std::string_view v) {
+                                      out->emplace_back(std::string(k.substr(prefix.size())),
+                                                        std::string(v));
+                                      return true;
+                                    }));
+    if (out->size() == count) *next = out->back().first;
+    return Status::OK();
+  }
+
  protected:
   // The distinct fields of a command, in first-appearance order, each with its last value.
   static std::vector<std::pair<std::string_view, std::string_view>> Distinct(

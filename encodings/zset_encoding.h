@@ -111,6 +111,12 @@ class ZsetEncoding {
   virtual Status Rank(KvTxn& txn, const KeyHandle& h, std::string_view member, bool reverse,
                       std::optional<uint64_t>* rank) = 0;
 
+  // ZSCAN: up to `count` members in member order, starting after `*after` (from the first
+  // member when empty). *next is the last member returned when the walk may go on.
+  virtual Status Scan(KvTxn& txn, const KeyHandle& h, const std::optional<std::string>& after,
+                      uint64_t count, std::vector<ScoredMember>* out,
+                      std::optional<std::string>* next) = 0;
+
   virtual Status Remove(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
                         uint64_t* removed) = 0;
   virtual Status RemoveRangeByRank(KvTxn& txn, KeyHandle* h, int64_t start, int64_t stop,

@@ -175,6 +175,21 @@ class IndexedZset final : public ZsetEncoding {
     return Status::OK();
   }
 
+  Status Scan(KvTxn& txn, const KeyHandle& h, const std::optional<std::string>& after,
+              uint64_t count, std::vector<ScoredMember>* out,
+              std::optional<std::string>* next) override {
+    out->clear();
+    next->reset();
+    if (h.is_new || count == 0) return Status::OK();
+    const Keys keys(txn, h);
+    std::string lower = keys.member;
+    if (after) lower.append(*after).push_back('\0');
+    KVLAB_RETURN_IF_ERROR(WalkMembers(txn, keys, lower, keys.member_end, false, 0,
+                                      static_cast<int64_t>(count), out));
+    if (out->size() == count) *next = out->back().member;
+    return Status::OK();
+  }
+
   Status Remove(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
                 uint64_t* removed) override {
     const Keys keys(txn, *h);

@@ -6,6 +6,10 @@ namespace kvlab {
 
 class CommandContext;
 
+// key_scan.cc
+void HscanCommand(CommandContext& ctx);
+void ZscanCommand(CommandContext& ctx);
+
 // keyspace_commands.cc
 void DelCommand(CommandContext& ctx);
 void UnlinkCommand(CommandContext& ctx);

@@ -9,6 +9,7 @@
 #include "encodings/coding.h"
 #include "engine/command_context.h"
 #include "engine/glob.h"
+#include "engine/redis_numbers.h"
 
 namespace kvlab {
 
@@ -115,6 +116,116 @@ void KeyspaceScanCommand(CommandContext& ctx) {
   out.push_back(Reply::Bulk(std::to_string(next)));
   out.push_back(Reply::Array(std::move(keys)));
   ctx.reply = Reply::Array(std::move(out));
+}
+
+}  // namespace kvlab
+
+namespace kvlab {
+namespace {
+
+// Options of HSCAN and ZSCAN (scanGenericCommand with an object: no TYPE).
+bool ParseCollectionScanOptions(CommandContext& ctx, std::optional<std::string>* pattern,
+                                int64_t* count) {
+  *count = 10;
+  for (size_t i = 3; i < ctx.argc();) {
+    const size_t left = ctx.argc() - i;
+    const char* opt = ctx.arg(i).c_str();
+    if (!strcasecmp(opt, "count") && left >= 2) {
+      if (!ctx.ArgInt64(i + 1, count)) return false;
+      if (*count < 1) {
+        ctx.ReplyError(errors::kSyntax);
+        return false;
+      }
+      i += 2;
+    } else if (!strcasecmp(opt, "match") && left >= 2) {
+      if (ctx.arg(i + 1) != "*") *pattern = ctx.arg(i + 1);
+      i += 2;
+    } else {
+      ctx.ReplyError(errors::kSyntax);
+      return false;
+    }
+  }
+  return true;
+}
+
+// A collection cursor remembers the key-version it was issued for, so that a cursor of a
+// deleted and re-created key starts over instead of resuming in another incarnation.
+std::optional<std::string> ResumeAfter(CommandContext& ctx, uint64_t cursor, const KeyMeta& meta) {
+  if (cursor == 0) return std::nullopt;
+  std::optional<std::string> pos = ctx.engine().cursors().Lookup(cursor);
+  if (!pos || pos->size() < 8 || DecodeFixed64BE(pos->data()) != meta.key_version) {
+    return std::nullopt;
+  }
+  return pos->substr(8);
+}
+
+Reply ScanReply(CommandContext& ctx, const KeyMeta& meta, const std::optional<std::string>& next,
+                std::vector<Reply> items) {
+  uint64_t id = 0;
+  if (next) {
+    std::string pos;
+    PutFixed64BE(&pos, meta.key_version);
+    pos += *next;
+    id = ctx.engine().cursors().Issue(std::move(pos));
+  }
+  return Reply::Array({Reply::Bulk(std::to_string(id)), Reply::Array(std::move(items))});
+}
+
+// The start of HSCAN and ZSCAN: cursor, key, type, options, in Redis's order of checks.
+bool BeginCollectionScan(CommandContext& ctx, KeyType type, KeyHandle* h, uint64_t* cursor,
+                         std::optional<std::string>* pattern, int64_t* count) {
+  if (!ParseScanCursor(ctx, 2, cursor)) return false;
+  bool exists = false;
+  if (!ctx.Load(ctx.arg(1), type, h, &exists)) return false;
+  if (!exists) {
+    ctx.reply = Reply::Array({Reply::Bulk("0"), Reply::Array()});
+    return false;
+  }
+  return ParseCollectionScanOptions(ctx, pattern, count);
+}
+
+}  // namespace
+
+void HscanCommand(CommandContext& ctx) {
+  KeyHandle h;
+  uint64_t cursor = 0;
+  std::optional<std::string> pattern;
+  int64_t count = 0;
+  if (!BeginCollectionScan(ctx, KeyType::kHash, &h, &cursor, &pattern, &count)) return;
+  std::vector<FieldValue> fields;
+  std::optional<std::string> next;
+  if (!ctx.Check(ctx.Hash(h.meta).Scan(ctx.txn(), h, ResumeAfter(ctx, cursor, h.meta),
+                                       static_cast<uint64_t>(count), &fields, &next))) {
+    return;
+  }
+  std::vector<Reply> items;
+  for (auto& [field, value] : fields) {
+    if (pattern && !GlobMatch(*pattern, field)) continue;
+    items.push_back(Reply::Bulk(std::move(field)));
+    items.push_back(Reply::Bulk(std::move(value)));
+  }
+  ctx.reply = ScanReply(ctx, h.meta, next, std::move(items));
+}
+
+void ZscanCommand(CommandContext& ctx) {
+  KeyHandle h;
+  uint64_t cursor = 0;
+  std::optional<std::string> pattern;
+  int64_t count = 0;
+  if (!BeginCollectionScan(ctx, KeyType::kZset, &h, &cursor, &pattern, &count)) return;
+  std::vector<ScoredMember> members;
+  std::optional<std::string> next;
+  if (!ctx.Check(ctx.Zset(h.meta).Scan(ctx.txn(), h, ResumeAfter(ctx, cursor, h.meta),
+                                       static_cast<uint64_t>(count), &members, &next))) {
+    return;
+  }
+  std::vector<Reply> items;
+  for (auto& m : members) {
+    if (pattern && !GlobMatch(*pattern, m.member)) continue;
+    items.push_back(Reply::Bulk(std::move(m.member)));
+    items.push_back(Reply::Bulk(FormatDouble(m.score)));
+  }
+  ctx.reply = ScanReply(ctx, h.meta, next, std::move(items));
 }
 
 }  // namespace kvlab

@@ -1,0 +1,83 @@
+#include "cli/common_flags.h"
+
+#include <cstdio>
+
+namespace kvlab {
+
+void StoreFlags::AddTo(CLI::App* app) {
+  app->add_option("--backend", backend, "Ordered KV backend")
+      ->check(CLI::IsMember({"memory", "rocksdb", "lmdb", "wiredtiger"}))
+      ->capture_default_str();
+  app->add_option("--dir", dir,
+                  "Store directory (default: a fresh temporary directory, removed at exit)");
+  app->add_flag("--sync", sync_writes, "Sync every write to disk");
+  app->add_option("--cache-mb", cache_mb, "Backend cache size in MiB")->capture_default_str();
+  app->add_flag("--no-reverse-scan", no_reverse_scan,
+                "Take away reverse scan, as on TiKV or OBKV (remote-store emulation)");
+  app->add_option("--rtt-us", rtt_us,
+                  "Add this round-trip delay to every KV call (remote-store emulation)")
+      ->capture_default_str();
+  app->add_option("--scan-page", scan_page_rows,
+                  "Rows per round trip of a scan, with --rtt-us (Camellia's kv.scan.batch)")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+}
+
+StoreSpec StoreFlags::ToSpec() const {
+  StoreSpec spec;
+  spec.backend = backend;
+  spec.options.dir = dir;
+  spec.options.sync_writes = sync_writes;
+  spec.options.cache_bytes = cache_mb << 20;
+  spec.no_reverse_scan = no_reverse_scan;
+  spec.remote_latency = rtt_us > 0;
+  spec.remote.round_trip = std::chrono::microseconds(rtt_us);
+  spec.remote.scan_page_rows = scan_page_rows;
+  return spec;
+}
+
+void EngineFlags::AddTo(CLI::App* app) {
+  app->add_option("--hash-encoding", hash_version,
+                  "Encode-version of new hashes (kv.hash.key.meta.version)")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  app->add_option("--zset-encoding", zset_version,
+                  "Encode-version of new zsets (kv.zset.key.meta.version)")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  app->add_option("--namespace-prefix", ns_prefix,
+                  "Bytes before the database number in every record's namespace");
+  app->add_flag("--md5-prefix", md5_prefix,
+                "Put md5(key)[0..8] before the key in every record (spreads keys)");
+  app->add_option("--config", config_file,
+                  "A config file of 'name value' lines (the CONFIG SET names)")
+      ->check(CLI::ExistingFile);
+}
+
+EngineOptions EngineFlags::ToOptions() const {
+  EngineOptions options;
+  options.hash_version = static_cast<uint8_t>(hash_version);
+  options.zset_version = static_cast<uint8_t>(zset_version);
+  options.keys.ns_prefix = ns_prefix;
+  options.keys.md5_prefix = md5_prefix;
+  return options;
+}
+
+Status EngineFlags::ApplyConfigFile(Engine* engine) const {
+  if (config_file.empty()) return Status::OK();
+  return engine->config().LoadFile(config_file);
+}
+
+std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags) {
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(flags.ToSpec(), &opened);
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
+    return nullptr;
+  }
+  std::fprintf(stderr, "kvlab: %s store in %s%s\n", opened->store()->name().c_str(),
+               opened->dir().c_str(), opened->temporary() ? " (temporary, removed at exit)" : "");
+  return opened;
+}
+
+}  // namespace kvlab

@@ -1,0 +1,48 @@
+// Command-line flags shared by the subcommands that open a store and run an engine:
+// --backend, --dir, the store options, the remote-store decorators, and the engine's options.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "backends/registry.h"
+#include "engine/engine.h"
+
+namespace kvlab {
+
+struct StoreFlags {
+  std::string backend = "memory";
+  std::string dir;
+  bool sync_writes = false;
+  uint64_t cache_mb = 64;
+  bool no_reverse_scan = false;
+  uint64_t rtt_us = 0;
+  uint32_t scan_page_rows = 100;
+
+  // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page.
+  void AddTo(CLI::App* app);
+  StoreSpec ToSpec() const;
+};
+
+struct EngineFlags {
+  int hash_version = 0;
+  int zset_version = 0;
+  std::string ns_prefix;
+  bool md5_prefix = false;
+  std::string config_file;
+
+  // Adds --hash-encoding, --zset-encoding, --namespace-prefix, --md5-prefix, --config.
+  void AddTo(CLI::App* app);
+  EngineOptions ToOptions() const;
+  // Applies --config FILE (redis.conf-style "name value" lines) to the engine.
+  Status ApplyConfigFile(Engine* engine) const;
+};
+
+// Opens the store of `flags` and reports where it lives on stderr ("kvlab: rocksdb store in
+// /tmp/kvlab-rocksdb-XXXX (temporary, removed at exit)"). On failure prints the error and
+// returns nullptr.
+std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags);
+
+}  // namespace kvlab

@@ -1,0 +1,10 @@
+#include "cli/subcommands.h"
+
+namespace kvlab {
+
+std::vector<SubcommandFactory> Subcommands() {
+  return {
+  };
+}
+
+}  // namespace kvlab
