@@ -152,8 +152,7 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   spec.handler(ctx);
   // An error reply writes nothing; otherwise the command's writes land as one atomic batch.
   if (!ctx.reply.is_error() && !txn.batch().empty()) {
-    Status s = counting.Write(txn.batch());
-    if (!s.ok()) ctx.reply = Reply::Error("ERR storage error: " + s.ToString());
+    ctx.Check(counting.Write(txn.batch()));
   }
 
   const OpCounts ops = counters.Snapshot();
