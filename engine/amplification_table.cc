@@ -1,0 +1,224 @@
+#include "engine/amplification_table.h"
+
+#include <cctype>
+#include <fstream>
+
+namespace kvlab {
+namespace {
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  const size_t b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// A recursive-descent evaluator: expr := term (('+'|'-') term)*; term := factor ('*' factor)*;
+// factor := integer | n | min(expr,expr) | max(expr,expr) | '(' expr ')'.
+class Evaluator {
+ public:
+  Evaluator(std::string text, int64_t n) : s_(std::move(text)), n_(n) {}
+  bool Evaluate(int64_t* out) {
+    if (!Expr(out)) return false;
+    Skip();
+    return pos_ == s_.size();
+  }
+
+ private:
+  void Skip() {
+    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
+  }
+  bool Eat(char c) {
+    Skip();
+    if (pos_ < s_.size() && s_[pos_] == c) return ++pos_, true;
+    return false;
+  }
+  bool Expr(int64_t* v) {
+    if (!Term(v)) return false;
+    while (true) {
+      int64_t rhs = 0;
+      if (Eat('+')) {
+        if (!Term(&rhs)) return false;
+        *v += rhs;
+      } else if (Eat('-')) {
+        if (!Term(&rhs)) return false;
+        *v -= rhs;
+      } else {
+        return true;
+      }
+    }
+  }
+  bool Term(int64_t* v) {
+    if (!Factor(v)) return false;
+    while (Eat('*')) {
+      int64_t rhs = 0;
+      if (!Factor(&rhs)) return false;
+      *v *= rhs;
+    }
+    return true;
+  }
+  bool Factor(int64_t* v) {
+    Skip();
+    if (Eat('(')) return Expr(v) && Eat(')');
+    if (s_.compare(pos_, 4, "min(") == 0 || s_.compare(pos_, 4, "max(") == 0) {
+      const bool is_min = s_[pos_ + 1] == 'i';
+      pos_ += 4;
+      int64_t a = 0, b = 0;
+      if (!Expr(&a) || !Eat(',') || !Expr(&b) || !Eat(')')) return false;
+      *v = is_min ? std::min(a, b) : std::max(a, b);
+      return true;
+    }
+    if (pos_ < s_.size() && s_[pos_] == 'n') {
+      ++pos_;
+      *v = n_;
+      return true;
+    }
+    if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+      *v = 0;
+      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+        *v = *v * 10 + (s_[pos_++] - '0');
+      }
+      return true;
+    }
+    return false;
+  }
+
+  std::string s_;
+  size_t pos_ = 0;
+  int64_t n_;
+};
+
+Status ParseEncoding(const std::string& text, AmplificationRow* row) {
+  std::string t = text;
+  const std::string no_reverse = "(no reverse scan)";
+  if (size_t p = t.find(no_reverse); p != std::string::npos) {
+    row->no_reverse_scan = true;
+    t = Trim(t.erase(p, no_reverse.size()));
+  }
+  if (t == "string") {
+    row->type = "string";
+    return Status::OK();
+  }
+  const size_t space = t.find(' ');
+  row->type = t.substr(0, space);
+  if ((row->type != "hash" && row->type != "zset") || space == std::string::npos) {
+    return Status::InvalidArgument("bad encoding '" + text + "'");
+  }
+  std::string versions = t.substr(space + 1);
+  size_t pos = 0;
+  while (pos < versions.size()) {
+    size_t comma = versions.find(',', pos);
+    if (comma == std::string::npos) comma = versions.size();
+    const std::string v = Trim(versions.substr(pos, comma - pos));
+    if (v.size() != 2 || v[0] != 'v' || !std::isdigit(static_cast<unsigned char>(v[1]))) {
+      return Status::InvalidArgument("bad version '" + v + "' in '" + text + "'");
+    }
+    row->versions.push_back(v[1] - '0');
+    pos = comma + 1;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status LoadAmplificationTable(const std::string& path, std::vector<AmplificationRow>* rows) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read " + path);
+  rows->clear();
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.starts_with("| `")) continue;
+    std::vector<std::string> cells;
+    size_t pos = 1;
+    while (pos < line.size()) {
+      const size_t bar = line.find('|', pos);
+      if (bar == std::string::npos) break;
+      cells.push_back(Trim(line.substr(pos, bar - pos)));
+      pos = bar + 1;
+    }
+    const std::string where = path + ":" + std::to_string(lineno) + ": ";
+    if (cells.size() != 4) return Status::InvalidArgument(where + "expected 4 cells");
+    AmplificationRow row;
+    row.line = lineno;
+    row.command = cells[0].substr(1, cells[0].size() - 2);
+    Status s = ParseEncoding(cells[1], &row);
+    if (!s.ok()) return Status::InvalidArgument(where + s.message());
+    const std::string& d = cells[2];
+    if (d == "empty") {
+      row.dataset = AmplificationRow::Dataset::kEmpty;
+    } else if (d == "string s") {
+      row.dataset = AmplificationRow::Dataset::kString;
+    } else if (d == "hash h of n fields") {
+      row.dataset = AmplificationRow::Dataset::kHash;
+    } else if (d == "zset z of n members") {
+      row.dataset = AmplificationRow::Dataset::kZset;
+    } else if (d == "zset z of n members, equal scores") {
+      row.dataset = AmplificationRow::Dataset::kZsetEqualScores;
+    } else {
+      return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
+    }
+    row.operations = cells[3];
+    std::map<std::string, int64_t> probe;
+    s = EvaluateOperations(row.operations, 10, &probe);
+    if (!s.ok()) return Status::InvalidArgument(where + s.message());
+    rows->push_back(std::move(row));
+  }
+  return Status::OK();
+}
+
+Status EvaluateOperations(const std::string& operations, int64_t n,
+                          std::map<std::string, int64_t>* counts) {
+  counts->clear();
+  if (operations == "none") return Status::OK();
+  size_t pos = 0;
+  while (pos < operations.size()) {
+    while (pos < operations.size() && operations[pos] == ' ') ++pos;
+    if (pos == operations.size()) break;
+    // A term ends at the next space that is not inside parentheses.
+    size_t end = pos;
+    int depth = 0;
+    while (end < operations.size() && (operations[end] != ' ' || depth > 0)) {
+      depth += operations[end] == '(' ? 1 : operations[end] == ')' ? -1 : 0;
+      ++end;
+    }
+    const std::string term = operations.substr(pos, end - pos);
+    const size_t eq = term.find('=');
+    if (eq == std::string::npos) return Status::InvalidArgument("'" + term + "' is not counter=expr");
+    int64_t value = 0;
+    if (!Evaluator(term.substr(eq + 1), n).Evaluate(&value)) {
+      return Status::InvalidArgument("cannot evaluate '" + term + "'");
+    }
+    (*counts)[term.substr(0, eq)] = value;
+    pos = end;
+  }
+  return Status::OK();
+}
+
+std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset dataset, int64_t n) {
+  std::vector<std::string> cmd;
+  switch (dataset) {
+    case AmplificationRow::Dataset::kEmpty:
+      return {};
+    case AmplificationRow::Dataset::kString:
+      return {{"SET", "s", "v"}};
+    case AmplificationRow::Dataset::kHash:
+      cmd = {"HSET", "h"};
+      for (int64_t i = 1; i <= n; ++i) {
+        cmd.push_back("f" + std::to_string(i));
+        cmd.push_back("v" + std::to_string(i));
+      }
+      return {cmd};
+    case AmplificationRow::Dataset::kZset:
+    case AmplificationRow::Dataset::kZsetEqualScores:
+      cmd = {"ZADD", "z"};
+      for (int64_t i = 1; i <= n; ++i) {
+        cmd.push_back(dataset == AmplificationRow::Dataset::kZset ? std::to_string(i) : "0");
+        cmd.push_back("m" + std::to_string(i));
+      }
+      return {cmd};
+  }
+  return {};
+}
+
+}  // namespace kvlab

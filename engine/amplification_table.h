@@ -1,0 +1,41 @@
+// The amplification table of docs/amplification.md, as data: per command and encoding, the KV
+// operations it issues as formulas of the collection size n. amplification_test checks the
+// engine against it; the workload drivers and the CI gate read it too.
+//
+// Table rows are markdown: | `COMMAND` | ENCODING | DATASET | OPERATIONS |
+//   ENCODING   "string", "hash v0, v1", "zset v0", "zset v0 (no reverse scan)"
+//   DATASET    "empty", "string s", "hash h of n fields", "zset z of n members",
+//              "zset z of n members, equal scores"
+//   OPERATIONS space-separated counter=expression; expressions are integers, n, + - *, and
+//              min(a,b) / max(a,b). Counters not named are 0; "none" names none.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/status.h"
+
+namespace kvlab {
+
+struct AmplificationRow {
+  int line = 0;
+  std::string command;        // a command line, redis-cli quoting
+  std::string type;           // "string", "hash" or "zset"
+  std::vector<int> versions;  // encode-versions the row holds for (empty for strings)
+  bool no_reverse_scan = false;
+  enum class Dataset { kEmpty, kString, kHash, kZset, kZsetEqualScores } dataset;
+  std::string operations;  // the formula text
+};
+
+Status LoadAmplificationTable(const std::string& path, std::vector<AmplificationRow>* rows);
+
+// Evaluates a row's formulas at collection size n: counter name -> count.
+Status EvaluateOperations(const std::string& operations, int64_t n,
+                          std::map<std::string, int64_t>* counts);
+
+// The commands that build a row's dataset at size n (run before the measured command).
+std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset dataset, int64_t n);
+
+}  // namespace kvlab
