@@ -184,7 +184,8 @@ Status EvaluateOperations(const std::string& operations, int64_t n,
     }
     const std::string term = operations.substr(pos, end - pos);
     const size_t eq = term.find('=');
-    if (eq == std::string::npos) return Status::InvalidArgument("'" + term + "' is not counter=expr");
+    if (eq == std::string::npos)
+      return Status::InvalidArgument("'" + term + "' is not counter=expr");
     int64_t value = 0;
     if (!Evaluator(term.substr(eq + 1), n).Evaluate(&value)) {
       return Status::InvalidArgument("cannot evaluate '" + term + "'");
@@ -195,7 +196,8 @@ Status EvaluateOperations(const std::string& operations, int64_t n,
   return Status::OK();
 }
 
-std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset dataset, int64_t n) {
+std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset dataset,
+                                                      int64_t n) {
   std::vector<std::string> cmd;
   switch (dataset) {
     case AmplificationRow::Dataset::kEmpty:

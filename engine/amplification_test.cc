@@ -36,8 +36,7 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
     for (int version : versions) {
       for (int64_t n : {3, 10, 50}) {
         SCOPED_TRACE("docs/amplification.md:" + std::to_string(row.line) + " `" + row.command +
-                     "` " + row.type + " v" + std::to_string(version) +
-                     " n=" + std::to_string(n));
+                     "` " + row.type + " v" + std::to_string(version) + " n=" + std::to_string(n));
         testing::EngineHarness& e = row.no_reverse_scan ? without_reverse : with_reverse;
         ASSERT_EQ(e.Run("FLUSHALL"), "OK");
         ASSERT_EQ(e.Run("SELECT 0"), "OK");
@@ -55,8 +54,8 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
         for (const auto& [name, value] : cost.kv.Fields()) {
           if (std::string_view(name).starts_with("bytes_")) continue;
           const int64_t want = expected.count(name) ? expected.at(name) : 0;
-          EXPECT_EQ(static_cast<int64_t>(value), want) << name << " (measured: "
-                                                        << cost.kv.Describe() << ")";
+          EXPECT_EQ(static_cast<int64_t>(value), want)
+              << name << " (measured: " << cost.kv.Describe() << ")";
         }
         for (const auto& [name, value] : expected) {
           bool known = false;

@@ -1,0 +1,233 @@
+// Engine behaviour beyond single replies (those are checked against Redis by corpus_test):
+// the runtime encoding switch, per-key serialization under threads, expiry, key-versions,
+// all-or-nothing commands, per-command accounting and storage errors.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "encodings/coding.h"
+#include "encodings/key_meta.h"
+#include "engine/engine_test_util.h"
+
+namespace kvlab {
+namespace {
+
+using testing::EngineHarness;
+
+// The stored key-meta of a key in database 0.
+KeyMeta StoredMeta(EngineHarness& e, const std::string& key) {
+  std::string bytes;
+  EXPECT_TRUE(e.store()->Get(e.engine().codec().MetaKey(0, key), &bytes).ok()) << key;
+  KeyMeta meta;
+  EXPECT_TRUE(KeyMeta::Decode(bytes, &meta).ok());
+  return meta;
+}
+
+size_t CountRecordsWithPrefix(KvStore* store, const std::string& prefix) {
+  size_t n = 0;
+  auto it = store->NewIterator();
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) ++n;
+  return n;
+}
+
+TEST(EngineSwitch, NewKeysTakeTheConfiguredVersionAndOldKeysKeepTheirs) {
+  EngineHarness e;
+  EXPECT_EQ(e.Run("CONFIG GET hash-encoding"), "[\"hash-encoding\", \"0\"]");
+  EXPECT_EQ(e.Run("HSET old a 1 b 2"), "(integer) 2");
+  EXPECT_EQ(e.Run("CONFIG SET kv.hash.key.meta.version 1"), "OK");
+  EXPECT_EQ(e.Run("CONFIG GET kv.hash.key.meta.version"), "[\"kv.hash.key.meta.version\", \"1\"]");
+  EXPECT_EQ(e.Run("HSET new a 1 b 2"), "(integer) 2");
+  EXPECT_EQ(StoredMeta(e, "old").encode_version, 0);
+  EXPECT_EQ(StoredMeta(e, "new").encode_version, 1);
+
+  // The old key still behaves as v0 (exact replies, count in the meta), the new one as v1.
+  EXPECT_EQ(e.Run("HSET old a 9 c 3"), "(integer) 1");
+  EXPECT_EQ(e.Run("HSET new a 9 c 3"), "(integer) 2");  // blind: pairs given
+  EXPECT_EQ(StoredMeta(e, "old").count, 3u);
+  EXPECT_EQ(e.Run("HLEN old"), "(integer) 3");
+  EXPECT_EQ(e.Run("HLEN new"), "(integer) 3");
+  EXPECT_EQ(e.Run("HDEL old a nope"), "(integer) 1");
+  EXPECT_EQ(e.Run("HDEL new a nope"), "(integer) 2");
+  EXPECT_EQ(e.Run("HGETALL old"), e.Run("HGETALL new"));
+
+  // Switching back changes nothing for either key; a re-created key takes the current version.
+  EXPECT_EQ(e.Run("CONFIG SET hash-encoding 0"), "OK");
+  EXPECT_EQ(e.Run("HSET new d 4"), "(integer) 1");
+  EXPECT_EQ(StoredMeta(e, "new").encode_version, 1);
+  EXPECT_EQ(e.Run("DEL new"), "(integer) 1");
+  EXPECT_EQ(e.Run("HSET new x 1"), "(integer) 1");
+  EXPECT_EQ(StoredMeta(e, "new").encode_version, 0);
+}
+
+TEST(EngineSwitch, RejectsVersionsItCannotRun) {
+  EngineHarness e;
+  for (const char* v : {"-1", "4", "x"}) {
+    EXPECT_TRUE(
+        e.Run(std::string("CONFIG SET hash-encoding ") + v)
+            .starts_with(
+                "(error) ERR CONFIG SET failed (possibly related to argument 'hash-encoding') - "));
+  }
+  EXPECT_EQ(e.Run("CONFIG SET databases 4"),
+            "(error) ERR CONFIG SET failed (possibly related to argument 'databases') - can't set "
+            "immutable config");
+  // Both or neither: a bad second pair leaves the first unapplied.
+  EXPECT_TRUE(e.Run("CONFIG SET hash-encoding 1 zset-encoding 9").starts_with("(error)"));
+  EXPECT_EQ(e.Run("CONFIG GET hash-encoding"), "[\"hash-encoding\", \"0\"]");
+}
+
+struct ConcurrencyParam {
+  std::string backend;
+  int hash_version;
+};
+
+class EngineConcurrencyTest : public ::testing::TestWithParam<ConcurrencyParam> {};
+
+// 8 threads write the same keys at once; per-key serialization keeps counts and read-modify-write
+// results exact.
+TEST_P(EngineConcurrencyTest, SharedKeysEndEqualToTheModel) {
+  EngineOptions options;
+  options.hash_version = static_cast<uint8_t>(GetParam().hash_version);
+  EngineHarness e(GetParam().backend, options);
+  constexpr int kThreads = 8, kOps = 300;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Session session;
+      auto run = [&](std::vector<std::string> argv) {
+        Reply r = e.engine().Execute(session, argv);
+        ASSERT_FALSE(r.is_error()) << r.Describe();
+      };
+      for (int i = 0; i < kOps; ++i) {
+        const std::string id = std::to_string(t) + "-" + std::to_string(i);
+        run({"HSET", "h", "f" + id, "v"});
+        if (i % 2 == 1) run({"HDEL", "h", "f" + std::to_string(t) + "-" + std::to_string(i - 1)});
+        run({"HINCRBY", "counters", "hits", "1"});
+        run({"ZADD", "z", std::to_string(i), "m" + id});
+        if (i % 3 == 0) run({"ZREM", "z", "m" + id});
+        run({"ZINCRBY", "z", "1", "hot"});
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  // Each thread leaves its odd fields (kOps/2) and the members not divisible by 3.
+  EXPECT_EQ(e.Run("HLEN h"), "(integer) " + std::to_string(kThreads * kOps / 2));
+  EXPECT_EQ(e.Run("HGET counters hits"), "\"" + std::to_string(kThreads * kOps) + "\"");
+  EXPECT_EQ(e.Run("ZCARD z"), "(integer) " + std::to_string(kThreads * (kOps - kOps / 3) + 1));
+  EXPECT_EQ(e.Run("ZSCORE z hot"), "\"" + std::to_string(kThreads * kOps) + "\"");
+  if (GetParam().hash_version == 0) {
+    EXPECT_EQ(StoredMeta(e, "h").count, kThreads * kOps / 2u);
+  }
+  // The score index holds exactly one entry per member: no stale entry survived the races.
+  const KeyMeta z = StoredMeta(e, "z");
+  EXPECT_EQ(CountRecordsWithPrefix(e.store(), e.engine().codec().SubKeyPrefix(SubKeyTag::kScore, 0,
+                                                                              "z", z.key_version)),
+            z.count);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, EngineConcurrencyTest,
+    ::testing::Values(ConcurrencyParam{"memory", 0}, ConcurrencyParam{"memory", 1},
+                      ConcurrencyParam{"rocksdb", 0}, ConcurrencyParam{"lmdb", 1},
+                      ConcurrencyParam{"wiredtiger", 0}),
+    [](const auto& info) {
+      return info.param.backend + "_hash" + std::to_string(info.param.hash_version);
+    });
+
+TEST(EngineExpiry, ExpiredKeysAreAbsentToEveryCommand) {
+  EngineHarness e;
+  EXPECT_EQ(e.Run("HSET h a 1 b 2"), "(integer) 2");
+  EXPECT_EQ(e.Run("PEXPIRE h 100"), "(integer) 1");
+  e.clock().AdvanceMillis(100);
+  EXPECT_EQ(e.Run("HLEN h"), "(integer) 2");  // expired only once time is past it
+  e.clock().AdvanceMillis(1);
+  EXPECT_EQ(e.Run("HLEN h"), "(integer) 0");
+  EXPECT_EQ(e.Run("EXISTS h"), "(integer) 0");
+  EXPECT_EQ(e.Run("TTL h"), "(integer) -2");
+  EXPECT_EQ(e.Run("KEYS *"), "[]");
+  EXPECT_EQ(e.Run("DBSIZE"), "(integer) 0");
+  EXPECT_EQ(e.Run("SET h s"), "OK");  // a new key over the expired one
+  EXPECT_EQ(e.Run("TYPE h"), "string");
+  EXPECT_EQ(e.Run("DEL h"), "(integer) 1");
+  EXPECT_EQ(e.Run("HSET h c 3"), "(integer) 1");
+  EXPECT_EQ(e.Run("HGETALL h"), "[\"c\", \"3\"]");  // the expired incarnation's fields are gone
+}
+
+TEST(EngineKeyVersions, RecreatedKeysNeverSeeOldSubKeysEvenWithAStoppedClock) {
+  EngineHarness e;  // the manual clock does not move during this test
+  std::set<uint64_t> versions;
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(e.Run("HSET h f" + std::to_string(i) + " v"), "(integer) 1");
+    EXPECT_EQ(e.Run("HLEN h"), "(integer) 1");
+    EXPECT_TRUE(versions.insert(StoredMeta(e, "h").key_version).second);
+    EXPECT_EQ(e.Run("DEL h"), "(integer) 1");
+  }
+  EXPECT_EQ(*versions.begin() >> KeyVersionGenerator::kCounterBits,
+            static_cast<uint64_t>(e.clock().NowMicros()));
+}
+
+TEST(EngineAtomicity, AnErrorReplyWritesNothing) {
+  EngineHarness e;
+  EXPECT_EQ(e.Run("ZADD z inf m"), "(integer) 1");
+  CommandCost cost;
+  EXPECT_EQ(e.Exec("ZADD z INCR -inf m", &cost).Describe(),
+            "(error) ERR resulting score is not a number (NaN)");
+  EXPECT_EQ(cost.kv.batches, 0u);
+  EXPECT_EQ(e.Run("ZSCORE z m"), "\"inf\"");
+  EXPECT_EQ(e.Run("HSET h n 9223372036854775807"), "(integer) 1");
+  EXPECT_EQ(e.Exec("HINCRBY h n 1", &cost).Describe(),
+            "(error) ERR increment or decrement would overflow");
+  EXPECT_EQ(cost.kv.batches, 0u);
+}
+
+TEST(EngineAccounting, EachCommandGetsItsOwnCountsUnderThreads) {
+  EngineHarness e;
+  EXPECT_EQ(e.Run("SET k v"), "OK");
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    Session s;
+    while (!stop) e.engine().Execute(s, {"HSET", "busy", "f", "v"});
+  });
+  for (int i = 0; i < 2000; ++i) {
+    CommandCost cost;
+    ASSERT_EQ(e.Exec("GET k", &cost).Describe(), "\"v\"");
+    ASSERT_EQ(cost.kv.Describe(), "1 gets");
+  }
+  stop = true;
+  writer.join();
+}
+
+TEST(EngineErrors, ACorruptKeyMetaIsAClearErrorNotACrash) {
+  EngineHarness e;
+  ASSERT_TRUE(e.store()->Put(e.engine().codec().MetaKey(0, "bad"), "\x07\x09junk").ok());
+  EXPECT_EQ(e.Run("GET bad"),
+            "(error) ERR storage error: Corruption: key 'bad': key-meta of 6 bytes is too short");
+  EXPECT_EQ(e.Run("GET other"), "(nil)");
+}
+
+TEST(EngineErrors, KeysBeyondTheBackendLimitFailAndWriteNothing) {
+  EngineHarness e("lmdb");
+  const std::string key(600, 'k');
+  EXPECT_EQ(e.Run("HSET " + key + " f v"),
+            "(error) ERR lmdb: key of 616 bytes exceeds the limit of 511");
+  EXPECT_EQ(e.Run("EXISTS " + key), "(integer) 0");
+  EXPECT_EQ(e.Run("DBSIZE"), "(integer) 0");
+}
+
+TEST(EngineOptions, NamespacePrefixSeparatesDatabasesAndEngines) {
+  EngineOptions a_options, b_options;
+  a_options.keys.ns_prefix = "a";
+  b_options.keys.ns_prefix = "b";
+  EngineHarness e("memory", a_options);
+  Engine other(e.store(), b_options);
+  Session s;
+  EXPECT_EQ(e.Run("SET k 1"), "OK");
+  EXPECT_EQ(other.Execute(s, {"GET", "k"}).Describe(), "(nil)");
+  EXPECT_EQ(other.Execute(s, {"SET", "k", "2"}).Describe(), "OK");
+  EXPECT_EQ(e.Run("GET k"), "\"1\"");
+  EXPECT_EQ(e.Run("FLUSHALL"), "OK");
+  EXPECT_EQ(other.Execute(s, {"GET", "k"}).Describe(), "\"2\"");
+}
+
+}  // namespace
+}  // namespace kvlab
