@@ -14,6 +14,12 @@ void KeyCodec::AppendHashtag(std::string* out, std::string_view key) const {
   if (options_.md5_prefix) out->append(Md5Hex(key), 0, kHashtagBytes);
 }
 
+std::string KeyCodec::Namespace(uint8_t db) const {
+  std::string out;
+  AppendNamespace(&out, db);
+  return out;
+}
+
 std::string KeyCodec::MetaPrefix(uint8_t db) const {
   std::string out = "m#";
   AppendNamespace(&out, db);

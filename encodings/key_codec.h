@@ -44,6 +44,8 @@ class KeyCodec {
   explicit KeyCodec(KeyCodecOptions options) : options_(std::move(options)) {}
   const KeyCodecOptions& options() const { return options_; }
 
+  // ns_prefix | db: the namespace of a database (also the Redis tier's, after "c#").
+  std::string Namespace(uint8_t db) const;
   std::string MetaKey(uint8_t db, std::string_view key) const;
   // "m#" | namespace: every key-meta of the database starts with it.
   std::string MetaPrefix(uint8_t db) const;

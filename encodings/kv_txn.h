@@ -10,6 +10,7 @@
 // between its reads and its commit.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "encodings/key_codec.h"
 #include "encodings/key_meta.h"
 #include "encodings/key_version.h"
+#include "redis/tier.h"
 
 namespace kvlab {
 
@@ -35,13 +37,14 @@ class KvTxn {
  public:
   // REQUIRES: every pointer outlives the transaction.
   KvTxn(KvStore* kv, const KeyCodec* codec, KeyVersionGenerator* versions, uint8_t db,
-        int64_t now_ms)
+        int64_t now_ms, RedisTier* tier = nullptr)
       : kv_(kv),
         caps_(kv->capabilities()),
         codec_(codec),
         versions_(versions),
         db_(db),
-        now_ms_(now_ms) {}
+        now_ms_(now_ms),
+        tier_(tier) {}
 
   KvStore& kv() { return *kv_; }
   const Capabilities& capabilities() const { return caps_; }
@@ -72,6 +75,20 @@ class KvTxn {
     handle->is_new = false;
   }
 
+  // The Redis tier, or nullptr when the engine has none. Its calls are counted in
+  // tier_counts(), per command.
+  RedisTier* tier() const { return tier_; }
+  TierCounts& tier_counts() { return tier_counts_; }
+  // The Redis-tier key prefix of the key's current incarnation: "c#" ns "{" key "}" version.
+  std::string TierPrefix(const KeyHandle& handle) const {
+    return TierKeyPrefix(codec_->Namespace(db_), handle.key, handle.meta.key_version);
+  }
+
+  // Runs `step` after the command's batch has committed (Redis-tier writes that must follow
+  // the KV commit). A failing step turns the reply into its error; later steps still run.
+  void AfterCommit(std::function<Status()> step) { after_commit_.push_back(std::move(step)); }
+  std::vector<std::function<Status()>>& after_commit() { return after_commit_; }
+
   // The prefix of the key's sub-keys of one kind, for its current incarnation.
   std::string SubKeyPrefix(SubKeyTag tag, const KeyHandle& handle) const {
     return codec_->SubKeyPrefix(tag, db_, handle.key, handle.meta.key_version);
@@ -84,6 +101,9 @@ class KvTxn {
   KeyVersionGenerator* versions_;
   const uint8_t db_;
   const int64_t now_ms_;
+  RedisTier* tier_;
+  TierCounts tier_counts_;
+  std::vector<std::function<Status()>> after_commit_;
   WriteBatch batch_;
   // The meta this command wrote for key, if any: *written is false when it wrote none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;

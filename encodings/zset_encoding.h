@@ -128,6 +128,14 @@ class ZsetEncoding {
   // ZPOPMIN / ZPOPMAX: removes and returns up to `count` members from the low (or high) end.
   virtual Status Pop(KvTxn& txn, KeyHandle* h, uint64_t count, bool max,
                      std::vector<ScoredMember>* out) = 0;
+
+  // Keyspace hooks, for versions that keep data outside KV (v3's store). `h.meta` is the new
+  // meta (OnExpire: its expire-time changed; the old one is old_expire_ms) or the deleted one
+  // (OnDelete: DEL, UNLINK, FLUSHDB aside, an expiry set in the past).
+  virtual Status OnExpire(KvTxn& txn, const KeyHandle& h, int64_t old_expire_ms) {
+    return Status::OK();
+  }
+  virtual Status OnDelete(KvTxn& txn, const KeyHandle& h) { return Status::OK(); }
 };
 
 // Redis's rank clamping: turns (start, stop) into 0-based inclusive [first, last] over a zset of
@@ -136,5 +144,7 @@ bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first,
 
 // v0: s# + k# in KV, count in the meta.
 std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding();
+// v1, v2 and v3: the Redis-tier versions (zset_tiered.cc).
+std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version);
 
 }  // namespace kvlab

@@ -20,6 +20,7 @@
 #include "encodings/kv_reads.h"
 #include "encodings/score_codec.h"
 #include "encodings/zset_encoding.h"
+#include "encodings/zset_memory.h"
 
 namespace kvlab {
 namespace {
@@ -31,48 +32,20 @@ class IndexedZset final : public ZsetEncoding {
   Status Add(KvTxn& txn, KeyHandle* h, const ZAddFlags& flags,
              const std::vector<ScoredMember>& elems, ZAddResult* result) override {
     const Keys keys(txn, *h);
-    // The members' scores before the command, then as each element changes them.
-    std::vector<std::string_view> distinct;
-    std::unordered_map<std::string_view, size_t> index;
-    for (const auto& e : elems) {
-      if (index.emplace(e.member, distinct.size()).second) distinct.push_back(e.member);
-    }
+    const std::vector<std::string_view> distinct = DistinctMembers(elems);
     std::vector<std::optional<double>> before(distinct.size());
     if (!h->is_new) KVLAB_RETURN_IF_ERROR(ReadScores(txn, keys, distinct, &before));
-    std::vector<std::optional<double>> now = before;
-
-    *result = ZAddResult();
-    for (const auto& e : elems) {
-      std::optional<double>& cur = now[index.at(e.member)];
-      if (cur) {
-        if (flags.nx) continue;
-        double score = flags.incr ? *cur + e.score : e.score;
-        if (std::isnan(score))
-          return Status::InvalidArgument("resulting score is not a number (NaN)");
-        if ((flags.lt && score >= *cur) || (flags.gt && score <= *cur)) continue;
-        if (score == 0) score = 0.0;  // never store -0
-        if (flags.incr) result->incr_score = score;
-        if (score != *cur) {
-          cur = score;
-          ++result->updated;
-        }
-      } else {
-        if (flags.xx) continue;
-        cur = e.score == 0 ? 0.0 : e.score;
-        if (flags.incr) result->incr_score = *cur;
-        ++result->added;
-      }
-    }
-
-    std::string sub_key;
-    for (size_t i = 0; i < distinct.size(); ++i) {
-      if (now[i] == before[i]) continue;
-      if (before[i]) txn.batch().Delete(keys.ScoreKey(*before[i], distinct[i]));
-      txn.batch().Put(keys.ScoreKey(*now[i], distinct[i]), "");
-      sub_key.assign(keys.member).append(distinct[i]);
-      std::string score_bytes;
-      PutScore(&score_bytes, *now[i]);
-      txn.batch().Put(sub_key, score_bytes);
+    ZAddPlan plan;
+    KVLAB_RETURN_IF_ERROR(ApplyZAdd(flags, elems, std::move(before), &plan));
+    *result = plan.result;
+    std::string score_bytes;
+    for (size_t i : plan.Changed()) {
+      const std::string_view member = plan.members[i];
+      if (plan.before[i]) txn.batch().Delete(keys.ScoreKey(*plan.before[i], member));
+      txn.batch().Put(keys.ScoreKey(*plan.after[i], member), "");
+      score_bytes.clear();
+      PutScore(&score_bytes, *plan.after[i]);
+      txn.batch().Put(keys.member + std::string(member), score_bytes);
     }
     // No new member: the count is unchanged, and a new key stays absent (ZADD XX).
     if (result->added == 0) return Status::OK();

@@ -39,6 +39,9 @@ Engine::Engine(KvStore* store, EngineOptions options)
     : store_(store),
       options_(std::move(options)),
       clock_(options_.clock != nullptr ? options_.clock : &system_clock_),
+      own_tier_(options_.tier == nullptr ? std::make_unique<RedisTier>(options_.tier_options)
+                                         : nullptr),
+      tier_(options_.tier != nullptr ? options_.tier : own_tier_.get()),
       codec_(options_.keys),
       versions_(clock_),
       commands_(CommandTable::Get()),
@@ -48,7 +51,10 @@ Engine::Engine(KvStore* store, EngineOptions options)
       stats_(new CommandStats[commands_.all().size()]) {
   hash_encodings_[0] = NewCountedHashEncoding(0);
   hash_encodings_[1] = NewBlindHashEncoding(1);
+  hash_encodings_[2] = NewCachedHashEncoding(NewCountedHashEncoding(2), 2, false);
+  hash_encodings_[3] = NewCachedHashEncoding(NewBlindHashEncoding(3), 3, true);
   zset_encodings_[0] = NewIndexedZsetEncoding();
+  for (uint8_t v = 1; v <= 3; ++v) zset_encodings_[v] = NewTieredZsetEncoding(v);
   RegisterConfig();
 }
 
@@ -56,12 +62,25 @@ Engine::~Engine() = default;
 
 const CommandTable& Engine::commands() const { return commands_; }
 
+void CommandStats::AddTier(const TierCounts& t) {
+  if (t.round_trips == 0 && t.degraded == 0) return;
+  tier_round_trips.fetch_add(t.round_trips, std::memory_order_relaxed);
+  tier_commands.fetch_add(t.commands, std::memory_order_relaxed);
+  cache_hits.fetch_add(t.cache_hits, std::memory_order_relaxed);
+  cache_misses.fetch_add(t.cache_misses, std::memory_order_relaxed);
+  cache_degraded.fetch_add(t.degraded, std::memory_order_relaxed);
+}
+
 void Engine::ResetStats() {
   for (size_t i = 0; i < commands_.all().size(); ++i) {
     stats_[i].calls.store(0);
     stats_[i].failed_calls.store(0);
     stats_[i].micros.store(0);
     stats_[i].kv.Reset();
+    for (auto* c : {&stats_[i].tier_round_trips, &stats_[i].tier_commands, &stats_[i].cache_hits,
+                    &stats_[i].cache_misses, &stats_[i].cache_degraded}) {
+      c->store(0);
+    }
   }
 }
 
@@ -100,6 +119,33 @@ void Engine::RegisterConfig() {
                 [this](uint8_t v) { return hash_encoding(v) != nullptr; });
   version_param("kv.zset.key.meta.version", "zset-encoding", &zset_version_,
                 [this](uint8_t v) { return zset_encoding(v) != nullptr; });
+
+  // The Redis tier's TTLs and the key-meta cache, under Camellia's names.
+  auto millis_param = [this](const char* name, std::atomic<int64_t>* target) {
+    EngineConfig::Param p;
+    p.name = name;
+    p.get = [target] { return std::to_string(target->load()); };
+    p.validate = IntegerValidator(1, INT64_MAX / 2);
+    p.apply = [target](std::string_view v) { target->store(std::stoll(std::string(v))); };
+    config_.Add(std::move(p));
+  };
+  millis_param("kv.cache.hget.cache.millis", &tier_->hget_ttl_ms);
+  millis_param("kv.cache.hgetall.cache.millis", &tier_->hgetall_ttl_ms);
+  millis_param("kv.cache.zset.member.cache.millis", &tier_->zset_member_ttl_ms);
+  millis_param("kv.cache.zset.range.cache.millis", &tier_->zset_range_ttl_ms);
+  millis_param("kv.key.meta.cache.millis", &tier_->meta_cache_ttl_ms);
+  {
+    EngineConfig::Param p;
+    p.name = "kv.key.meta.cache.enable";
+    p.get = [this] { return tier_->meta_cache.load() ? "true" : "false"; };
+    p.validate = [](std::string_view v) {
+      return v == "true" || v == "false" || v == "yes" || v == "no"
+                 ? Status::OK()
+                 : Status::InvalidArgument("argument must be 'yes', 'no', 'true' or 'false'");
+    };
+    p.apply = [this](std::string_view v) { tier_->meta_cache.store(v == "true" || v == "yes"); };
+    config_.Add(std::move(p));
+  }
 
   auto fixed = [this](const char* name, std::string value) {
     EngineConfig::Param p;
@@ -147,17 +193,22 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   PhysicalCounters physical_before;
   if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
 
-  KvTxn txn(&counting, &codec_, &versions_, session.db, clock_->NowMillis());
+  KvTxn txn(&counting, &codec_, &versions_, session.db, clock_->NowMillis(), tier_);
   CommandContext ctx(this, &session, &argv, &txn);
   spec.handler(ctx);
-  // An error reply writes nothing; otherwise the command's writes land as one atomic batch.
-  if (!ctx.reply.is_error() && !txn.batch().empty()) {
-    ctx.Check(counting.Write(txn.batch()));
+  // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
+  // and then its Redis-tier writes that must follow the KV commit.
+  if (!ctx.reply.is_error()) {
+    if (!txn.batch().empty()) ctx.Check(counting.Write(txn.batch()));
+    if (!ctx.reply.is_error()) {
+      for (auto& step : txn.after_commit()) ctx.Check(step());
+    }
   }
 
   const OpCounts ops = counters.Snapshot();
   if (cost != nullptr) {
     cost->kv = ops;
+    cost->tier = txn.tier_counts();
     if (cost->want_physical) {
       cost->physical = SubtractPhysical(store_->ReadPhysicalCounters(), physical_before);
     }
@@ -166,6 +217,7 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   stats.calls.fetch_add(1, std::memory_order_relaxed);
   if (ctx.reply.is_error()) stats.failed_calls.fetch_add(1, std::memory_order_relaxed);
   stats.kv.Add(ops);
+  stats.AddTier(txn.tier_counts());
   total_kv_.Add(ops);
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - start)

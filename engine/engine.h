@@ -30,6 +30,7 @@
 #include "engine/key_locks.h"
 #include "engine/key_scan.h"
 #include "redis/reply.h"
+#include "redis/tier.h"
 
 namespace kvlab {
 
@@ -46,6 +47,11 @@ struct EngineOptions {
   // Defaults to the system clock. REQUIRES: outlives the engine.
   const Clock* clock = nullptr;
   size_t lock_stripes = 4096;
+  // The Redis tier of hash v2/v3 and zset v1-v3. When null, the engine makes its own from
+  // tier_options (private redis-servers, started only if a tier version is used).
+  // REQUIRES: outlives the engine.
+  RedisTier* tier = nullptr;
+  RedisTierOptions tier_options;
 };
 
 // One client's state across commands (a connection, a workload thread).
@@ -57,6 +63,7 @@ struct Session {
 // What one command cost.
 struct CommandCost {
   OpCounts kv;
+  TierCounts tier;  // Redis-tier round trips, commands, cache hits and misses
   // Physical counters of the backend over the command (only when want_physical is set before
   // Execute; RocksDB's are exact per command, the others store-wide).
   bool want_physical = false;
@@ -69,6 +76,12 @@ struct CommandStats {
   std::atomic<uint64_t> failed_calls{0};  // replied with an error
   std::atomic<uint64_t> micros{0};
   OpCounters kv;
+  std::atomic<uint64_t> tier_round_trips{0};
+  std::atomic<uint64_t> tier_commands{0};
+  std::atomic<uint64_t> cache_hits{0};
+  std::atomic<uint64_t> cache_misses{0};
+  std::atomic<uint64_t> cache_degraded{0};
+  void AddTier(const TierCounts& t);
 };
 
 class Engine {
@@ -93,6 +106,7 @@ class Engine {
   const CommandTable& commands() const;
   const CommandStats& stats(size_t command_index) const { return stats_[command_index]; }
   KvStore* store() const { return store_; }
+  RedisTier* tier() const { return tier_; }
   const KeyCodec& codec() const { return codec_; }
   const Clock& clock() const { return *clock_; }
   int databases() const { return options_.databases; }
@@ -114,6 +128,8 @@ class Engine {
   const EngineOptions options_;
   SystemClock system_clock_;
   const Clock* clock_;
+  std::unique_ptr<RedisTier> own_tier_;
+  RedisTier* tier_;
   const KeyCodec codec_;
   KeyVersionGenerator versions_;
   const CommandTable& commands_;

@@ -22,6 +22,21 @@ std::vector<std::string_view> KeyArgs(CommandContext& ctx, size_t first) {
                                        ctx.argv().end());
 }
 
+// Lets the encoding of a key that keeps data outside KV (zset v3's store) follow a deletion or
+// an expiry change. Returns false after setting an error reply.
+bool NotifyDelete(CommandContext& ctx, std::string_view key, const KeyMeta& meta) {
+  if (meta.type != KeyType::kZset) return true;
+  const KeyHandle h{key, meta, false};
+  return ctx.Check(ctx.Zset(meta).OnDelete(ctx.txn(), h));
+}
+
+bool NotifyExpire(CommandContext& ctx, std::string_view key, const KeyMeta& meta,
+                  int64_t old_expire_ms) {
+  if (meta.type != KeyType::kZset) return true;
+  const KeyHandle h{key, meta, false};
+  return ctx.Check(ctx.Zset(meta).OnExpire(ctx.txn(), h, old_expire_ms));
+}
+
 void DeleteKeys(CommandContext& ctx) {
   const auto keys = KeyArgs(ctx, 1);
   std::vector<std::optional<KeyMeta>> metas;
@@ -30,6 +45,7 @@ void DeleteKeys(CommandContext& ctx) {
   int64_t n = 0;
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!metas[i] || !deleted.insert(keys[i]).second) continue;
+    if (!NotifyDelete(ctx, keys[i], *metas[i])) return;
     ctx.txn().DeleteMeta(keys[i]);
     ++n;
   }
@@ -91,9 +107,12 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, TimeUnit unit) {
     return;
   }
   if (when <= ctx.txn().now_ms()) {
+    if (!NotifyDelete(ctx, ctx.arg(1), meta)) return;
     ctx.txn().DeleteMeta(ctx.arg(1));  // already expired: the key goes now
   } else {
+    const int64_t old_expire = meta.expire_ms;
     meta.expire_ms = when;
+    if (!NotifyExpire(ctx, ctx.arg(1), meta, old_expire)) return;
     ctx.txn().PutMeta(ctx.arg(1), meta);
   }
   ctx.reply = Reply::Integer(1);
@@ -128,6 +147,13 @@ void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
     }
     for (const std::string& p : prefixes) {
       if (!ctx.Check(ctx.txn().kv().DeleteRange(p, PrefixSuccessor(p)))) return;
+    }
+    // The Redis tier's entries of the database: the store's must go (they are data), the
+    // cache's are made unreachable by new key-versions anyway but are reclaimed too.
+    if (RedisTier* tier = ctx.txn().tier()) {
+      if (!ctx.Check(tier->DropNamespace("c#" + codec.Namespace(d), &ctx.txn().tier_counts()))) {
+        return;
+      }
     }
   }
   ctx.reply = Reply::Ok();
@@ -184,7 +210,9 @@ void PersistCommand(CommandContext& ctx) {
     ctx.reply = Reply::Integer(0);
     return;
   }
+  const int64_t old_expire = meta.expire_ms;
   meta.expire_ms = KeyMeta::kNoExpire;
+  if (!NotifyExpire(ctx, ctx.arg(1), meta, old_expire)) return;
   ctx.txn().PutMeta(ctx.arg(1), meta);
   ctx.reply = Reply::Integer(1);
 }

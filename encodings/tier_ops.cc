@@ -1,0 +1,66 @@
+#include "encodings/tier_ops.h"
+
+namespace kvlab {
+namespace {
+
+// KEYS[1] is the key; ARGV[1] the command; ARGV[2..] its arguments after the key. The result
+// is boxed in a one-element array (empty when the command returned nil), so that "the key is
+// absent" (a nil reply) stays distinct from a nil result.
+constexpr const char* kIfExistsScript =
+    "if redis.call('EXISTS', KEYS[1]) == 1 then "
+    "return {redis.call(ARGV[1], KEYS[1], unpack(ARGV, 2))} end "
+    "return false";
+
+}  // namespace
+
+std::vector<std::string> IfExists(std::string_view command, const std::string& key,
+                                  const std::vector<std::string>& args) {
+  std::vector<std::string> out = {"EVAL", kIfExistsScript, "1", key, std::string(command)};
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
+bool CacheRead(KvTxn& txn, const std::string& prefix,
+               const std::vector<std::vector<std::string>>& commands, std::vector<Reply>* replies) {
+  RedisTier* tier = txn.tier();
+  if (tier == nullptr || !tier->CacheUsable(prefix, &txn.tier_counts())) return false;
+  if (!tier->Pipeline(TierRole::kCache, commands, replies, &txn.tier_counts()).ok()) {
+    ++txn.tier_counts().degraded;
+    return false;
+  }
+  for (const Reply& r : *replies) {
+    if (r.is_error()) {
+      ++txn.tier_counts().degraded;
+      return false;
+    }
+  }
+  return true;
+}
+
+void CacheWriteNow(KvTxn& txn, const std::string& prefix,
+                   const std::vector<std::vector<std::string>>& commands,
+                   const std::vector<std::string>& touched_keys) {
+  RedisTier* tier = txn.tier();
+  if (tier == nullptr || commands.empty()) return;
+  if (tier->CacheUsable(prefix, &txn.tier_counts())) {
+    std::vector<Reply> replies;
+    bool ok = tier->Pipeline(TierRole::kCache, commands, &replies, &txn.tier_counts()).ok();
+    for (const Reply& r : replies) ok = ok && !r.is_error();
+    if (ok) return;
+    ++txn.tier_counts().degraded;
+  }
+  tier->MarkDirty(prefix, touched_keys);
+}
+
+void CacheWriteAfterCommit(KvTxn& txn, const std::string& prefix,
+                           std::vector<std::vector<std::string>> commands,
+                           std::vector<std::string> touched_keys) {
+  if (txn.tier() == nullptr || commands.empty()) return;
+  txn.AfterCommit([&txn, prefix, commands = std::move(commands),
+                   touched_keys = std::move(touched_keys)] {
+    CacheWriteNow(txn, prefix, commands, touched_keys);
+    return Status::OK();
+  });
+}
+
+}  // namespace kvlab

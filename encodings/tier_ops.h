@@ -1,0 +1,40 @@
+// Building blocks the Redis-tier encodings share: conditional commands and cached-read
+// bookkeeping, so that every version talks to Redis the same way and pays the same round trips.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "encodings/kv_txn.h"
+
+namespace kvlab {
+
+// Redis's Lua stack allows ~8000 unpacked arguments; chunk larger argument lists below this.
+inline constexpr size_t kMaxLuaArgs = 4000;
+
+// A command that runs `command key args...` only when `key` exists, atomically (one EVAL).
+// Replies nil when the key does not exist, otherwise an array holding the command's reply
+// (empty when that reply was nil). Used for "update only the entries that already exist" and
+// for "read the cached collection if it is there".
+std::vector<std::string> IfExists(std::string_view command, const std::string& key,
+                                  const std::vector<std::string>& args);
+
+// Runs the commands on the cache and returns true with their replies, or false after counting
+// a degraded operation (the cache is unusable for `prefix`, or failed). A failure to read never
+// makes the cache dirty.
+bool CacheRead(KvTxn& txn, const std::string& prefix,
+               const std::vector<std::vector<std::string>>& commands, std::vector<Reply>* replies);
+
+// Sends cache writes for `prefix` after the command commits. When the cache is unusable or the
+// write fails, the keys it meant to update become dirty (see RedisTier). Never fails the command.
+void CacheWriteAfterCommit(KvTxn& txn, const std::string& prefix,
+                           std::vector<std::vector<std::string>> commands,
+                           std::vector<std::string> touched_keys);
+
+// Same, sent now (a refill on the read path, under the key's lock).
+void CacheWriteNow(KvTxn& txn, const std::string& prefix,
+                   const std::vector<std::vector<std::string>>& commands,
+                   const std::vector<std::string>& touched_keys);
+
+}  // namespace kvlab

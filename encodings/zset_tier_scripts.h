@@ -1,0 +1,67 @@
+// Lua scripts for the zsets of refs (zset v2 and v3). A zset of refs sorts members with equal
+// scores by ref, not by member: a member of 15 bytes or more is ref'd by its md5. To keep
+// replies exact, every window is widened to the whole groups of equal scores at its edges, in
+// the same script (one round trip), and kvlab re-sorts those groups by member.
+//
+// Each script answers nil when the zset does not exist (a cache miss for v2).
+#pragma once
+
+namespace kvlab::zset_scripts {
+
+// ARGV: start stop reverse(0|1). Clamps the ranks as Redis does over n = ZCARD, turns reverse
+// ranks into forward ones, and returns {n, a, b, r0, group}: the forward ranks [a, b] of the
+// window, r0 the rank of the first member of the first score group, and group the members
+// (refs) and scores of every score group the window touches, in ref order. {n} when empty.
+inline constexpr const char* kRankWindow = R"lua(
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local n = redis.call('ZCARD', KEYS[1])
+local a, b = tonumber(ARGV[1]), tonumber(ARGV[2])
+if a < 0 then a = n + a end
+if b < 0 then b = n + b end
+if a < 0 then a = 0 end
+if a > b or a >= n then return {n} end
+if b >= n then b = n - 1 end
+if ARGV[3] == '1' then a, b = n - 1 - b, n - 1 - a end
+local w = redis.call('ZRANGE', KEYS[1], a, b, 'WITHSCORES')
+local r0 = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. w[2])
+local g = redis.call('ZRANGE', KEYS[1], w[2], w[#w], 'BYSCORE', 'WITHSCORES')
+return {n, a, b, r0, g}
+)lua";
+
+// ARGV: min max offset count reverse(0|1), bounds in Redis syntax ("(1", "-inf"). Returns
+// {r0, group}: group holds every member whose score lies between the scores of the window's
+// first and last members (in range), r0 the number of in-range members before that group in
+// the direction of travel. {0} when the window is empty.
+inline constexpr const char* kScoreWindow = R"lua(
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local w
+if ARGV[5] == '1' then
+  w = redis.call('ZRANGE', KEYS[1], ARGV[2], ARGV[1], 'BYSCORE', 'REV', 'LIMIT', ARGV[3], ARGV[4], 'WITHSCORES')
+else
+  w = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2], 'BYSCORE', 'LIMIT', ARGV[3], ARGV[4], 'WITHSCORES')
+end
+if #w == 0 then return {0} end
+local first, last = w[2], w[#w]
+local r0, g
+if ARGV[5] == '1' then
+  r0 = redis.call('ZCOUNT', KEYS[1], '(' .. first, ARGV[2])
+  g = redis.call('ZRANGE', KEYS[1], last, first, 'BYSCORE', 'WITHSCORES')
+else
+  r0 = redis.call('ZCOUNT', KEYS[1], ARGV[1], '(' .. first)
+  g = redis.call('ZRANGE', KEYS[1], first, last, 'BYSCORE', 'WITHSCORES')
+end
+return {r0, g}
+)lua";
+
+// ARGV: ref. Returns {n} when the member is absent, else {n, r0, refs}: r0 the number of members
+// with a lower score, refs the refs sharing its score.
+inline constexpr const char* kRankOf = R"lua(
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local n = redis.call('ZCARD', KEYS[1])
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s then return {n} end
+local r0 = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. s)
+return {n, r0, redis.call('ZRANGE', KEYS[1], s, s, 'BYSCORE')}
+)lua";
+
+}  // namespace kvlab::zset_scripts

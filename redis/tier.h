@@ -1,0 +1,130 @@
+// RedisTier: the real redis-servers that hash v2/v3 and zset v1-v3 put beside the KV store.
+//
+// Two roles:
+// - the cache (hash v2/v3 field and whole-hash caches, zset v1/v2 caches, the optional key-meta
+//   cache): losing it costs only time. Commands keep answering from KV while it is down
+//   ("degraded", counted), and no stale entry is ever served (see the dirty set below);
+// - the store (zset v3's zsets of refs): data, never evicted. While it is down, v3 commands fail
+//   with a clear error.
+// Each role is an existing server (--cache-redis, --store-redis) or a private redis-server that
+// kvlab starts on first use (the cache without persistence, the store with AOF everysec in the
+// KV store's directory, so that a restart finds its data) and stops on exit.
+//
+// Calls are pipelines: one round trip each, counted per command in TierCounts. A role that
+// fails is not retried for `retry_interval`, so a dead server costs one timeout, not one per
+// command.
+//
+// The dirty set: a cache write that fails (the server is down, or the reply was lost) leaves the
+// entries it meant to update possibly stale. The tier remembers those cache keys, bypasses the
+// cache for their Redis key, and deletes them before that key uses the cache again. When more
+// than max_dirty_keys accumulate, the whole cache namespace is purged (SCAN + UNLINK) before the
+// cache is used again. An external cache is purged at start, since a previous process may have
+// died between a KV commit and its cache update.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/status.h"
+#include "redis/client.h"
+#include "redis/reply.h"
+#include "redis/server_process.h"
+
+namespace kvlab {
+
+enum class TierRole { kCache, kStore };
+
+// What one command cost in the Redis tier.
+struct TierCounts {
+  uint64_t round_trips = 0;  // pipelines sent
+  uint64_t commands = 0;     // Redis commands in them
+  uint64_t cache_hits = 0;
+  uint64_t cache_misses = 0;
+  uint64_t degraded = 0;  // cache reads or writes skipped because the cache was unusable
+  TierCounts& operator+=(const TierCounts& o);
+  bool operator==(const TierCounts&) const = default;
+  std::vector<std::pair<const char*, uint64_t>> Fields() const;
+};
+
+struct RedisTierOptions {
+  std::string cache_url;  // empty: a private redis-server, started on first use
+  std::string store_url;  // empty: a private redis-server with AOF, started on first use
+  // Where a private store server keeps its AOF (the KV store's directory + "/redis-store").
+  // Empty: a temporary directory (the store's data then lives as long as the process).
+  std::string private_store_dir;
+  std::chrono::milliseconds timeout{500};
+  std::chrono::milliseconds retry_interval{250};
+  size_t max_dirty_keys = 100000;
+  // Camellia's TTLs (ms): kv.cache.hget.cache.millis and friends, 5 minutes each.
+  int64_t hget_ttl_ms = 300000;
+  int64_t hgetall_ttl_ms = 300000;
+  int64_t zset_member_ttl_ms = 300000;
+  int64_t zset_range_ttl_ms = 300000;
+  // How long a v3 store zset outlives its key's expiry, so that the key-meta always expires
+  // first and the data is reaped after.
+  int64_t store_ttl_margin_ms = 60000;
+  bool meta_cache = false;  // kv.key.meta.cache.enable
+  int64_t meta_cache_ttl_ms = 600000;
+};
+
+class RedisTier {
+ public:
+  explicit RedisTier(RedisTierOptions options);
+  ~RedisTier();
+  RedisTier(const RedisTier&) = delete;
+  RedisTier& operator=(const RedisTier&) = delete;
+
+  // Sends the commands to the role's server in one pipeline. Fails with Unavailable when the
+  // server cannot be reached (or was unreachable less than retry_interval ago).
+  Status Pipeline(TierRole role, const std::vector<std::vector<std::string>>& commands,
+                  std::vector<Reply>* replies, TierCounts* counts);
+
+  // The cache may be read for keys under `prefix` (the cache-key prefix of one incarnation of
+  // a Redis key): the cache is reachable and holds no possibly-stale entry for it. Cleans the
+  // prefix's dirty entries first when needed. False means: answer from KV (degraded).
+  bool CacheUsable(const std::string& prefix, TierCounts* counts);
+  // Records that a cache write for `prefix` failed: `keys` may now be stale.
+  void MarkDirty(const std::string& prefix, const std::vector<std::string>& keys);
+
+  // Deletes every cache and store key of a namespace (FLUSHDB/FLUSHALL), best effort on the
+  // cache (a failure marks the whole cache for purging), required on the store.
+  Status DropNamespace(const std::string& cache_key_namespace_prefix, TierCounts* counts);
+
+  // Runtime-settable options (CONFIG SET).
+  std::atomic<int64_t> hget_ttl_ms, hgetall_ttl_ms, zset_member_ttl_ms, zset_range_ttl_ms;
+  std::atomic<bool> meta_cache;
+  std::atomic<int64_t> meta_cache_ttl_ms;
+  int64_t store_ttl_margin_ms() const { return options_.store_ttl_margin_ms; }
+
+  // Where each role is (or will be) served, for INFO and error messages.
+  std::string Describe(TierRole role) const;
+  // Counters since start: degraded cache operations and purges, for INFO.
+  uint64_t degraded_total() const { return degraded_total_.load(); }
+  uint64_t dirty_keys() const;
+
+ private:
+  struct Role;
+  Role& role(TierRole r) { return r == TierRole::kCache ? *cache_ : *store_; }
+  Status Connect(Role& r, std::unique_ptr<RedisClient>* client);
+  Status PurgeCache(TierCounts* counts);
+
+  const RedisTierOptions options_;
+  std::unique_ptr<Role> cache_, store_;
+  mutable std::mutex dirty_mu_;
+  std::unordered_map<std::string, std::set<std::string>> dirty_;
+  size_t dirty_entries_ = 0;
+  bool purge_needed_ = false;
+  std::atomic<uint64_t> degraded_total_{0};
+};
+
+// The cache-key prefix of one incarnation of a key: "c#" namespace "{" key "}" key-version
+// (8 bytes). The braces are a Redis Cluster hash tag: all of a key's entries share a slot.
+std::string TierKeyPrefix(std::string_view ns, std::string_view key, uint64_t key_version);
+
+}  // namespace kvlab
