@@ -151,7 +151,8 @@ class CachedHash final : public HashEncoding {
   Status Delete(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& fields,
                 int64_t* reply) override {
     KVLAB_RETURN_IF_ERROR(inner_->Delete(txn, h, fields, reply));
-    UpdateCache(txn, *h, {}, fields);
+    // v2 knows when nothing was removed; v3 replies the fields given, so it always updates.
+    if (*reply > 0) UpdateCache(txn, *h, {}, fields);
     return Status::OK();
   }
 

@@ -107,6 +107,17 @@ class KvTxn {
   WriteBatch batch_;
   // The meta this command wrote for key, if any: *written is false when it wrote none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;
+  // The optional key-meta cache (kv.key.meta.cache.enable): "c#" ns "{" key "}meta" -> meta.
+  bool meta_cache() const;
+  std::string MetaCacheKey(std::string_view key) const;
+  Status ReadMetasFromKv(const std::vector<std::string>& meta_keys,
+                         std::vector<std::optional<std::string>>* values);
+  // MGETs the cached metas of keys[which]; false when the cache is unusable.
+  bool ReadMetaCache(const std::vector<std::string_view>& keys, const std::vector<size_t>& which,
+                     std::vector<std::optional<std::string>>* values);
+  void RefillMetaCache(const std::vector<std::string_view>& keys, const std::vector<size_t>& which,
+                       const std::vector<size_t>& misses,
+                       const std::vector<std::optional<std::string>>& values);
 
   // Metas written by this command: (key, meta or nullopt for deleted). Usually 0-2 entries.
   std::vector<std::pair<std::string, std::optional<KeyMeta>>> written_;

@@ -87,13 +87,19 @@ class Evaluator {
   int64_t n_;
 };
 
+// Removes `marker` from t, returning whether it was there.
+bool TakeMarker(std::string* t, const std::string& marker) {
+  const size_t p = t->find(marker);
+  if (p == std::string::npos) return false;
+  *t = Trim(t->erase(p, marker.size()));
+  return true;
+}
+
 Status ParseEncoding(const std::string& text, AmplificationRow* row) {
   std::string t = text;
-  const std::string no_reverse = "(no reverse scan)";
-  if (size_t p = t.find(no_reverse); p != std::string::npos) {
-    row->no_reverse_scan = true;
-    t = Trim(t.erase(p, no_reverse.size()));
-  }
+  row->no_reverse_scan = TakeMarker(&t, "(no reverse scan)");
+  if (TakeMarker(&t, "(cold)")) row->cache = AmplificationRow::CacheState::kCold;
+  if (TakeMarker(&t, "(warm)")) row->cache = AmplificationRow::CacheState::kWarm;
   if (t == "string") {
     row->type = "string";
     return Status::OK();
@@ -138,7 +144,7 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       pos = bar + 1;
     }
     const std::string where = path + ":" + std::to_string(lineno) + ": ";
-    if (cells.size() != 4) return Status::InvalidArgument(where + "expected 4 cells");
+    if (cells.size() != 5) return Status::InvalidArgument(where + "expected 5 cells");
     AmplificationRow row;
     row.line = lineno;
     row.command = cells[0].substr(1, cells[0].size() - 2);
@@ -155,12 +161,22 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kZset;
     } else if (d == "zset z of n members, equal scores") {
       row.dataset = AmplificationRow::Dataset::kZsetEqualScores;
+    } else if (d == "zset z of n long members") {
+      row.dataset = AmplificationRow::Dataset::kZsetLong;
     } else {
       return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
     }
     row.operations = cells[3];
+    row.tier_operations = cells[4];
+    const bool tiered = (row.type == "hash" && !row.versions.empty() && row.versions[0] >= 2) ||
+                        (row.type == "zset" && !row.versions.empty() && row.versions[0] >= 1);
+    if (tiered != (row.cache != AmplificationRow::CacheState::kNone)) {
+      return Status::InvalidArgument(where + "the Redis-tier versions, and only they, name a "
+                                             "cache state: (cold) or (warm)");
+    }
     std::map<std::string, int64_t> probe;
     s = EvaluateOperations(row.operations, 10, &probe);
+    if (s.ok()) s = EvaluateOperations(row.tier_operations, 10, &probe);
     if (!s.ok()) return Status::InvalidArgument(where + s.message());
     rows->push_back(std::move(row));
   }
@@ -213,14 +229,35 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
       return {cmd};
     case AmplificationRow::Dataset::kZset:
     case AmplificationRow::Dataset::kZsetEqualScores:
+    case AmplificationRow::Dataset::kZsetLong:
       cmd = {"ZADD", "z"};
       for (int64_t i = 1; i <= n; ++i) {
-        cmd.push_back(dataset == AmplificationRow::Dataset::kZset ? std::to_string(i) : "0");
-        cmd.push_back("m" + std::to_string(i));
+        cmd.push_back(dataset == AmplificationRow::Dataset::kZsetEqualScores ? "0"
+                                                                             : std::to_string(i));
+        cmd.push_back(dataset == AmplificationRow::Dataset::kZsetLong ? LongMemberName(i)
+                                                                      : "m" + std::to_string(i));
       }
       return {cmd};
   }
   return {};
+}
+
+std::string LongMemberName(int64_t i) { return "long-member-name-" + std::to_string(i); }
+
+std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset dataset, int64_t n) {
+  switch (dataset) {
+    case AmplificationRow::Dataset::kHash: {
+      std::vector<std::string> hmget = {"HMGET", "h"};
+      for (int64_t i = 1; i <= n; ++i) hmget.push_back("f" + std::to_string(i));
+      return {{"HGETALL", "h"}, hmget};
+    }
+    case AmplificationRow::Dataset::kZset:
+    case AmplificationRow::Dataset::kZsetEqualScores:
+    case AmplificationRow::Dataset::kZsetLong:
+      return {{"ZRANGE", "z", "0", "-1"}};
+    default:
+      return {};
+  }
 }
 
 }  // namespace kvlab

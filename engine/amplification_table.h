@@ -2,12 +2,16 @@
 // operations it issues as formulas of the collection size n. amplification_test checks the
 // engine against it; the workload drivers and the CI gate read it too.
 //
-// Table rows are markdown: | `COMMAND` | ENCODING | DATASET | OPERATIONS |
-//   ENCODING   "string", "hash v0, v1", "zset v0", "zset v0 (no reverse scan)"
+// Table rows are markdown: | `COMMAND` | ENCODING | DATASET | KV OPERATIONS | REDIS TIER |
+//   ENCODING   "string", "hash v0, v1", "zset v0", "zset v0 (no reverse scan)",
+//              "hash v2, v3 (cold)", "zset v1 (warm)": the Redis-tier versions name a cache state:
+//              cold = the cache is flushed just before the command; warm = the dataset's
+//              warm-up reads (WarmUpCommands) ran first.
 //   DATASET    "empty", "string s", "hash h of n fields", "zset z of n members",
-//              "zset z of n members, equal scores"
+//              "zset z of n members, equal scores", "zset z of n long members"
 //   OPERATIONS space-separated counter=expression; expressions are integers, n, + - *, and
-//              min(a,b) / max(a,b). Counters not named are 0; "none" names none.
+//              min(a,b) / max(a,b). Counters not named are 0; "none" names none. KV counters are
+//              OpCounts' names; the tier column's are TierCounts' names.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +29,10 @@ struct AmplificationRow {
   std::string type;           // "string", "hash" or "zset"
   std::vector<int> versions;  // encode-versions the row holds for (empty for strings)
   bool no_reverse_scan = false;
-  enum class Dataset { kEmpty, kString, kHash, kZset, kZsetEqualScores } dataset;
-  std::string operations;  // the formula text
+  enum class CacheState { kNone, kCold, kWarm } cache = CacheState::kNone;
+  enum class Dataset { kEmpty, kString, kHash, kZset, kZsetEqualScores, kZsetLong } dataset;
+  std::string operations;       // KV counters, the formula text
+  std::string tier_operations;  // Redis-tier counters
 };
 
 Status LoadAmplificationTable(const std::string& path, std::vector<AmplificationRow>* rows);
@@ -37,5 +43,10 @@ Status EvaluateOperations(const std::string& operations, int64_t n,
 
 // The commands that build a row's dataset at size n (run before the measured command).
 std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset dataset, int64_t n);
+// The reads that warm the Redis tier's caches for a dataset: every field of a hash, both
+// through HGETALL and HMGET; the whole zset through ZRANGE.
+std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset dataset, int64_t n);
+// The name of the i-th member of the long-member dataset (15 bytes or more: ref'd by md5).
+std::string LongMemberName(int64_t i);
 
 }  // namespace kvlab

@@ -46,6 +46,18 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
         for (const auto& cmd : DatasetCommands(row.dataset, n)) {
           ASSERT_FALSE(e.engine().Execute(e.session(), cmd).is_error());
         }
+        if (row.cache == AmplificationRow::CacheState::kWarm) {
+          for (const auto& cmd : WarmUpCommands(row.dataset, n)) {
+            ASSERT_FALSE(e.engine().Execute(e.session(), cmd).is_error());
+          }
+        } else if (row.cache == AmplificationRow::CacheState::kCold) {
+          std::vector<Reply> flushed;
+          TierCounts ignored;
+          ASSERT_TRUE(e.engine()
+                          .tier()
+                          ->Pipeline(TierRole::kCache, {{"FLUSHALL"}}, &flushed, &ignored)
+                          .ok());
+        }
         CommandCost cost;
         const Reply reply = e.Exec(row.command, &cost);
         EXPECT_FALSE(reply.is_error()) << reply.Describe();
@@ -60,8 +72,17 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
         for (const auto& [name, value] : expected) {
           bool known = false;
           for (const auto& f : cost.kv.Fields()) known |= name == f.first;
-          EXPECT_TRUE(known) << "unknown counter '" << name << "' in the table";
+          EXPECT_TRUE(known) << "unknown KV counter '" << name << "' in the table";
         }
+        std::map<std::string, int64_t> expected_tier;
+        ASSERT_TRUE(EvaluateOperations(row.tier_operations, n, &expected_tier).ok());
+        for (const auto& [name, value] : cost.tier.Fields()) {
+          const int64_t want = expected_tier.count(name) ? expected_tier.at(name) : 0;
+          EXPECT_EQ(static_cast<int64_t>(value), want) << name << " (Redis tier)";
+          expected_tier.erase(name);
+        }
+        EXPECT_TRUE(expected_tier.empty()) << "unknown tier counter '"
+                                           << (expected_tier.empty() ? "" : expected_tier.begin()->first) << "'";
       }
     }
   }
