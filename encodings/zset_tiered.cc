@@ -11,9 +11,9 @@
 // cache is unusable they answer from KV and memory (degraded, counted); v3 fails with a clear
 // error while its store is down. Windows over refs are widened to whole score groups and
 // re-sorted by member (zset_tier_scripts.h), so replies stay exact. Lex ranges over refs load
-// the whole zset (refs do not sort as members). Writes commit to KV first; v1/v2 then update the
-// cached zset only if it exists; v3 writes the store (removals before the KV commit, additions
-// after it, so that a long member's i# always exists while its ref does).
+// the whole zset (refs do not sort as members). v1/v2 commit to KV, then update the cached zset
+// only if it exists; v3 writes the store before its KV commit (see AddStored and RemoveStored
+// for the order that keeps each failure harmless).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -314,6 +314,7 @@ class TieredZset final : public ZsetEncoding {
     const std::string field_prefix = txn.SubKeyPrefix(SubKeyTag::kField, *h);
     const std::string index_prefix = txn.SubKeyPrefix(SubKeyTag::kIndex, *h);
     std::vector<std::string> zadd;
+    WriteBatch index_first;  // v3: the new long members' i#, written before their refs
     for (size_t i : changed) {
       const std::string_view m = plan.members[i];
       const std::string ref = RefOf(m);
@@ -323,27 +324,13 @@ class TieredZset final : public ZsetEncoding {
         txn.batch().Put(field_prefix + std::string(m), score);
       }
       if (refs() && IsLongRef(ref) && !plan.before[i]) {
-        txn.batch().Put(index_prefix + ref, m);
+        (stored() ? index_first : txn.batch()).Put(index_prefix + ref, m);
       }
       zadd.push_back(ScoreText(*plan.after[i]));
       zadd.push_back(refs() ? ref : std::string(m));
     }
     const std::string key = txn.TierPrefix(*h);
-    if (stored()) {
-      if (h->is_new && result->added > 0) txn.PutMeta(h);
-      // After the commit, so that every long ref's i# exists before the ref is visible.
-      txn.AfterCommit([&txn, key, zadd = std::move(zadd)] {
-        std::vector<std::vector<std::string>> cmds;
-        for (size_t s = 0; s < zadd.size(); s += kMaxLuaArgs) {
-          std::vector<std::string> c = {"ZADD", key};
-          c.insert(c.end(), zadd.begin() + s, zadd.begin() + std::min(zadd.size(), s + kMaxLuaArgs));
-          cmds.push_back(std::move(c));
-        }
-        std::vector<Reply> r;
-        return StoreOn(txn, cmds, &r);
-      });
-      return Status::OK();
-    }
+    if (stored()) return AddStored(txn, h, key, index_first, zadd, *result);
     if (result->added > 0 || h->is_new) {
       if (h->meta.count + static_cast<uint64_t>(result->added) > UINT32_MAX) {
         return Status::InvalidArgument("a zset of this encoding holds at most 4294967295 members");
@@ -678,6 +665,26 @@ class TieredZset final : public ZsetEncoding {
                                                        elems.begin() + std::min(elems.size(), s + kMaxLuaArgs))));
     }
     CacheWriteAfterCommit(txn, key, std::move(cmds), {key});
+    return Status::OK();
+  }
+
+  // v3's additions, in the order that keeps every failure harmless: the new long members' i#
+  // first (an unreferenced i# is inert), then the store, then (in the command's batch) the
+  // key-meta of a new key. A store that is down fails the command with nothing visible; a crash
+  // after the store write leaves, at worst, a new key's zset without its meta: invisible
+  // garbage for the collector.
+  Status AddStored(KvTxn& txn, KeyHandle* h, const std::string& key, const WriteBatch& index_first,
+                   const std::vector<std::string>& zadd, const ZAddResult& result) {
+    if (!index_first.empty()) KVLAB_RETURN_IF_ERROR(txn.kv().Write(index_first));
+    std::vector<std::vector<std::string>> cmds;
+    for (size_t s = 0; s < zadd.size(); s += kMaxLuaArgs) {
+      std::vector<std::string> c = {"ZADD", key};
+      c.insert(c.end(), zadd.begin() + s, zadd.begin() + std::min(zadd.size(), s + kMaxLuaArgs));
+      cmds.push_back(std::move(c));
+    }
+    std::vector<Reply> r;
+    KVLAB_RETURN_IF_ERROR(Store(txn, cmds, &r));
+    if (h->is_new && result.added > 0) txn.PutMeta(h);
     return Status::OK();
   }
 

@@ -136,24 +136,27 @@ void TtlGeneric(CommandContext& ctx, bool millis, bool absolute) {
   ctx.reply = Reply::Integer(millis ? ttl : (ttl + 500) / 1000);
 }
 
-// Deletes every record of the given databases: one range delete per record kind.
+// Deletes every record of databases first_db..last_db: one range delete per record kind, since
+// the databases of a namespace prefix are adjacent in key order (the db byte follows the prefix).
 void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
   const KeyCodec& codec = ctx.txn().codec();
-  for (int db = first_db; db <= last_db; ++db) {
-    const auto d = static_cast<uint8_t>(db);
-    std::vector<std::string> prefixes = {codec.MetaPrefix(d)};
-    for (SubKeyTag tag : {SubKeyTag::kField, SubKeyTag::kScore, SubKeyTag::kIndex}) {
-      prefixes.push_back(codec.SubKeyDbPrefix(tag, d));
-    }
-    for (const std::string& p : prefixes) {
-      if (!ctx.Check(ctx.txn().kv().DeleteRange(p, PrefixSuccessor(p)))) return;
-    }
-    // The Redis tier's entries of the database: the store's must go (they are data), the
-    // cache's are made unreachable by new key-versions anyway but are reclaimed too.
-    if (RedisTier* tier = ctx.txn().tier()) {
-      if (!ctx.Check(tier->DropNamespace("c#" + codec.Namespace(d), &ctx.txn().tier_counts()))) {
-        return;
-      }
+  const auto first = static_cast<uint8_t>(first_db);
+  const auto last = static_cast<uint8_t>(last_db);
+  std::vector<std::pair<std::string, std::string>> ranges = {
+      {codec.MetaPrefix(first), PrefixSuccessor(codec.MetaPrefix(last))}};
+  for (SubKeyTag tag : {SubKeyTag::kField, SubKeyTag::kScore, SubKeyTag::kIndex}) {
+    ranges.emplace_back(codec.SubKeyDbPrefix(tag, first),
+                        PrefixSuccessor(codec.SubKeyDbPrefix(tag, last)));
+  }
+  for (const auto& [begin, end] : ranges) {
+    if (!ctx.Check(ctx.txn().kv().DeleteRange(begin, end))) return;
+  }
+  // The Redis tier's entries of those databases: the store's must go (they are data); the
+  // cache's are unreachable through new key-versions anyway, but are reclaimed too.
+  if (RedisTier* tier = ctx.txn().tier()) {
+    for (int db = first_db; db <= last_db; ++db) {
+      const std::string ns = "c#" + codec.Namespace(static_cast<uint8_t>(db));
+      if (!ctx.Check(tier->DropNamespace(ns, &ctx.txn().tier_counts()))) return;
     }
   }
   ctx.reply = Reply::Ok();

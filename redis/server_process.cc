@@ -154,6 +154,7 @@ Status RedisServerProcess::StartOnce() {
 
 void RedisServerProcess::Reap(int signal, int wait_ms) {
   if (pid_ <= 0) return;
+  ::kill(pid_, SIGCONT);  // a paused server cannot act on SIGTERM
   ::kill(pid_, signal);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -171,5 +172,13 @@ void RedisServerProcess::Reap(int signal, int wait_ms) {
 void RedisServerProcess::Stop() { Reap(SIGTERM, 5000); }
 
 void RedisServerProcess::Kill() { Reap(SIGKILL, 5000); }
+
+void RedisServerProcess::Pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void RedisServerProcess::Resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
 
 }  // namespace kvlab

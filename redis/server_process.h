@@ -39,6 +39,10 @@ class RedisServerProcess {
   void Stop();
   // SIGKILL, as a crash.
   void Kill();
+  // SIGSTOP / SIGCONT: the server stops answering but keeps its data and connections, as a
+  // network partition or a long pause would.
+  void Pause();
+  void Resume();
   bool running() const { return pid_ > 0; }
   const RedisEndpoint& endpoint() const { return endpoint_; }
   const std::string& dir() const { return dir_; }

@@ -190,13 +190,16 @@ bool RedisTier::CacheUsable(const std::string& prefix, TierCounts* counts) {
     return false;
   };
   if (purge) return PurgeCache(counts).ok() ? true : degrade();
-  if (to_delete.empty()) {
+  {
     // Unreachable recently: do not wait for a timeout on every command.
     std::lock_guard lock(cache_->mu);
     if (cache_->failing &&
         std::chrono::steady_clock::now() - cache_->failed_at < options_.retry_interval) {
       return degrade();
     }
+  }
+  if (to_delete.empty()) {
+    SweepDirty(counts);
     return true;
   }
   std::vector<std::vector<std::string>> del = {{"DEL"}};
@@ -212,6 +215,31 @@ bool RedisTier::CacheUsable(const std::string& prefix, TierCounts* counts) {
     dirty_.erase(it);
   }
   return true;
+}
+
+void RedisTier::SweepDirty(TierCounts* counts) {
+  // Dirty entries of incarnations that are never read again (deleted or overwritten keys) would
+  // otherwise stay listed forever: while the cache is up, delete a bounded batch of them.
+  std::vector<std::string> prefixes;
+  std::vector<std::string> del = {"DEL"};
+  {
+    std::lock_guard lock(dirty_mu_);
+    if (dirty_.empty()) return;
+    for (const auto& [prefix, keys] : dirty_) {
+      if (del.size() > 1000) break;
+      prefixes.push_back(prefix);
+      del.insert(del.end(), keys.begin(), keys.end());
+    }
+  }
+  std::vector<Reply> replies;
+  if (!Pipeline(TierRole::kCache, {del}, &replies, counts).ok() || replies[0].is_error()) return;
+  std::lock_guard lock(dirty_mu_);
+  for (const std::string& prefix : prefixes) {
+    auto it = dirty_.find(prefix);
+    if (it == dirty_.end()) continue;
+    dirty_entries_ -= it->second.size();
+    dirty_.erase(it);
+  }
 }
 
 void RedisTier::MarkDirty(const std::string& prefix, const std::vector<std::string>& keys) {

@@ -113,6 +113,7 @@ class RedisTier {
   Role& role(TierRole r) { return r == TierRole::kCache ? *cache_ : *store_; }
   Status Connect(Role& r, std::unique_ptr<RedisClient>* client);
   Status PurgeCache(TierCounts* counts);
+  void SweepDirty(TierCounts* counts);
 
   const RedisTierOptions options_;
   std::unique_ptr<Role> cache_, store_;
