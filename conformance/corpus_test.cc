@@ -17,10 +17,29 @@ struct CorpusParam {
   std::string backend;
   int hash_version;
   int zset_version;
+  bool flush_cache = false;  // empty the Redis tier's cache before every command
   std::string Name() const {
     return backend + "_hash" + std::to_string(hash_version) + "_zset" +
-           std::to_string(zset_version);
+           std::to_string(zset_version) + (flush_cache ? "_flushed" : "");
   }
+};
+
+// The engine, with its cache Redis flushed before every command: every read is a miss, and
+// answers must not change.
+class FlushedCacheTarget final : public ReplyTarget {
+ public:
+  explicit FlushedCacheTarget(Engine* engine) : engine_(engine), inner_(engine) {}
+  std::string name() const override { return "kvlab (cache flushed)"; }
+  Reply Execute(const std::vector<std::string>& argv) override {
+    std::vector<Reply> ignored;
+    TierCounts counts;
+    engine_->tier()->Pipeline(TierRole::kCache, {{"FLUSHALL"}}, &ignored, &counts);
+    return inner_.Execute(argv);
+  }
+
+ private:
+  Engine* engine_;
+  EngineTarget inner_;
 };
 
 class CorpusTest : public ::testing::TestWithParam<CorpusParam> {
@@ -64,7 +83,9 @@ TEST_P(CorpusTest, CuratedCasesMatchRedis) {
 
   RedisClient client(redis_->endpoint());
   RedisTarget reference("redis", &client);
-  EngineTarget subject(&engine);
+  EngineTarget plain(&engine);
+  FlushedCacheTarget flushed(&engine);
+  ReplyTarget& subject = p.flush_cache ? static_cast<ReplyTarget&>(flushed) : plain;
   size_t commands = 0, deviations = 0;
   for (const CaseFile& c : cases) {
     CaseOutcome outcome = RunCase(c, reference, subject, CompareOptions());
@@ -90,6 +111,8 @@ std::vector<CorpusParam> Params() {
   for (const char* backend : {"memory", "rocksdb"}) {
     for (int v : {0, 1, 2, 3}) out.push_back({backend, v, v});
   }
+  out.push_back({"memory", 2, 1, true});
+  out.push_back({"memory", 3, 2, true});
   return out;
 }
 
