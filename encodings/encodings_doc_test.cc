@@ -13,6 +13,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "engine/engine_test_util.h"
 
@@ -31,6 +32,8 @@ struct Block {
   int line = 0;
   std::vector<std::string> options, configs, setups;
   std::vector<std::pair<Template, Template>> records;
+  // Keys expected in the cache and store Redis (names only), when the block lists any.
+  std::vector<std::pair<Template, Template>> cache_keys, store_keys;
 };
 
 bool ParseTemplate(const std::string& text, Template* out, std::string* error) {
@@ -114,6 +117,10 @@ std::vector<Block> ParseDoc(const std::string& path) {
       EXPECT_TRUE(has_key) << path << ":" << lineno << ": value without key";
       b.records.emplace_back(pending_key, value);
       has_key = false;
+    } else if (field == "cache-key" || field == "store-key") {
+      Template key;
+      EXPECT_TRUE(ParseTemplate(rest, &key, &error)) << path << ":" << lineno << ": " << error;
+      (field == "cache-key" ? b.cache_keys : b.store_keys).emplace_back(key, Template());
     } else {
       ADD_FAILURE() << path << ":" << lineno << ": unknown line '" << field << "'";
     }
@@ -198,8 +205,28 @@ TEST(EncodingsDoc, EveryRecordBlockMatchesTheStore) {
     std::string listing;
     for (const auto& [k, v] : records) listing += "  key " + Hex(k) + "\n  value " + Hex(v) + "\n";
     ASSERT_EQ(records.size(), block.records.size()) << "the store holds:\n" << listing;
-    std::vector<bool> used(block.records.size(), false);
-    EXPECT_TRUE(Assign(block.records, records, 0, &used, {}))
+    // KV records and Redis keys are matched together, so that a capture ({kv:8}) binds the
+    // same bytes in both.
+    std::vector<std::pair<Template, Template>> templates = block.records;
+    std::vector<std::pair<std::string, std::string>> actual = records;
+    for (auto [role, expected, tag] :
+         {std::tuple{TierRole::kCache, &block.cache_keys, "cache"},
+          std::tuple{TierRole::kStore, &block.store_keys, "store"}}) {
+      if (expected->empty()) continue;
+      std::vector<Reply> replies;
+      TierCounts counts;
+      ASSERT_TRUE(e.engine().tier()->Pipeline(role, {{"KEYS", "*"}}, &replies, &counts).ok());
+      std::vector<std::string> keys;
+      for (const Reply& k : replies[0].elements()) keys.push_back(k.str());
+      ASSERT_EQ(keys.size(), expected->size()) << tag << " Redis holds " << keys.size() << " keys";
+      templates.insert(templates.end(), expected->begin(), expected->end());
+      for (const std::string& k : keys) {
+        actual.emplace_back(k, "");
+        listing += std::string("  ") + tag + "-key " + Hex(k) + "\n";
+      }
+    }
+    std::vector<bool> used(templates.size(), false);
+    EXPECT_TRUE(Assign(templates, actual, 0, &used, {}))
         << "the records do not match the templates; the store holds:\n"
         << listing;
   }
