@@ -52,10 +52,24 @@ void EngineFlags::AddTo(CLI::App* app) {
   app->add_option("--config", config_file,
                   "A config file of 'name value' lines (the CONFIG SET names)")
       ->check(CLI::ExistingFile);
+  app->add_option("--cache-redis", cache_redis,
+                  "The cache Redis of hash v2/v3 and zset v1/v2 (host:port or unix:///path; "
+                  "default: a private redis-server started on first use)");
+  app->add_option("--store-redis", store_redis,
+                  "The store Redis of zset v3, with maxmemory-policy noeviction (default: a "
+                  "private redis-server with AOF in the store directory)");
+}
+
+EngineOptions EngineFlags::ToOptions(const OpenedStore& store) const {
+  EngineOptions options = ToOptions();
+  if (!store.temporary()) options.tier_options.private_store_dir = store.dir() + "/redis-store";
+  return options;
 }
 
 EngineOptions EngineFlags::ToOptions() const {
   EngineOptions options;
+  options.tier_options.cache_url = cache_redis;
+  options.tier_options.store_url = store_redis;
   options.hash_version = static_cast<uint8_t>(hash_version);
   options.zset_version = static_cast<uint8_t>(zset_version);
   options.keys.ns_prefix = ns_prefix;

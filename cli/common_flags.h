@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 
@@ -32,10 +31,16 @@ struct EngineFlags {
   std::string ns_prefix;
   bool md5_prefix = false;
   std::string config_file;
+  std::string cache_redis;
+  std::string store_redis;
 
-  // Adds --hash-encoding, --zset-encoding, --namespace-prefix, --md5-prefix, --config.
+  // Adds --hash-encoding, --zset-encoding, --namespace-prefix, --md5-prefix, --config,
+  // --cache-redis, --store-redis.
   void AddTo(CLI::App* app);
   EngineOptions ToOptions() const;
+  // The same, for an engine over `store`: a private store Redis keeps its AOF in the store's
+  // directory, so that a restart on the same --dir finds the zset v3 data again.
+  EngineOptions ToOptions(const OpenedStore& store) const;
   // Applies --config FILE (redis.conf-style "name value" lines) to the engine.
   Status ApplyConfigFile(Engine* engine) const;
 };

@@ -5,8 +5,7 @@
 #include "cli/subcommands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "kvlab: Redis data types on ordered KV stores, measured and checked against Redis."};
+  CLI::App app{"kvlab: Redis data types on ordered KV stores, measured and checked against Redis."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kvlab 0.1");
   int exit_code = 0;

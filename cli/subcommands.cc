@@ -2,9 +2,6 @@
 
 namespace kvlab {
 
-std::vector<SubcommandFactory> Subcommands() {
-  return {
-  };
-}
+std::vector<SubcommandFactory> Subcommands() { return {}; }
 
 }  // namespace kvlab

@@ -209,9 +209,8 @@ TEST(EncodingsDoc, EveryRecordBlockMatchesTheStore) {
     // same bytes in both.
     std::vector<std::pair<Template, Template>> templates = block.records;
     std::vector<std::pair<std::string, std::string>> actual = records;
-    for (auto [role, expected, tag] :
-         {std::tuple{TierRole::kCache, &block.cache_keys, "cache"},
-          std::tuple{TierRole::kStore, &block.store_keys, "store"}}) {
+    for (auto [role, expected, tag] : {std::tuple{TierRole::kCache, &block.cache_keys, "cache"},
+                                       std::tuple{TierRole::kStore, &block.store_keys, "store"}}) {
       if (expected->empty()) continue;
       std::vector<Reply> replies;
       TierCounts counts;

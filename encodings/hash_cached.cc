@@ -1,7 +1,8 @@
 // Hash v2 and v3: v0 and v1 in KV, plus two Redis caches (cache-aside, with TTLs).
 //
 //   hget cache     c# ns {key} key-version field -> value      (string, kv.cache.hget.cache.millis)
-//   hgetall cache  c# ns {key} key-version       -> full hash  (hash, kv.cache.hgetall.cache.millis)
+//   hgetall cache  c# ns {key} key-version       -> full hash  (hash,
+//   kv.cache.hgetall.cache.millis)
 //
 // Reads try the cache; a miss reads KV and refills (misses are not cached). Writes commit to KV
 // first, then update only the cache entries that already exist (SET ... XX, and an HSET/HDEL
@@ -179,7 +180,8 @@ class CachedHash final : public HashEncoding {
       hash_args.emplace_back(value);
       if (field.empty()) continue;
       touched.push_back(prefix + std::string(field));
-      commands.push_back({"SET", touched.back(), std::string(value), "XX", "PX", Ttl(txn, Kind::kField)});
+      commands.push_back(
+          {"SET", touched.back(), std::string(value), "XX", "PX", Ttl(txn, Kind::kField)});
     }
     std::vector<std::string> del = {"DEL"};
     for (std::string_view field : deleted) {
@@ -192,9 +194,9 @@ class CachedHash final : public HashEncoding {
     const char* hash_command = set.empty() ? "HDEL" : "HSET";
     for (size_t start = 0; start < hash_args.size(); start += kMaxLuaArgs) {
       const size_t end = std::min(hash_args.size(), start + kMaxLuaArgs);
-      commands.push_back(IfExists(hash_command, prefix,
-                                  std::vector<std::string>(hash_args.begin() + start,
-                                                           hash_args.begin() + end)));
+      commands.push_back(
+          IfExists(hash_command, prefix,
+                   std::vector<std::string>(hash_args.begin() + start, hash_args.begin() + end)));
     }
     CacheWriteAfterCommit(txn, prefix, std::move(commands), std::move(touched));
   }

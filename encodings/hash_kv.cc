@@ -60,13 +60,12 @@ class KvHashBase : public HashEncoding {
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
     std::string lower = prefix;
     if (after) lower.append(*after).push_back('\0');  // the first field after *after
-    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), lower, PrefixSuccessor(prefix), false, 0,
-                                    static_cast<int64_t>(count),
-                                    [&](std::string_view k, std::string_view v) {
-                                      out->emplace_back(std::string(k.substr(prefix.size())),
-                                                        std::string(v));
-                                      return true;
-                                    }));
+    KVLAB_RETURN_IF_ERROR(
+        ScanRange(txn.kv(), lower, PrefixSuccessor(prefix), false, 0, static_cast<int64_t>(count),
+                  [&](std::string_view k, std::string_view v) {
+                    out->emplace_back(std::string(k.substr(prefix.size())), std::string(v));
+                    return true;
+                  }));
     if (out->size() == count) *next = out->back().first;
     return Status::OK();
   }

@@ -132,10 +132,10 @@ void KvTxn::PutMeta(std::string_view key, const KeyMeta& meta) {
   if (meta_cache()) {
     // Only an entry that exists is rewritten, after the commit.
     const std::string name = MetaCacheKey(key);
-    CacheWriteAfterCommit(*this, name,
-                          {{"SET", name, bytes, "XX", "PX",
-                            std::to_string(tier_->meta_cache_ttl_ms.load())}},
-                          {name});
+    CacheWriteAfterCommit(
+        *this, name,
+        {{"SET", name, bytes, "XX", "PX", std::to_string(tier_->meta_cache_ttl_ms.load())}},
+        {name});
   }
   batch_.Put(codec_->MetaKey(db_, key), bytes);
   written_.emplace_back(std::string(key), meta);

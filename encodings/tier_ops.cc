@@ -56,11 +56,11 @@ void CacheWriteAfterCommit(KvTxn& txn, const std::string& prefix,
                            std::vector<std::vector<std::string>> commands,
                            std::vector<std::string> touched_keys) {
   if (txn.tier() == nullptr || commands.empty()) return;
-  txn.AfterCommit([&txn, prefix, commands = std::move(commands),
-                   touched_keys = std::move(touched_keys)] {
-    CacheWriteNow(txn, prefix, commands, touched_keys);
-    return Status::OK();
-  });
+  txn.AfterCommit(
+      [&txn, prefix, commands = std::move(commands), touched_keys = std::move(touched_keys)] {
+        CacheWriteNow(txn, prefix, commands, touched_keys);
+        return Status::OK();
+      });
 }
 
 }  // namespace kvlab

@@ -157,8 +157,8 @@ class IndexedZset final : public ZsetEncoding {
     const Keys keys(txn, h);
     std::string lower = keys.member;
     if (after) lower.append(*after).push_back('\0');
-    KVLAB_RETURN_IF_ERROR(WalkMembers(txn, keys, lower, keys.member_end, false, 0,
-                                      static_cast<int64_t>(count), out));
+    KVLAB_RETURN_IF_ERROR(
+        WalkMembers(txn, keys, lower, keys.member_end, false, 0, static_cast<int64_t>(count), out));
     if (out->size() == count) *next = out->back().member;
     return Status::OK();
   }

@@ -36,7 +36,8 @@ Status ApplyZAdd(const ZAddFlags& flags, const std::vector<ScoredMember>& elems,
     if (cur) {
       if (flags.nx) continue;
       double score = flags.incr ? *cur + e.score : e.score;
-      if (std::isnan(score)) return Status::InvalidArgument("resulting score is not a number (NaN)");
+      if (std::isnan(score))
+        return Status::InvalidArgument("resulting score is not a number (NaN)");
       if ((flags.lt && score >= *cur) || (flags.gt && score <= *cur)) continue;
       if (score == 0) score = 0.0;  // never store -0
       if (flags.incr) result.incr_score = score;
@@ -107,8 +108,8 @@ std::vector<ScoredMember> SortedMembers::RangeByLex(const LexRange& range, bool 
 
 uint64_t SortedMembers::CountByScore(const ScoreRange& range) const {
   if (range.IsEmpty()) return 0;
-  return static_cast<uint64_t>(std::count_if(members_.begin(), members_.end(),
-                                             [&](const auto& m) { return range.Contains(m.score); }));
+  return static_cast<uint64_t>(std::count_if(
+      members_.begin(), members_.end(), [&](const auto& m) { return range.Contains(m.score); }));
 }
 
 uint64_t SortedMembers::CountByLex(const LexRange& range) const {

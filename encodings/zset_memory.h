@@ -20,9 +20,9 @@ namespace kvlab {
 // The outcome of ZADD over previous scores: the new score of every distinct member (in
 // first-appearance order), and the reply counts.
 struct ZAddPlan {
-  std::vector<std::string_view> members;       // distinct, first-appearance order
-  std::vector<std::optional<double>> before;   // as given
-  std::vector<std::optional<double>> after;    // after the command
+  std::vector<std::string_view> members;      // distinct, first-appearance order
+  std::vector<std::optional<double>> before;  // as given
+  std::vector<std::optional<double>> after;   // after the command
   ZAddResult result;
   // Members whose score changed or that are new.
   std::vector<size_t> Changed() const;

@@ -74,7 +74,8 @@ double ParseScore(const std::string& s) { return std::strtod(s.c_str(), nullptr)
 std::vector<ScoredMember> Pairs(const Reply& flat) {
   std::vector<ScoredMember> out;
   const auto& e = flat.elements();
-  for (size_t i = 0; i + 1 < e.size(); i += 2) out.push_back({e[i].str(), ParseScore(e[i + 1].str())});
+  for (size_t i = 0; i + 1 < e.size(); i += 2)
+    out.push_back({e[i].str(), ParseScore(e[i + 1].str())});
   return out;
 }
 
@@ -273,24 +274,22 @@ class TieredZset final : public ZsetEncoding {
       const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
       std::string lower = prefix;
       if (after) lower.append(*after).push_back('\0');
-      KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), lower, PrefixSuccessor(prefix), false, 0,
-                                      static_cast<int64_t>(count),
-                                      [&](std::string_view k, std::string_view v) {
-                                        if (v.size() == 8) {
-                                          out->push_back({std::string(k.substr(prefix.size())),
-                                                          DecodeScore(v.data())});
-                                        }
-                                        return true;
-                                      }));
+      KVLAB_RETURN_IF_ERROR(ScanRange(
+          txn.kv(), lower, PrefixSuccessor(prefix), false, 0, static_cast<int64_t>(count),
+          [&](std::string_view k, std::string_view v) {
+            if (v.size() == 8) {
+              out->push_back({std::string(k.substr(prefix.size())), DecodeScore(v.data())});
+            }
+            return true;
+          }));
       if (out->size() == count) *next = out->back().member;
       return Status::OK();
     }
     // v3: Redis's own ZSCAN over the store, its cursor carried in kvlab's.
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(Store(txn,
-                                {{"ZSCAN", txn.TierPrefix(h), after.value_or("0"), "COUNT",
-                                  std::to_string(count)}},
-                                &r));
+    KVLAB_RETURN_IF_ERROR(Store(
+        txn, {{"ZSCAN", txn.TierPrefix(h), after.value_or("0"), "COUNT", std::to_string(count)}},
+        &r));
     if (r[0].elements().size() != 2) return Status::OK();
     std::vector<ScoredMember> items = Pairs(r[0].elements()[1]);
     KVLAB_RETURN_IF_ERROR(ResolveInPlace(txn, h, &items));
@@ -343,9 +342,10 @@ class TieredZset final : public ZsetEncoding {
     }
     std::vector<std::vector<std::string>> cmds;
     for (size_t s = 0; s < zadd.size(); s += kMaxLuaArgs) {
-      cmds.push_back(IfExists("ZADD", key,
-                              std::vector<std::string>(zadd.begin() + s,
-                                                       zadd.begin() + std::min(zadd.size(), s + kMaxLuaArgs))));
+      cmds.push_back(
+          IfExists("ZADD", key,
+                   std::vector<std::string>(
+                       zadd.begin() + s, zadd.begin() + std::min(zadd.size(), s + kMaxLuaArgs))));
     }
     CacheWriteAfterCommit(txn, key, std::move(cmds), {key});
     return Status::OK();
@@ -394,8 +394,8 @@ class TieredZset final : public ZsetEncoding {
              std::vector<ScoredMember>* out) override {
     out->clear();
     if (count == 0) return Status::OK();
-    const int64_t last = count > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX
-                                                                  : static_cast<int64_t>(count - 1);
+    const int64_t last =
+        count > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(count - 1);
     KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, 0, last, max, out));
     uint64_t removed = 0;
     return RemoveVictims(txn, h, *out, &removed);
@@ -413,9 +413,10 @@ class TieredZset final : public ZsetEncoding {
       if (expire == KeyMeta::kNoExpire) return {"PERSIST", key};
       return {"PEXPIREAT", key, std::to_string(expire + margin)};
     };
-    const int64_t later = (old_expire_ms == KeyMeta::kNoExpire || h.meta.expire_ms == KeyMeta::kNoExpire)
-                              ? KeyMeta::kNoExpire
-                              : std::max(old_expire_ms, h.meta.expire_ms);
+    const int64_t later =
+        (old_expire_ms == KeyMeta::kNoExpire || h.meta.expire_ms == KeyMeta::kNoExpire)
+            ? KeyMeta::kNoExpire
+            : std::max(old_expire_ms, h.meta.expire_ms);
     std::vector<Reply> r;
     KVLAB_RETURN_IF_ERROR(Store(txn, {ttl_command(later)}, &r));
     std::vector<std::string> after = ttl_command(h.meta.expire_ms);
@@ -447,7 +448,8 @@ class TieredZset final : public ZsetEncoding {
   static std::vector<std::string> Script(const char* script, const std::string& key,
                                          std::vector<std::string> args) {
     std::vector<std::string> out = {"EVAL", script, "1", key};
-    out.insert(out.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+    out.insert(out.end(), std::make_move_iterator(args.begin()),
+               std::make_move_iterator(args.end()));
     return out;
   }
 
@@ -660,9 +662,10 @@ class TieredZset final : public ZsetEncoding {
     const std::string key = txn.TierPrefix(*h);
     std::vector<std::vector<std::string>> cmds;
     for (size_t s = 0; s < elems.size(); s += kMaxLuaArgs) {
-      cmds.push_back(IfExists("ZREM", key,
-                              std::vector<std::string>(elems.begin() + s,
-                                                       elems.begin() + std::min(elems.size(), s + kMaxLuaArgs))));
+      cmds.push_back(IfExists(
+          "ZREM", key,
+          std::vector<std::string>(elems.begin() + s,
+                                   elems.begin() + std::min(elems.size(), s + kMaxLuaArgs))));
     }
     CacheWriteAfterCommit(txn, key, std::move(cmds), {key});
     return Status::OK();

@@ -7,13 +7,12 @@
 // of one run with each other, not with other runs.
 //
 // usage: amplification_bench [--backend memory|rocksdb|...] [--n 100] [--reps 15] [--out FILE]
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
-
-#include <CLI/CLI.hpp>
 
 #include "backends/registry.h"
 #include "engine/amplification_table.h"
@@ -80,8 +79,10 @@ int Run(const Options& opts) {
       CommandCost cost;
       for (int rep = 0; rep < opts.reps; ++rep) {
         exec({"FLUSHALL"});
-        exec({"CONFIG", "SET", "hash-encoding", row.type == "hash" ? std::to_string(version) : "0"});
-        exec({"CONFIG", "SET", "zset-encoding", row.type == "zset" ? std::to_string(version) : "0"});
+        exec(
+            {"CONFIG", "SET", "hash-encoding", row.type == "hash" ? std::to_string(version) : "0"});
+        exec(
+            {"CONFIG", "SET", "zset-encoding", row.type == "zset" ? std::to_string(version) : "0"});
         for (const auto& c : DatasetCommands(row.dataset, opts.n)) exec(c);
         if (row.cache == AmplificationRow::CacheState::kWarm) {
           for (const auto& c : WarmUpCommands(row.dataset, opts.n)) exec(c);
@@ -93,9 +94,9 @@ int Run(const Options& opts) {
         cost = CommandCost();
         const auto start = std::chrono::steady_clock::now();
         exec(command, &cost);
-        micros.push_back(std::chrono::duration<double, std::micro>(
-                             std::chrono::steady_clock::now() - start)
-                             .count());
+        micros.push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                .count());
       }
       std::sort(micros.begin(), micros.end());
       const char* state = row.cache == AmplificationRow::CacheState::kCold   ? " (cold)"
@@ -103,9 +104,9 @@ int Run(const Options& opts) {
                                                                              : "";
       char median[32];
       std::snprintf(median, sizeof(median), "%.1f", micros[micros.size() / 2]);
-      const std::string encoding =
-          row.type + (row.type == "string" ? "" : " v" + std::to_string(version)) + state +
-          (row.no_reverse_scan ? " (no reverse scan)" : "");
+      const std::string encoding = row.type +
+                                   (row.type == "string" ? "" : " v" + std::to_string(version)) +
+                                   state + (row.no_reverse_scan ? " (no reverse scan)" : "");
       table += "| `" + row.command + "` | " + encoding + " | " + median + " | " +
                Flat(cost.kv.Fields()) + " | " + Flat(cost.tier.Fields()) + " |\n";
       std::fprintf(stderr, "%-40s %-28s %8s us\n", row.command.c_str(), encoding.c_str(), median);
@@ -113,8 +114,8 @@ int Run(const Options& opts) {
   }
   std::ofstream out(opts.out);
   out << "# Latency per command, encoding and cache state\n\n"
-      << "One run of `build/engine/amplification_bench --backend " << opts.backend
-      << " --n " << opts.n << " --reps " << opts.reps
+      << "One run of `build/engine/amplification_bench --backend " << opts.backend << " --n "
+      << opts.n << " --reps " << opts.reps
       << "`: every row of [amplification.md](amplification.md) at n = " << opts.n
       << ", the median of " << opts.reps
       << " measurements, each from a fresh state (dataset built; cache flushed for cold rows, "

@@ -171,8 +171,9 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
     const bool tiered = (row.type == "hash" && !row.versions.empty() && row.versions[0] >= 2) ||
                         (row.type == "zset" && !row.versions.empty() && row.versions[0] >= 1);
     if (tiered != (row.cache != AmplificationRow::CacheState::kNone)) {
-      return Status::InvalidArgument(where + "the Redis-tier versions, and only they, name a "
-                                             "cache state: (cold) or (warm)");
+      return Status::InvalidArgument(where +
+                                     "the Redis-tier versions, and only they, name a "
+                                     "cache state: (cold) or (warm)");
     }
     std::map<std::string, int64_t> probe;
     s = EvaluateOperations(row.operations, 10, &probe);

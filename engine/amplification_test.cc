@@ -81,8 +81,9 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
           EXPECT_EQ(static_cast<int64_t>(value), want) << name << " (Redis tier)";
           expected_tier.erase(name);
         }
-        EXPECT_TRUE(expected_tier.empty()) << "unknown tier counter '"
-                                           << (expected_tier.empty() ? "" : expected_tier.begin()->first) << "'";
+        EXPECT_TRUE(expected_tier.empty())
+            << "unknown tier counter '"
+            << (expected_tier.empty() ? "" : expected_tier.begin()->first) << "'";
       }
     }
   }

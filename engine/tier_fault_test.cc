@@ -56,8 +56,8 @@ void RunAgainstModel(EngineHarness& e, Model& model, std::mt19937_64& rng, int n
       ++totals->errors;
       continue;
     }
-    ASSERT_EQ(testing::SortedIfUnordered(cmd, got), model.Apply(cmd)) << "command " << i << ": "
-                                                << ::testing::PrintToString(cmd);
+    ASSERT_EQ(testing::SortedIfUnordered(cmd, got), model.Apply(cmd))
+        << "command " << i << ": " << ::testing::PrintToString(cmd);
   }
 }
 
@@ -71,8 +71,8 @@ class CacheFaultTest : public ::testing::TestWithParam<CacheCase> {};
 TEST_P(CacheFaultTest, PausedCacheDegradesAndNeverServesStaleEntries) {
   RedisServerProcess cache;
   ASSERT_TRUE(cache.Start().ok());
-  EngineHarness e("memory", TierOptions(&cache, nullptr, GetParam().hash_version,
-                                        GetParam().zset_version));
+  EngineHarness e("memory",
+                  TierOptions(&cache, nullptr, GetParam().hash_version, GetParam().zset_version));
   Model model(/*blind_hash=*/GetParam().hash_version == 3);
   std::mt19937_64 rng(99);
   Totals warm, paused, resumed;
@@ -95,8 +95,8 @@ TEST_P(CacheFaultTest, PausedCacheDegradesAndNeverServesStaleEntries) {
 TEST_P(CacheFaultTest, KilledCacheIsRebuiltAndEvictionChangesOnlyCosts) {
   RedisServerProcess cache;
   ASSERT_TRUE(cache.Start().ok());
-  EngineHarness e("rocksdb", TierOptions(&cache, nullptr, GetParam().hash_version,
-                                         GetParam().zset_version));
+  EngineHarness e("rocksdb",
+                  TierOptions(&cache, nullptr, GetParam().hash_version, GetParam().zset_version));
   Model model(/*blind_hash=*/GetParam().hash_version == 3);
   std::mt19937_64 rng(7);
   Totals before, down, after, evicted;
@@ -133,7 +133,7 @@ TEST(CacheFault, AWriteThatNeverReachedThePausedCacheIsNotServedStale) {
   EngineHarness e("memory", options);
   ASSERT_EQ(e.Run("HSET h f 1 g 1"), "(integer) 2");
   ASSERT_EQ(e.Run("ZADD z 1 m 2 n"), "(integer) 2");
-  ASSERT_EQ(e.Run("HGET h f"), "\"1\"");            // fills the field cache
+  ASSERT_EQ(e.Run("HGET h f"), "\"1\"");                          // fills the field cache
   ASSERT_EQ(e.Run("HGETALL h"), "[\"f\", \"1\", \"g\", \"1\"]");  // and the whole-hash cache
   ASSERT_EQ(e.Run("ZRANGE z 0 -1 WITHSCORES"), "[\"m\", \"1\", \"n\", \"2\"]");  // the zset
   cache.Pause();
@@ -153,8 +153,7 @@ TEST(CacheFault, AWriteThatNeverReachedThePausedCacheIsNotServedStale) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CacheFaultTest,
-                         ::testing::Values(CacheCase{2, 1}, CacheCase{3, 2}),
-                         [](const auto& info) {
+                         ::testing::Values(CacheCase{2, 1}, CacheCase{3, 2}), [](const auto& info) {
                            return "hash" + std::to_string(info.param.hash_version) + "_zset" +
                                   std::to_string(info.param.zset_version);
                          });

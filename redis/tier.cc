@@ -1,6 +1,5 @@
 #include "redis/tier.h"
 
-
 namespace kvlab {
 
 TierCounts& TierCounts::operator+=(const TierCounts& o) {
@@ -261,9 +260,8 @@ Status RedisTier::PurgeCache(TierCounts* counts) {
   std::string cursor = "0";
   do {
     std::vector<Reply> replies;
-    KVLAB_RETURN_IF_ERROR(Pipeline(TierRole::kCache,
-                                   {{"SCAN", cursor, "MATCH", "c#*", "COUNT", "1000"}}, &replies,
-                                   counts));
+    KVLAB_RETURN_IF_ERROR(Pipeline(
+        TierRole::kCache, {{"SCAN", cursor, "MATCH", "c#*", "COUNT", "1000"}}, &replies, counts));
     const Reply& r = replies[0];
     if (r.type() != Reply::Type::kArray || r.elements().size() != 2) {
       return Status::Unavailable("unexpected SCAN reply " + r.Describe());
@@ -290,8 +288,8 @@ Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts) {
     Status s;
     do {
       std::vector<Reply> replies;
-      s = Pipeline(which, {{"SCAN", cursor, "MATCH", PrefixPattern(prefix), "COUNT", "1000"}}, &replies,
-                   counts);
+      s = Pipeline(which, {{"SCAN", cursor, "MATCH", PrefixPattern(prefix), "COUNT", "1000"}},
+                   &replies, counts);
       if (!s.ok()) break;
       cursor = replies[0].elements().size() == 2 ? replies[0].elements()[0].str() : "0";
       std::vector<std::string> del = {"UNLINK"};
