@@ -1,9 +1,12 @@
 #include "cli/subcommands.h"
 
+#include "conformance/conform_command.h"
+
 namespace kvlab {
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
+      &AddConformCommand,
   };
 }
 

@@ -8,6 +8,10 @@
 //                                 on, divided by step (e.g. HSET's field-value pairs).
 //   negative_zero_printed_as_zero kvlab's reply is Redis's with every "-0" bulk string read
 //                                 as "0".
+//   integral_score_printed_as_double
+//                                 kvlab's reply is Redis's member-score array with every
+//                                 score printed as an integer of 18 digits or more re-printed
+//                                 with "%.17g" (123456789012345680 -> 1.2345678901234568e+17).
 #pragma once
 
 #include <string>
