@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "conformance/matrix.h"
@@ -46,6 +47,7 @@ struct ConformFlags {
   bool require_coverage = false;
   std::string ns_prefix;
   bool md5_prefix = false;
+  std::string transcript;
 };
 
 constexpr size_t kSoakSequences = 200;
@@ -224,6 +226,12 @@ int RunConform(const ConformFlags& flags) {
   std::printf("reference: %s\n", context.reference.c_str());
   std::fflush(stdout);
 
+  std::ofstream transcript;
+  if (!flags.transcript.empty()) {
+    transcript.open(flags.transcript, std::ios::trunc);
+    if (!transcript) return fail("cannot write " + flags.transcript);
+    plan.transcript = &transcript;
+  }
   MatrixResult result;
   {
     StderrProgress progress;
@@ -318,6 +326,9 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
                   "Engine: bytes before the database number in every record's namespace");
   cmd->add_flag("--md5-prefix", flags->md5_prefix,
                 "Engine: put md5(key)[0..8] before the key in every record");
+  cmd->add_option("--transcript", flags->transcript,
+                  "Write every command of the first run with Redis's reply (and kvlab's where it "
+                  "differs) to this file, for checking what a case tests");
   cmd->callback([flags, exit_code] { *exit_code = RunConform(*flags); });
 }
 

@@ -158,7 +158,9 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
     if (context.tier == TierState::kWarm && IsReadOnlyCommand(step.argv[0])) {
       Judge(context, step.argv, expected, Run(subject, step.argv), &outcome);  // fills the cache
     }
-    Judge(context, step.argv, expected, Run(subject, step.argv), &outcome);
+    const Reply actual = Run(subject, step.argv);
+    Judge(context, step.argv, expected, actual, &outcome);
+    if (context.observe) context.observe(step.argv, expected, actual, outcome);
     out.steps.push_back(std::move(outcome));
   }
   return out;

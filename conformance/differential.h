@@ -9,6 +9,7 @@
 //   fail       anything else.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,10 @@ struct RunContext {
   TierState tier = TierState::kNone;
   // REQUIRED when tier != kNone.
   RedisTierControl* tier_control = nullptr;
+  // Optional: sees every command with both replies and the verdict (transcripts).
+  std::function<void(const std::vector<std::string>& argv, const Reply& redis,
+                     const Reply& subject, const StepOutcome& outcome)>
+      observe;
 };
 
 // Whether Redis's command table marks a command read-only (kvlab's table is Redis's).

@@ -81,9 +81,22 @@ class ProfileRunner {
     run_.profile = profile;
   }
 
+  // Writes every command and reply of this run to `out`.
+  void Transcribe(std::ostream* out) {
+    context_.observe = [out](const std::vector<std::string>& argv, const Reply& redis,
+                             const Reply& subject, const StepOutcome& outcome) {
+      *out << "> " << DisplayCommandLine(argv) << "\n  " << DescribeShort(redis) << "\n";
+      if (outcome.verdict != Verdict::kPass) {
+        *out << "  kvlab: " << DescribeShort(subject) << "  <- " << VerdictName(outcome.verdict)
+             << (outcome.deviation_id.empty() ? "" : " " + outcome.deviation_id) << "\n";
+      }
+    };
+  }
+
   ProfileRun Run() {
     const auto start = std::chrono::steady_clock::now();
     for (const CaseFile& c : plan_.corpus) {
+      if (context_.observe) *plan_.transcript << "\n# " << c.name << "\n";
       CaseOutcome outcome = RunCase(c, reference_, session_.target(), context_);
       for (const StepOutcome& s : outcome.steps) out_->corpus_commands.insert(s.command);
       Record(outcome, "");
@@ -302,6 +315,7 @@ Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
       }
       ProfileRunner runner(reference, *session, name, profile, plan, progress, out, &done, total,
                            &shrunk);
+      if (plan.transcript != nullptr && out->runs.empty()) runner.Transcribe(plan.transcript);
       ProfileRun run = runner.Run();
       if (progress != nullptr) {
         progress->Message("conform: " + name + " " + profile.Label() + ": " +

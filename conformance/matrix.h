@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <tuple>
@@ -56,6 +57,9 @@ struct MatrixPlan {
   std::string reproducer_dir;  // "": shrunk reproducers are not written
   CompareOptions compare;
   const DeviationCatalogue* catalogue = nullptr;  // nullptr: no deviation is allowed
+  // Optional: every command of the first subject's first profile, with Redis's reply (and
+  // kvlab's where it differs), for people writing cases.
+  std::ostream* transcript = nullptr;
 };
 
 // The profiles `subject` runs under `plan`. Fails when the plan asks for a version the subject
