@@ -94,8 +94,8 @@ struct RunContext {
   // REQUIRED when tier != kNone.
   RedisTierControl* tier_control = nullptr;
   // Optional: sees every command with both replies and the verdict (transcripts).
-  std::function<void(const std::vector<std::string>& argv, const Reply& redis,
-                     const Reply& subject, const StepOutcome& outcome)>
+  std::function<void(const std::vector<std::string>& argv, const Reply& redis, const Reply& subject,
+                     const StepOutcome& outcome)>
       observe;
 };
 

@@ -14,8 +14,8 @@ using Words = std::vector<std::string>;
 const Words kHashKeys = {"h1", "h2"};
 const Words kZsetKeys = {"z1", "z2"};
 const Words kStringKeys = {"s1", "s2"};
-const Words kAllKeys = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey"};
-const Words kFields = {"f1", "f2", "f3", "", std::string("f\0", 2)};
+const Words kAllKeys = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "zw", "hw"};
+const Words kFields = {"f1", "f2", "f3", "", std::string("f\0", 2), "a-long-field-name-20"};
 const Words kValues = {"v",
                        "1",
                        "-3",
@@ -27,7 +27,9 @@ const Words kValues = {"v",
                        "0x10",
                        "9223372036854775807",
                        "-9223372036854775808"};
-const Words kMembers = {"a", "b", "c", "d", "aa", "", "m\xff", std::string("b\0", 2)};
+// "long-member-of-20-b" is long enough for the Redis-tier zset versions' long-member path.
+const Words kMembers = {
+    "a", "b", "c", "d", "aa", "", "m\xff", std::string("b\0", 2), "long-member-of-20-b"};
 const Words kScores = {"0",
                        "1",
                        "2",
@@ -271,6 +273,84 @@ Argv Zpop(Gen& g, const char* cmd) {
   return a;
 }
 
+// Wide collections: one hash ("hw") and one zset ("zw") drawing from hundreds of fields and
+// members, so that ranges skip, ranks go deep and scans page. Never lex-ranged ("zw" has
+// unequal scores).
+std::string WideName(Gen& g, char prefix) { return prefix + std::to_string(g.Below(300)); }
+std::string WideScore(Gen& g) { return std::to_string(static_cast<int64_t>(g.Below(60)) - 10); }
+std::string WideRank(Gen& g) { return std::to_string(static_cast<int64_t>(g.Below(800)) - 400); }
+Argv WideZadd(Gen& g) {
+  Argv a = {"ZADD", "zw"};
+  for (uint64_t n = 1 + g.Below(30); n > 0; --n) {
+    a.push_back(WideScore(g));
+    a.push_back(WideName(g, 'm'));
+  }
+  return a;
+}
+Argv WideHset(Gen& g) {
+  Argv a = {"HSET", "hw"};
+  for (uint64_t n = 1 + g.Below(30); n > 0; --n) {
+    a.push_back(WideName(g, 'f'));
+    a.push_back(WideName(g, 'v'));
+  }
+  return a;
+}
+Argv WideRead(Gen& g) {
+  switch (g.Below(12)) {
+    case 0:
+      return {"ZRANGE", "zw", WideRank(g), WideRank(g), "WITHSCORES"};
+    case 1:
+      return {"ZREVRANGE", "zw", WideRank(g), WideRank(g)};
+    case 2:
+      return {"ZRANGEBYSCORE",
+              "zw",
+              WideScore(g),
+              "(" + WideScore(g),
+              "LIMIT",
+              std::to_string(g.Below(300)),
+              std::to_string(static_cast<int64_t>(g.Below(40)) - 5)};
+    case 3:
+      return {"ZREVRANGEBYSCORE",
+              "zw",
+              WideScore(g),
+              WideScore(g),
+              "WITHSCORES",
+              "LIMIT",
+              std::to_string(g.Below(100)),
+              std::to_string(g.Below(40))};
+    case 4:
+      return {"ZRANK", "zw", WideName(g, 'm')};
+    case 5:
+      return {"ZREVRANK", "zw", WideName(g, 'm')};
+    case 6:
+      return {"ZCOUNT", "zw", "(" + WideScore(g), WideScore(g)};
+    case 7:
+      return {"ZSCAN", "zw", "0", "COUNT", std::to_string(1 + g.Below(20))};
+    case 8:
+      return {"HSCAN", "hw", "0", "COUNT", std::to_string(1 + g.Below(20))};
+    case 9:
+      return {"HGETALL", "hw"};
+    case 10:
+      return {"HLEN", "hw"};
+    default:
+      return {"ZCARD", "zw"};
+  }
+}
+Argv WideRemove(Gen& g) {
+  switch (g.Below(5)) {
+    case 0:
+      return {"ZREM", "zw", WideName(g, 'm'), WideName(g, 'm'), WideName(g, 'm')};
+    case 1:
+      return {"ZREMRANGEBYRANK", "zw", WideRank(g), WideRank(g)};
+    case 2:
+      return {"ZREMRANGEBYSCORE", "zw", WideScore(g), "(" + WideScore(g)};
+    case 3:
+      return {g.Chance(50) ? "ZPOPMIN" : "ZPOPMAX", "zw", std::to_string(1 + g.Below(10))};
+    default:
+      return {"HDEL", "hw", WideName(g, 'f'), WideName(g, 'f'), WideName(g, 'f')};
+  }
+}
+
 Argv Config(Gen& g) { return {"CONFIG", "GET", g.Pick(Words{"databases", "nosuchparameter"})}; }
 
 struct Entry {
@@ -427,6 +507,11 @@ const std::vector<Entry>& Table() {
        }},
       {"time", 1, [](Gen&) { return Argv{"TIME"}; }},
       {"config", 1, Config},
+      // The wide collections, under the name of the command they mostly send.
+      {"zadd", 3, WideZadd},
+      {"hset", 3, WideHset},
+      {"zrange", 6, WideRead},
+      {"zrem", 1, WideRemove},
   };
   return kTable;
 }
@@ -441,7 +526,9 @@ int TotalWeight() {
 
 std::vector<std::string> RandomCommandGenerator::Commands() {
   std::vector<std::string> out;
-  for (const Entry& e : Table()) out.push_back(e.name);
+  for (const Entry& e : Table()) {
+    if (std::find(out.begin(), out.end(), e.name) == out.end()) out.push_back(e.name);
+  }
   return out;
 }
 
