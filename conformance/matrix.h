@@ -63,7 +63,8 @@ struct MatrixPlan {
 };
 
 // The profiles `subject` runs under `plan`. Fails when the plan asks for a version the subject
-// does not run.
+// does not run; a subject that takes no versions (a plain RESP server) runs once, as
+// configured, whatever the plan asks.
 Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profile>* out);
 
 // "hash", "zset" or "other", from the command table's group.
