@@ -20,19 +20,22 @@ Reply ScanAll(ReplyTarget& target, std::vector<std::string> argv) {
   if (argv.size() <= cursor_arg) return target.Execute(argv);
   // The stream's own cursor is only checked for validity: run it once as given, and start over
   // from 0 if it is accepted, so that both sides iterate the whole collection.
+  auto is_page = [](const Reply& r) {
+    return r.type() == Reply::Type::kArray && r.elements().size() == 2 &&
+           r.elements()[0].type() == Reply::Type::kBulk &&
+           r.elements()[1].type() == Reply::Type::kArray;
+  };
   if (argv[cursor_arg] != "0") {
+    // Its items depend on the server's cursor encoding, so only its shape is compared.
     Reply first = target.Execute(argv);
-    if (first.is_error()) return first;
+    if (!is_page(first)) return first;
     argv[cursor_arg] = "0";
   }
   // Sorted by the RESP text of the item (or pair), which is unique per item.
   std::map<std::string, std::vector<Reply>> seen;
   for (int round = 0; round < 100000; ++round) {
     Reply r = target.Execute(argv);
-    if (r.type() != Reply::Type::kArray || r.elements().size() != 2 ||
-        r.elements()[1].type() != Reply::Type::kArray) {
-      return r;  // an error, compared as such
-    }
+    if (!is_page(r)) return r;  // an error (or a malformed page), compared as such
     const auto& items = r.elements()[1].elements();
     for (size_t i = 0; i < items.size(); i += pairs ? 2 : 1) {
       std::vector<Reply> item = {items[i]};

@@ -103,6 +103,40 @@ TEST(Matrix, ServerWithoutVersionsRunsOnceAsConfigured) {
   EXPECT_EQ(Labels(p), (std::vector<std::string>{"as configured"}));
 }
 
+TEST(Matrix, BackendColumnsAndTierStateNames) {
+  StoreSpec spec;
+  ASSERT_TRUE(ParseBackendColumn("rocksdb", &spec).ok());
+  EXPECT_EQ(spec.backend, "rocksdb");
+  EXPECT_FALSE(spec.no_reverse_scan);
+  ASSERT_TRUE(ParseBackendColumn("memory:noreverse", &spec).ok());
+  EXPECT_EQ(spec.backend, "memory");
+  EXPECT_TRUE(spec.no_reverse_scan);
+  EXPECT_FALSE(ParseBackendColumn("memory:fast", &spec).ok());
+  EXPECT_FALSE(ParseBackendColumn("nosuch", &spec).ok());
+  TierState t = TierState::kNone;
+  for (TierState s : AllTierStates()) {
+    ASSERT_TRUE(ParseTierState(TierStateName(s), &t));
+    EXPECT_EQ(t, s);
+  }
+  EXPECT_FALSE(ParseTierState("none", &t));
+  EXPECT_FALSE(ParseTierState("hot", &t));
+}
+
+// A scan with a cursor of its own: a wrong-shaped reply to it fails; a right-shaped one is not
+// compared item by item (cursors are the server's own encoding).
+TEST(Matrix, ScanWithAGivenCursorChecksTheFirstPageShape) {
+  EngineOnMemory reference, subject;
+  const CaseFile c = Case("MSET a 1 b 2 c 3\nSCAN 5\nSCAN 0\n");
+  size_t scans = 0;
+  FaultInjectingTarget first_page_wrong(&subject.target(), [&](size_t, const auto& argv, Reply r) {
+    return LowerCommand(argv[0]) == "scan" && ++scans == 1 ? testing::Corrupt(r) : r;
+  });
+  const CaseOutcome o = RunCase(c, reference.target(), first_page_wrong, RunContext());
+  ASSERT_NE(o.first_failure(), nullptr);
+  EXPECT_EQ(o.first_failure()->line, 2);
+  EXPECT_EQ(o.count(Verdict::kFail), 1u);
+}
+
 TEST(Matrix, ColdFlushesOncePerCaseAndFlushedBeforeEveryCommand) {
   EngineOnMemory reference, subject;
   FakeTierControl tier;
