@@ -58,7 +58,7 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, TimeUnit unit) {
     } else if (!strcasecmp(opt.c_str(), "lt")) {
       lt = true;
     } else {
-      return ctx.ReplyError("ERR Unsupported option " + opt);
+      return ctx.ReplyError("ERR Unsupported option " + std::string(errors::ClientText(opt)));
     }
   }
   if ((nx && xx) || (nx && gt) || (nx && lt)) {

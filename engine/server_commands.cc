@@ -70,7 +70,9 @@ void ConfigCommand(CommandContext& ctx) {
     ctx.engine().ResetStats();
     ctx.reply = Reply::Ok();
   } else {
-    ctx.ReplyError("ERR unknown subcommand '" + ctx.arg(1).substr(0, 128) + "'. Try CONFIG HELP.");
+    ctx.ReplyError("ERR unknown subcommand '" +
+                   std::string(errors::ClientText(ctx.arg(1)).substr(0, 128)) +
+                   "'. Try CONFIG HELP.");
   }
 }
 
