@@ -192,7 +192,9 @@ void PersistCommand(CommandContext& ctx) {
 void KeysCommand(CommandContext& ctx) {
   std::vector<Reply> keys;
   KeyScanFilter filter;
-  filter.pattern = ctx.arg(1);
+  // Redis lists every key for "*" without matching (keysCommand's allkeys), and its matcher
+  // does not match "*" against the empty key, so only this shortcut lists "".
+  if (ctx.arg(1) != "*") filter.pattern = ctx.arg(1);
   if (!ctx.Check(ScanKeys(
           ctx.txn(), "", filter, UINT64_MAX,
           [&](const std::string& key, const KeyMeta&) { keys.push_back(Reply::Bulk(key)); },
