@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 
 namespace kvlab {
@@ -64,7 +65,18 @@ bool IsScanCommand(const std::string& command) {
 }
 
 std::string DescribeShort(const Reply& reply, size_t max_chars) {
-  std::string text = reply.Describe();
+  // Describe quotes bulk strings with escapes but prints status and error text raw: escape
+  // what is left, so that a NUL or CR in an error shows.
+  std::string text;
+  for (unsigned char c : reply.Describe()) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      text += buf;
+    } else {
+      text += static_cast<char>(c);
+    }
+  }
   if (text.size() <= max_chars) return text;
   const size_t full = text.size();
   text.resize(max_chars);

@@ -96,6 +96,7 @@ TEST(Compare, ScanFamilyAndDescribeShort) {
   EXPECT_FALSE(IsScanCommand("SCANX"));
   EXPECT_EQ(DescribeShort(Reply::Bulk("abc")), "\"abc\"");
   EXPECT_EQ(DescribeShort(Reply::Bulk(std::string(10, 'x')), 5), "\"xxxx...(12 chars)");
+  EXPECT_EQ(DescribeShort(Reply::Error(std::string("ERR a\0b\r", 8))), "(error) ERR a\\x00b\\x0d");
 }
 
 }  // namespace

@@ -149,9 +149,9 @@ class ProfileRunner {
   std::string MaybeShrink(const CaseFile& sequence, const CaseOutcome& outcome, size_t index) {
     const StepOutcome* failure = outcome.first_failure();
     if (failure == nullptr || plan_.reproducer_dir.empty()) return "";
-    // The same sequence failing on the same command elsewhere in the matrix is most likely the
-    // same bug: shrink it once.
-    const std::string key = std::to_string(index) + " " + failure->command;
+    // Failures on the same command, in other sequences or elsewhere in the matrix, are most
+    // likely the same bug: shrink one per command.
+    const std::string key = failure->command;
     if (shrunk_->size() >= plan_.max_shrinks || !shrunk_->insert(key).second) return "";
     if (progress_ != nullptr) {
       progress_->Message("conform: shrinking " + sequence.name + " (" + subject_ + " " +

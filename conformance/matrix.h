@@ -13,8 +13,8 @@
 // Streams. The curated corpus runs case by case. A random run generates `sequences` sequences
 // of `steps` commands from one seed; every profile of every subject sees the same sequences.
 // A random sequence that fails is shrunk to a minimal reproducer and written as a case file
-// (reproducer.h); at most max_shrinks per run, because shrinking replays the sequence many
-// times against the real Redis.
+// (reproducer.h): one per failing command and at most max_shrinks per run, because shrinking
+// replays the sequence many times against the real Redis.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@ using Words = std::vector<std::string>;
 const Words kHashKeys = {"h1", "h2"};
 const Words kZsetKeys = {"z1", "z2"};
 const Words kStringKeys = {"s1", "s2"};
-const Words kAllKeys = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "zw", "hw"};
+const Words kAllKeys = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "zw", "hw", ""};
 const Words kFields = {"f1", "f2", "f3", "", std::string("f\0", 2), "a-long-field-name-20"};
 const Words kValues = {"v",
                        "1",
@@ -69,7 +69,8 @@ const Words kAbsMillis = {"4102444800000", "4102444850000", "4102445000000"};
 const Words kPastSeconds = {"1", "1000000000"};
 const Words kPastMillis = {"1", "1000000000000"};
 const Words kCounts = {"1", "2", "0", "-1", "10", "abc", "-5"};
-const Words kPatterns = {"*", "h*", "?1", "[hz]*", "x", "*1", "[^h]*", "no*"};
+const Words kPatterns = {"*",  "h*",  "?1", "[hz]*", "x",    "*1",    "[^h]*", "no*",
+                         "**", "[a-", "?",  "",      "*\\*", "[!h]*", "\\",    "[z-a]*"};
 
 std::string Key(Gen& g, const Words& own) {
   const uint64_t r = g.Below(100);
@@ -548,7 +549,7 @@ std::vector<std::string> RandomCommandGenerator::Next() {
   if (argv.size() > 1 && Chance(3)) {
     argv.pop_back();
   } else if (Chance(2)) {
-    argv.push_back(Pick(Words{"junk", "1", ""}));
+    argv.push_back(Pick(Words{"junk", "1", "", "a\r\nb", std::string("x\0y", 3)}));
   }
   return argv;
 }
