@@ -181,6 +181,41 @@ TEST(Matrix, WarmRunsReadsTwiceOnTheSubjectAndJudgesBoth) {
   EXPECT_EQ(bad.first_failure()->command, "hget");
 }
 
+// The wiring the Redis tier will use: EngineSubject asks TierWiring which versions have a tier
+// and attaches a control to each session of those versions.
+TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
+  auto flushes = std::make_shared<int>(0);
+  class SharedCount final : public RedisTierControl {
+   public:
+    explicit SharedCount(std::shared_ptr<int> n) : n_(std::move(n)) {}
+    Status FlushCache() override {
+      ++*n_;
+      return Status::OK();
+    }
+
+   private:
+    std::shared_ptr<int> n_;
+  };
+  TierWiring wiring;
+  wiring.uses_tier = [](std::string_view type, int version) {
+    return type == "hash" && version == 1;
+  };
+  wiring.attach = [flushes](Engine&) -> std::unique_ptr<RedisTierControl> {
+    return std::make_unique<SharedCount>(flushes);
+  };
+  EngineSubject memory("memory", StoreSpec(), EngineOptions(), wiring);
+  EngineOnMemory reference;
+  MatrixPlan plan;
+  plan.corpus = {Case("HSET h f v\nHGET h f\n")};
+  MatrixResult r;
+  ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
+  std::vector<std::string> labels;
+  for (const ProfileRun& run : r.runs) labels.push_back(run.profile.Label());
+  EXPECT_EQ(labels, (std::vector<std::string>{"h0z0", "h1z0 cold", "h1z0 warm", "h1z0 flushed"}));
+  EXPECT_EQ(*flushes, 1 + 2);  // cold: once per case; flushed: before each of the 2 commands
+  EXPECT_EQ(r.cells.at({"memory", "hash v1 warm", "hget"}).pass, 1u);
+}
+
 TEST(Matrix, TierFailureFailsTheStep) {
   EngineOnMemory reference, subject;
   FakeTierControl tier;
