@@ -38,16 +38,6 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The command line that replays a random run, when the plan does not say.
-std::string ReplayCommand(const RandomPlan& r) {
-  if (!r.replay.empty()) return r.replay;
-  const RandomPlan defaults;
-  std::string cmd = "kvlab conform --random --seed " + std::to_string(r.seed);
-  if (r.sequences != defaults.sequences) cmd += " --sequences " + std::to_string(r.sequences);
-  if (r.steps != defaults.steps) cmd += " --steps " + std::to_string(r.steps);
-  return cmd;
-}
-
 std::string FileSafe(std::string s) {
   for (char& c : s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
@@ -164,7 +154,7 @@ class ProfileRunner {
     ReproducerHeader header;
     header.subject = subject_;
     header.profile = profile_.Label();
-    header.replay = ReplayCommand(r);
+    header.replay = RandomReplayCommand(r);
     header.origin = "seed " + std::to_string(r.seed) + ", sequence " + std::to_string(index) +
                     " of " + std::to_string(r.sequences) + ", " + std::to_string(r.steps) +
                     " steps; shrunk to " + std::to_string(shrunk.steps.size()) + " in " +
@@ -205,6 +195,15 @@ class ProfileRunner {
 };
 
 }  // namespace
+
+std::string RandomReplayCommand(const RandomPlan& r) {
+  if (!r.replay.empty()) return r.replay;
+  const RandomPlan defaults;
+  std::string cmd = "kvlab conform --random --seed " + std::to_string(r.seed);
+  if (r.sequences != defaults.sequences) cmd += " --sequences " + std::to_string(r.sequences);
+  if (r.steps != defaults.steps) cmd += " --steps " + std::to_string(r.steps);
+  return cmd;
+}
 
 void Tally::Add(const StepOutcome& s) {
   switch (s.verdict) {

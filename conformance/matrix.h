@@ -44,6 +44,9 @@ struct RandomPlan {
   std::string replay;       // the command line that replays the run, for reproducers and reports
 };
 
+// The command line that replays a random run: r.replay, or one built from the seed and sizes.
+std::string RandomReplayCommand(const RandomPlan& r);
+
 struct MatrixPlan {
   // Empty: every version the subject runs.
   std::vector<int> hash_versions;

@@ -121,7 +121,7 @@ std::string MatrixJson(const MatrixResult& r, const ReportContext& ctx) {
                    {"fresh_seed", rp.fresh_seed},
                    {"sequences", rp.sequences},
                    {"steps", rp.steps},
-                   {"replay", rp.replay}};
+                   {"replay", RandomReplayCommand(rp)}};
   } else {
     j["random"] = nullptr;
   }
@@ -226,7 +226,7 @@ std::string SummaryMarkdown(const MatrixResult& r, const ReportContext& ctx) {
     const RandomPlan& rp = *plan.random;
     md += "- Random: seed " + std::to_string(rp.seed) + (rp.fresh_seed ? " (fresh)" : "") + ", " +
           std::to_string(rp.sequences) + " sequences × " + std::to_string(rp.steps) +
-          " commands per run; replay with `" + rp.replay + "`\n";
+          " commands per run; replay with `" + RandomReplayCommand(rp) + "`\n";
   }
   md += "\n| | commands | pass | deviation | fail |\n|---|---:|---:|---:|---:|\n";
   for (const ProfileRun& run : r.runs) {
