@@ -1,6 +1,9 @@
 #include "conformance/deviations.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +18,29 @@ Reply ReadNegativeZeroAsZero(const Reply& r) {
   return Reply::Array(std::move(e));
 }
 
+// Whether s is an integer of 18 digits or more, as Redis's listpack prints an integral score
+// that "%.17g" would print with an exponent.
+bool IsLongIntegerText(const std::string& s) {
+  const size_t digits_from = !s.empty() && s[0] == '-' ? 1 : 0;
+  if (s.size() - digits_from < 18) return false;
+  return std::all_of(s.begin() + static_cast<ptrdiff_t>(digits_from), s.end(),
+                     [](unsigned char c) { return std::isdigit(c); });
+}
+
+// Redis's reply with every score (the odd elements of a member-score array) that is printed as
+// a long integer re-printed as "%.17g".
+Reply ReprintLongIntegerScores(const Reply& r) {
+  if (r.type() != Reply::Type::kArray) return r;
+  std::vector<Reply> e = r.elements();
+  for (size_t i = 1; i < e.size(); i += 2) {
+    if (e[i].type() != Reply::Type::kBulk || !IsLongIntegerText(e[i].str())) continue;
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", std::strtod(e[i].str().c_str(), nullptr));
+    e[i] = Reply::Bulk(buf);
+  }
+  return Reply::Array(std::move(e));
+}
+
 bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Reply& redis,
              const Reply& kvlab) {
   if (d.rule == "integer_argument_count") {
@@ -25,6 +51,11 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Rep
   }
   if (d.rule == "negative_zero_printed_as_zero") {
     return ReadNegativeZeroAsZero(redis) == kvlab;
+  }
+  if (d.rule == "integral_score_text") {
+    // The same scores, one side printing a long integral score as integer text, the other as
+    // "%.17g".
+    return ReprintLongIntegerScores(redis) == ReprintLongIntegerScores(kvlab);
   }
   return false;
 }
@@ -55,7 +86,8 @@ Status DeviationCatalogue::Load(const std::string& path, DeviationCatalogue* out
       if (d.type != "hash" && d.type != "zset") {
         return Status::InvalidArgument(path + ": " + d.id + ": type must be hash or zset");
       }
-      if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero") {
+      if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero" &&
+          d.rule != "integral_score_text") {
         return Status::InvalidArgument(path + ": " + d.id + ": unknown rule " + d.rule);
       }
       if (d.step < 1) return Status::InvalidArgument(path + ": " + d.id + ": step must be >= 1");

@@ -1,14 +1,22 @@
-// Running one command stream against two targets and comparing every reply.
+// Running one command stream against two targets and judging every reply.
 //
 // A target is anything that answers Redis commands: a real redis-server (through hiredis), the
-// engine in-process, or `kvlab serve` end to end. The reference is always the real Redis.
+// engine in-process, or `kvlab serve` (or any RESP server) end to end. The reference is always
+// a real Redis. Every reply of the subject is judged:
+//   pass       it equals Redis's (compare.h);
+//   deviation  it differs, and the deviations catalogue explains it exactly for the command
+//              and the encode-versions in use;
+//   fail       anything else.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "conformance/case_file.h"
 #include "conformance/compare.h"
+#include "conformance/deviations.h"
+#include "conformance/redis_tier_hook.h"
 #include "engine/engine.h"
 #include "redis/client.h"
 #include "redis/reply.h"
@@ -49,24 +57,55 @@ class RedisTarget final : public ReplyTarget {
   RedisClient* client_;
 };
 
-struct Mismatch {
-  std::string case_name;
-  int line = 0;
+enum class Verdict { kPass, kDeviation, kFail };
+std::string_view VerdictName(Verdict v);  // "pass", "deviation", "fail"
+
+// The judgement of one command of a stream.
+struct StepOutcome {
+  int line = 0;         // line in the case file, or 1-based position in a random sequence
+  std::string command;  // lower case
+  Verdict verdict = Verdict::kPass;
+  std::string deviation_id;  // the catalogue entry, for kDeviation
+  // Only for kDeviation and kFail:
   std::vector<std::string> argv;
   std::string explanation;
-  Reply redis;  // what the reference replied
-  Reply kvlab;  // what the subject replied
+  Reply redis;
+  Reply subject;
 };
 
 struct CaseOutcome {
   std::string name;
-  size_t commands = 0;
-  std::vector<Mismatch> mismatches;
+  std::vector<StepOutcome> steps;  // one per command, in order (not for @sleep)
+  size_t count(Verdict v) const;
+  // The first failing step, or nullptr.
+  const StepOutcome* first_failure() const;
 };
 
-// Runs a case on a fresh keyspace (FLUSHALL and SELECT 0 on both sides first). SCAN-family
-// commands are run as whole iterations on each side and compared as sets.
+// How a stream is judged and which tier state it runs in.
+struct RunContext {
+  CompareOptions compare;
+  // nullptr: no deviation is allowed; every mismatch fails.
+  const DeviationCatalogue* catalogue = nullptr;
+  // The encode-versions the subject gives new keys; -1 when unknown (e.g. a plain RESP server),
+  // in which case no catalogue entry applies.
+  int hash_version = -1;
+  int zset_version = -1;
+  TierState tier = TierState::kNone;
+  // REQUIRED when tier != kNone.
+  RedisTierControl* tier_control = nullptr;
+  // Optional: sees every command with both replies and the verdict (transcripts).
+  std::function<void(const std::vector<std::string>& argv, const Reply& redis, const Reply& subject,
+                     const StepOutcome& outcome)>
+      observe;
+};
+
+// Whether Redis's command table marks a command read-only (kvlab's table is Redis's).
+bool IsReadOnlyCommand(const std::string& command);
+
+// Runs a case on a fresh keyspace (FLUSHALL and SELECT 0 on both sides first) and judges every
+// reply. SCAN-family commands are run as whole iterations on each side and compared as sets.
+// Errors of the tier control are reported as failures of the step they happened at.
 CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subject,
-                    const CompareOptions& options);
+                    const RunContext& context);
 
 }  // namespace kvlab

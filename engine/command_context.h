@@ -23,6 +23,10 @@ inline constexpr const char* kSyntax = "ERR syntax error";
 inline constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr const char* kNotFloat = "ERR value is not a valid float";
 inline constexpr const char* kOutOfRangePositive = "ERR value is out of range, must be positive";
+
+// A client's bytes as Redis's "%s" quotes them in an error: a C string, so up to the first NUL.
+// (CR and LF become spaces for every error, in Engine::Run.)
+inline std::string_view ClientText(std::string_view s) { return s.substr(0, s.find('\0')); }
 }  // namespace errors
 
 class CommandContext {

@@ -42,8 +42,9 @@ Status EngineConfig::Set(const std::vector<std::pair<std::string, std::string>>&
   for (const auto& [name, value] : pairs) {
     const Param* p = Find(name);
     if (p == nullptr) {
+      // Redis quotes the name with "%s": a C string, so up to the first NUL.
       return Status::InvalidArgument("Unknown option or number of arguments for CONFIG SET - '" +
-                                     name + "'");
+                                     name.substr(0, name.find('\0')) + "'");
     }
     if (!seen.insert(p).second) {
       return Status::InvalidArgument("CONFIG SET failed (possibly related to argument '" + name +

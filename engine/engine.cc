@@ -18,15 +18,18 @@ std::string OneLine(std::string s) {
   return s;
 }
 
+// processCommand's text: each argument is quoted with "'%.*s' ", its precision what is left of
+// 128 bytes before its opening quote.
 std::string UnknownCommandError(const std::vector<std::string>& argv) {
   std::string args;
   for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    const size_t room = 128 - args.size();
     args += '\'';
-    args.append(argv[i], 0, 128 - args.size());
+    args += errors::ClientText(argv[i]).substr(0, room);
     args += "' ";
   }
-  return OneLine("ERR unknown command '" + argv[0].substr(0, 128) +
-                 "', with args beginning with: " + args);
+  return "ERR unknown command '" + std::string(errors::ClientText(argv[0]).substr(0, 128)) +
+         "', with args beginning with: " + args;
 }
 
 bool ArityOk(int arity, size_t argc) {
@@ -162,7 +165,7 @@ void Engine::RegisterConfig() {
 Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {
   if (argv.empty()) return Reply::Error("ERR empty command");
   const CommandSpec* spec = commands_.Find(argv[0]);
-  if (spec == nullptr) return Reply::Error(UnknownCommandError(argv));
+  if (spec == nullptr) return Reply::Error(OneLine(UnknownCommandError(argv)));
   if (!ArityOk(spec->arity, argv.size())) {
     return Reply::Error("ERR wrong number of arguments for '" + std::string(spec->name) +
                         "' command");
@@ -223,6 +226,9 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
                           std::chrono::steady_clock::now() - start)
                           .count();
   stats.micros.fetch_add(static_cast<uint64_t>(micros), std::memory_order_relaxed);
+  // Redis formats every error that quotes a client's bytes onto one line (addReplyErrorFormat,
+  // rejectCommandFormat); an error with CR or LF would also break RESP.
+  if (ctx.reply.is_error()) return Reply::Error(OneLine(ctx.reply.str()));
   return std::move(ctx.reply);
 }
 

@@ -223,7 +223,8 @@ void ZscanCommand(CommandContext& ctx) {
   for (auto& m : members) {
     if (pattern && !GlobMatch(*pattern, m.member)) continue;
     items.push_back(Reply::Bulk(std::move(m.member)));
-    items.push_back(Reply::Bulk(FormatDouble(m.score)));
+    // As Redis answers for a zset of up to 128 members (listpack-encoded, the common case).
+    items.push_back(Reply::Bulk(FormatListpackScore(m.score)));
   }
   ctx.reply = ScanReply(ctx, h.meta, next, std::move(items));
 }

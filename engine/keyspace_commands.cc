@@ -74,7 +74,7 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, TimeUnit unit) {
     } else if (!strcasecmp(opt.c_str(), "lt")) {
       lt = true;
     } else {
-      return ctx.ReplyError("ERR Unsupported option " + opt);
+      return ctx.ReplyError("ERR Unsupported option " + std::string(errors::ClientText(opt)));
     }
   }
   if ((nx && xx) || (nx && gt) || (nx && lt)) {
@@ -223,7 +223,9 @@ void PersistCommand(CommandContext& ctx) {
 void KeysCommand(CommandContext& ctx) {
   std::vector<Reply> keys;
   KeyScanFilter filter;
-  filter.pattern = ctx.arg(1);
+  // Redis lists every key for "*" without matching (keysCommand's allkeys), and its matcher
+  // does not match "*" against the empty key, so only this shortcut lists "".
+  if (ctx.arg(1) != "*") filter.pattern = ctx.arg(1);
   if (!ctx.Check(ScanKeys(
           ctx.txn(), "", filter, UINT64_MAX,
           [&](const std::string& key, const KeyMeta&) { keys.push_back(Reply::Bulk(key)); },

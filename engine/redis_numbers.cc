@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 
 namespace kvlab {
@@ -93,6 +94,15 @@ std::string FormatDouble(double v) {
   char buf[64];
   const int n = std::snprintf(buf, sizeof(buf), "%.17g", v);
   return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string FormatListpackScore(double v) {
+  // double2ll: the cast is exact within +-LLONG_MAX/2, and the score integral.
+  if (v >= static_cast<double>(-LLONG_MAX / 2) && v <= static_cast<double>(LLONG_MAX / 2)) {
+    const auto ll = static_cast<long long>(v);
+    if (static_cast<double>(ll) == v) return std::to_string(ll);
+  }
+  return FormatDouble(v);
 }
 
 bool FormatLongDoubleHuman(long double v, std::string* out) {

@@ -27,6 +27,11 @@ bool ParseScoreBound(std::string_view s, double* value, bool* exclusive);
 // addReplyDouble (RESP2): "inf", "-inf", or "%.17g".
 std::string FormatDouble(double v);
 
+// d2string, the text a listpack-encoded zset stores a score as, which ZSCAN returns as is: an
+// integral score within +-2^62 as integer text ("123456789012345680"), otherwise as
+// FormatDouble.
+std::string FormatListpackScore(double v);
+
 // ld2string(LD_STR_HUMAN): "%.17Lf" with trailing zeros (and a trailing '.') removed, "-0"
 // turned into "0". Returns false when the text would exceed Redis's 5 KiB buffer.
 bool FormatLongDoubleHuman(long double v, std::string* out);

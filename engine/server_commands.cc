@@ -17,8 +17,11 @@ void EchoCommand(CommandContext& ctx) { ctx.reply = Reply::Bulk(ctx.arg(1)); }
 
 void SelectCommand(CommandContext& ctx) {
   int64_t db = 0;
-  if (!ParseInt64(ctx.arg(1), &db) || db < INT32_MIN || db > INT32_MAX) {
-    return ctx.ReplyError(errors::kNotInteger);
+  if (!ParseInt64(ctx.arg(1), &db)) return ctx.ReplyError(errors::kNotInteger);
+  // getIntFromObjectOrReply: an integer that fits in 64 bits but not in an int has its own text.
+  if (db < INT32_MIN || db > INT32_MAX) {
+    return ctx.ReplyError(
+        "ERR value is out of range, value must between -2147483648 and 2147483647");
   }
   if (db < 0 || db >= ctx.engine().databases()) {
     return ctx.ReplyError("ERR DB index is out of range");
@@ -67,7 +70,9 @@ void ConfigCommand(CommandContext& ctx) {
     ctx.engine().ResetStats();
     ctx.reply = Reply::Ok();
   } else {
-    ctx.ReplyError("ERR unknown subcommand '" + ctx.arg(1).substr(0, 128) + "'. Try CONFIG HELP.");
+    ctx.ReplyError("ERR unknown subcommand '" +
+                   std::string(errors::ClientText(ctx.arg(1)).substr(0, 128)) +
+                   "'. Try CONFIG HELP.");
   }
 }
 

@@ -1,0 +1,150 @@
+// Test-only targets for the conformance tests: a fault-injecting wrapper (the honesty
+// self-test), a counting wrapper, a fake Redis-tier control, and an engine subject whose
+// target is wrapped. Never linked into kvlab.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/registry.h"
+#include "conformance/differential.h"
+#include "conformance/subjects.h"
+#include "engine/engine.h"
+
+namespace kvlab::testing {
+
+// Alters chosen replies of the target it wraps: `alter` sees every command (with its 0-based
+// position among the commands sent) and the true reply, and returns the reply to hand back.
+class FaultInjectingTarget final : public ReplyTarget {
+ public:
+  using Alter =
+      std::function<Reply(size_t position, const std::vector<std::string>& argv, Reply reply)>;
+  FaultInjectingTarget(ReplyTarget* inner, Alter alter) : inner_(inner), alter_(std::move(alter)) {}
+  std::string name() const override { return inner_->name() + "+faults"; }
+  Reply Execute(const std::vector<std::string>& argv) override {
+    return alter_(position_++, argv, inner_->Execute(argv));
+  }
+
+ private:
+  ReplyTarget* inner_;
+  Alter alter_;
+  size_t position_ = 0;
+};
+
+// A reply that differs from `r` in a way no comparison rule can forgive: an integer plus 1,
+// a bulk string with a byte appended, an array with an element appended, an error with other
+// text, a status or nil turned into a bulk.
+inline Reply Corrupt(const Reply& r) {
+  switch (r.type()) {
+    case Reply::Type::kInteger:
+      return Reply::Integer(r.integer() + 1);
+    case Reply::Type::kBulk:
+      return Reply::Bulk(r.str() + "!");
+    case Reply::Type::kArray: {
+      std::vector<Reply> e = r.elements();
+      e.push_back(Reply::Bulk("injected"));
+      return Reply::Array(std::move(e));
+    }
+    case Reply::Type::kError:
+      return Reply::Error(r.str() + " (injected)");
+    default:
+      return Reply::Bulk("injected");
+  }
+}
+
+// Counts the commands sent through it, by lower-case name.
+class CountingTarget final : public ReplyTarget {
+ public:
+  explicit CountingTarget(ReplyTarget* inner) : inner_(inner) {}
+  std::string name() const override { return inner_->name(); }
+  Reply Execute(const std::vector<std::string>& argv) override {
+    std::string cmd = argv[0];
+    for (char& c : cmd) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ++counts_[cmd];
+    return inner_->Execute(argv);
+  }
+  size_t count(const std::string& cmd) const {
+    auto it = counts_.find(cmd);
+    return it == counts_.end() ? 0 : it->second;
+  }
+  size_t total() const {
+    size_t n = 0;
+    for (const auto& [cmd, count] : counts_) n += count;
+    return n;
+  }
+
+ private:
+  ReplyTarget* inner_;
+  std::map<std::string, size_t> counts_;
+};
+
+// A Redis-tier control that only counts, and fails when told to.
+class FakeTierControl final : public RedisTierControl {
+ public:
+  Status FlushCache() override {
+    ++flushes;
+    return fail ? Status::Unavailable("cache redis down (fake)") : Status::OK();
+  }
+  int flushes = 0;
+  bool fail = false;
+};
+
+// An engine over a fresh memory store, with its own session.
+class EngineOnMemory {
+ public:
+  explicit EngineOnMemory(EngineOptions options = {}) {
+    StoreSpec spec;
+    Status s = OpenStore(spec, &store_);
+    if (!s.ok()) ADD_FAILURE() << s.ToString();
+    engine_ = std::make_unique<Engine>(store_->store(), options);
+    target_ = std::make_unique<EngineTarget>(engine_.get());
+  }
+  Engine& engine() { return *engine_; }
+  EngineTarget& target() { return *target_; }
+
+ private:
+  std::unique_ptr<OpenedStore> store_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<EngineTarget> target_;
+};
+
+// An engine subject whose every session's target goes through a FaultInjectingTarget.
+class FaultySubject final : public Subject {
+ public:
+  FaultySubject(std::unique_ptr<Subject> inner, FaultInjectingTarget::Alter alter)
+      : inner_(std::move(inner)), alter_(std::move(alter)) {}
+  std::string name() const override { return inner_->name() + "+faults"; }
+  std::vector<int> HashVersions() override { return inner_->HashVersions(); }
+  std::vector<int> ZsetVersions() override { return inner_->ZsetVersions(); }
+  bool UsesTier(int h, int z) const override { return inner_->UsesTier(h, z); }
+  Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) override {
+    std::unique_ptr<SubjectSession> inner;
+    KVLAB_RETURN_IF_ERROR(inner_->Open(profile, &inner));
+    *out = std::make_unique<Session>(std::move(inner), alter_);
+    return Status::OK();
+  }
+
+ private:
+  class Session final : public SubjectSession {
+   public:
+    Session(std::unique_ptr<SubjectSession> inner, FaultInjectingTarget::Alter alter)
+        : inner_(std::move(inner)), faulty_(&inner_->target(), std::move(alter)) {}
+    ReplyTarget& target() override { return faulty_; }
+    RedisTierControl* tier_control() override { return inner_->tier_control(); }
+
+   private:
+    std::unique_ptr<SubjectSession> inner_;
+    FaultInjectingTarget faulty_;
+  };
+
+  std::unique_ptr<Subject> inner_;
+  FaultInjectingTarget::Alter alter_;
+};
+
+}  // namespace kvlab::testing

@@ -1,0 +1,116 @@
+#include "conformance/deviations.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace kvlab {
+namespace {
+
+DeviationCatalogue Real() {
+  DeviationCatalogue c;
+  Status s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(), &c);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return c;
+}
+
+TEST(Deviations, TheCatalogueLoadsWithUniqueIds) {
+  const DeviationCatalogue c = Real();
+  ASSERT_FALSE(c.entries().empty());
+  std::set<std::string> ids;
+  for (const Deviation& d : c.entries()) {
+    EXPECT_TRUE(ids.insert(d.id).second) << d.id;
+    EXPECT_FALSE(d.reason.empty()) << d.id;
+    EXPECT_FALSE(d.commands.empty()) << d.id;
+    EXPECT_FALSE(d.versions.empty()) << d.id;
+  }
+}
+
+TEST(Deviations, ArgumentCountRuleOnlyOnItsCommandVersionAndExactReply) {
+  const DeviationCatalogue c = Real();
+  const std::vector<std::string> hset = {"HSET", "h", "f1", "v", "f2", "v"};
+  // Redis says 1 new field; blind hash v1 says the 2 pairs given.
+  EXPECT_EQ(c.Explain(hset, 1, 0, Reply::Integer(1), Reply::Integer(2)), "hash-blind-hset-count");
+  EXPECT_EQ(c.Explain(hset, 0, 0, Reply::Integer(1), Reply::Integer(2)), "");  // v0 is exact
+  EXPECT_EQ(c.Explain(hset, 1, 0, Reply::Integer(1), Reply::Integer(3)), "");  // not the rule
+  EXPECT_EQ(c.Explain(hset, 1, 0, Reply::Error("ERR x"), Reply::Integer(2)), "");
+  EXPECT_EQ(c.Explain({"HMSET", "h", "f", "v"}, 1, 0, Reply::Ok(), Reply::Integer(1)), "");
+  const std::vector<std::string> hdel = {"hdel", "h", "a", "b", "c"};
+  EXPECT_EQ(c.Explain(hdel, 1, 0, Reply::Integer(1), Reply::Integer(3)), "hash-blind-hdel-count");
+  EXPECT_EQ(c.Explain(hdel, 1, 0, Reply::Integer(1), Reply::Integer(2)), "");
+  // The zset version does not matter to a hash entry.
+  EXPECT_EQ(c.Explain(hset, 1, 3, Reply::Integer(1), Reply::Integer(2)), "hash-blind-hset-count");
+}
+
+TEST(Deviations, NegativeZeroRule) {
+  const DeviationCatalogue c = Real();
+  const std::vector<std::string> zscore = {"ZSCORE", "z", "m"};
+  EXPECT_EQ(c.Explain(zscore, 0, 0, Reply::Bulk("-0"), Reply::Bulk("0")),
+            "zset-negative-zero-score");
+  EXPECT_EQ(c.Explain(zscore, 0, 0, Reply::Bulk("-0"), Reply::Bulk("1")), "");
+  EXPECT_EQ(c.Explain(zscore, 0, 0, Reply::Bulk("0"), Reply::Bulk("-0")), "");
+  const Reply redis = Reply::Array({Reply::Bulk("a"), Reply::Bulk("-0")});
+  const Reply kvlab = Reply::Array({Reply::Bulk("a"), Reply::Bulk("0")});
+  EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, 0, 0, redis, kvlab),
+            "zset-negative-zero-score");
+  EXPECT_EQ(c.Explain({"HGET", "z", "m"}, 0, 0, Reply::Bulk("-0"), Reply::Bulk("0")), "");
+}
+
+TEST(Deviations, ZscanIntegralScoreRule) {
+  const DeviationCatalogue c = Real();
+  auto pairs = [](std::vector<std::string> v) {
+    std::vector<Reply> e;
+    for (std::string& s : v) e.push_back(Reply::Bulk(std::move(s)));
+    return Reply::Array(std::move(e));
+  };
+  const std::vector<std::string> zscan = {"ZSCAN", "z", "0"};
+  const Reply redis = pairs({"a", "123456789012345680", "b", "-4000000000000000000", "c", "1"});
+  EXPECT_EQ(c.Explain(zscan, 0, 0, redis,
+                      pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1"})),
+            "zset-zscan-integral-score-text");
+  // Either way round: a skiplist zset in Redis ("%.17g") against kvlab's listpack text.
+  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"a", "1.2345678901234568e+17", "c", "1"}),
+                      pairs({"a", "123456789012345680", "c", "1"})),
+            "zset-zscan-integral-score-text");
+  // Other scores and members are exact.
+  EXPECT_EQ(c.Explain(zscan, 0, 0, redis,
+                      pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1.0"})),
+            "");
+  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"123456789012345680", "1"}),
+                      pairs({"1.2345678901234568e+17", "1"})),
+            "");
+  EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, 0, 0, redis,
+                      pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1"})),
+            "");
+}
+
+TEST(Deviations, LoadRejectsMalformedCatalogues) {
+  const std::string dir = std::filesystem::temp_directory_path() / "kvlab-deviations-test";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/d.json";
+  const std::string good_entry =
+      R"({"id":"x","type":"hash","versions":[1],"commands":["hset"],"rule":"integer_argument_count","reason":"r"})";
+  const std::vector<std::string> bad = {
+      "not json",
+      R"({"schema_version":2,"deviations":[]})",
+      R"({"schema_version":1,"deviations":[{"id":"x","type":"list","versions":[1],"commands":["a"],"rule":"integer_argument_count","reason":"r"}]})",
+      R"({"schema_version":1,"deviations":[{"id":"x","type":"hash","versions":[1],"commands":["a"],"rule":"anything_goes","reason":"r"}]})",
+      R"({"schema_version":1,"deviations":[{"id":"x","type":"hash","versions":[1],"commands":["a"],"rule":"integer_argument_count","step":0,"reason":"r"}]})",
+      R"({"schema_version":1,"deviations":[{"id":"x"}]})",
+  };
+  for (const std::string& text : bad) {
+    std::ofstream(path) << text;
+    DeviationCatalogue c;
+    EXPECT_FALSE(DeviationCatalogue::Load(path, &c).ok()) << text;
+  }
+  std::ofstream(path) << R"({"schema_version":1,"deviations":[)" + good_entry + "]}";
+  DeviationCatalogue c;
+  EXPECT_TRUE(DeviationCatalogue::Load(path, &c).ok());
+  EXPECT_FALSE(DeviationCatalogue::Load(dir + "/missing.json", &c).ok());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kvlab

@@ -1,0 +1,138 @@
+// The honesty self-test: the harness, pointed at deliberately wrong replies from an otherwise
+// correct kvlab, must report every one of them as a failure, against a real redis-server. It
+// also checks that the catalogue forgives a deviation only on the versions it names.
+#include <gtest/gtest.h>
+
+#include "conformance/conform_test_util.h"
+#include "conformance/matrix.h"
+#include "redis/server_process.h"
+
+namespace kvlab {
+namespace {
+
+using testing::CountingTarget;
+using testing::EngineOnMemory;
+using testing::FaultInjectingTarget;
+
+class Honesty : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new RedisServerProcess();
+    Status s = server_->Start();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr);
+    client_ = std::make_unique<RedisClient>(server_->endpoint());
+    reference_ = std::make_unique<RedisTarget>("redis", client_.get());
+    Status s = LoadCaseDirectory(KVLAB_SOURCE_DIR "/conformance/cases", &corpus_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(), &catalogue_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  RunContext Context(int hash_version) const {
+    RunContext ctx;
+    ctx.catalogue = &catalogue_;
+    ctx.hash_version = hash_version;
+    ctx.zset_version = 0;
+    return ctx;
+  }
+
+  static RedisServerProcess* server_;
+  std::unique_ptr<RedisClient> client_;
+  std::unique_ptr<RedisTarget> reference_;
+  std::vector<CaseFile> corpus_;
+  DeviationCatalogue catalogue_;
+};
+
+RedisServerProcess* Honesty::server_ = nullptr;
+
+// Wrong beyond every declared tolerance.
+Reply Wrong(const std::vector<std::string>& argv, const Reply& r) {
+  const std::string cmd = LowerCommand(argv[0]);
+  const bool ttl = cmd == "ttl" || cmd == "pttl" || cmd == "expiretime" || cmd == "pexpiretime";
+  if (ttl && r.type() == Reply::Type::kInteger) return Reply::Integer(r.integer() + 1000000);
+  return testing::Corrupt(r);
+}
+
+// Every case of the corpus, with one reply altered at its start, middle and end in turn: each
+// alteration is exactly one failing step, and the unaltered case has none.
+TEST_F(Honesty, EveryAlteredReplyInTheCorpusIsAFailure) {
+  size_t injected = 0;
+  for (const CaseFile& c : corpus_) {
+    EngineOnMemory engine;
+    CountingTarget counted(&engine.target());
+    const CaseOutcome clean = RunCase(c, *reference_, counted, Context(0));
+    ASSERT_EQ(clean.count(Verdict::kFail), 0u)
+        << c.name << ": " << clean.first_failure()->explanation;
+    const size_t calls = counted.total();  // FLUSHALL and SELECT first, then the case
+    ASSERT_GT(calls, 2u) << c.name;
+    for (size_t position : {size_t{2}, 2 + (calls - 2) / 2, calls - 1}) {
+      EngineOnMemory fresh;
+      FaultInjectingTarget faulty(&fresh.target(), [position](size_t p, const auto& argv, Reply r) {
+        return p == position ? Wrong(argv, r) : r;
+      });
+      const CaseOutcome o = RunCase(c, *reference_, faulty, Context(0));
+      EXPECT_EQ(o.count(Verdict::kFail), 1u) << c.name << " altered at call " << position;
+      EXPECT_EQ(o.steps.size(), clean.steps.size());
+      ++injected;
+    }
+  }
+  EXPECT_GE(injected, 30u);
+}
+
+// The catalogue forgives HSET's argument count on blind hash versions only.
+TEST_F(Honesty, ACataloguedDeviationOnTheWrongVersionFails) {
+  const CaseFile c = [] {
+    CaseFile f;
+    EXPECT_TRUE(ParseCaseText("hset", "HSET h a 1\nHSET h a 2 b 3\nHDEL h a zz\n", &f).ok());
+    return f;
+  }();
+  auto blind = [](size_t, const std::vector<std::string>& argv, Reply r) {
+    const std::string cmd = LowerCommand(argv[0]);
+    if (cmd == "hset") return Reply::Integer(static_cast<int64_t>(argv.size() - 2) / 2);
+    if (cmd == "hdel") return Reply::Integer(static_cast<int64_t>(argv.size() - 2));
+    return r;
+  };
+  EngineOnMemory v0;
+  FaultInjectingTarget pretends_blind(&v0.target(), blind);
+  const CaseOutcome on_v0 = RunCase(c, *reference_, pretends_blind, Context(0));
+  EXPECT_EQ(on_v0.count(Verdict::kFail), 2u);
+  EXPECT_EQ(on_v0.count(Verdict::kDeviation), 0u);
+
+  EngineOptions options;
+  options.hash_version = 1;
+  EngineOnMemory v1(options);
+  const CaseOutcome on_v1 = RunCase(c, *reference_, v1.target(), Context(1));
+  EXPECT_EQ(on_v1.count(Verdict::kFail), 0u);
+  EXPECT_EQ(on_v1.count(Verdict::kDeviation), 2u);
+}
+
+// The whole matrix, pointed at a kvlab whose ZSCORE is always wrong, fails exactly there.
+TEST_F(Honesty, TheMatrixReportsAWrongCommandAndNothingElse) {
+  testing::FaultySubject faulty(
+      std::make_unique<EngineSubject>("memory", StoreSpec(), EngineOptions()),
+      [](size_t, const auto& argv, Reply r) {
+        return LowerCommand(argv[0]) == "zscore" ? Wrong(argv, r) : r;
+      });
+  MatrixPlan plan;
+  plan.catalogue = &catalogue_;
+  plan.corpus = corpus_;
+  MatrixResult r;
+  ASSERT_TRUE(RunMatrix(*reference_, {&faulty}, plan, nullptr, &r).ok());
+  ASSERT_GT(r.totals.fail, 0u);
+  for (const auto& [key, tally] : r.cells) {
+    if (std::get<2>(key) == "zscore") {
+      EXPECT_EQ(tally.pass + tally.deviation, 0u) << std::get<1>(key);
+    } else {
+      EXPECT_EQ(tally.fail, 0u) << std::get<2>(key) << " " << std::get<1>(key);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kvlab

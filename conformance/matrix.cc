@@ -1,0 +1,329 @@
+#include "conformance/matrix.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "conformance/random_commands.h"
+#include "conformance/reproducer.h"
+#include "engine/command_table.h"
+
+namespace kvlab {
+namespace {
+
+std::string JoinInts(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+// The requested versions, checked against what the subject runs.
+Status Narrow(const std::string& type, const std::string& subject, const std::vector<int>& runs,
+              const std::vector<int>& requested, std::vector<int>* out) {
+  if (requested.empty()) {
+    *out = runs;
+    return Status::OK();
+  }
+  out->clear();
+  for (int v : requested) {
+    if (std::find(runs.begin(), runs.end(), v) == runs.end()) {
+      return Status::InvalidArgument(subject + " does not run " + type + " version " +
+                                     std::to_string(v) + " (it runs: " + JoinInts(runs) + ")");
+    }
+    if (std::find(out->begin(), out->end(), v) == out->end()) out->push_back(v);
+  }
+  return Status::OK();
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string FileSafe(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  return s;
+}
+
+// Runs one subject in one profile: the corpus, then the random sequences.
+class ProfileRunner {
+ public:
+  ProfileRunner(ReplyTarget& reference, SubjectSession& session, const std::string& subject,
+                const Profile& profile, const MatrixPlan& plan, ProgressSink* progress,
+                MatrixResult* out, size_t* done, size_t total, std::set<std::string>* shrunk)
+      : reference_(reference),
+        session_(session),
+        subject_(subject),
+        profile_(profile),
+        plan_(plan),
+        progress_(progress),
+        out_(out),
+        done_(done),
+        total_(total),
+        shrunk_(shrunk) {
+    context_.compare = plan.compare;
+    context_.catalogue = plan.catalogue;
+    context_.hash_version = profile.hash_version;
+    context_.zset_version = profile.zset_version;
+    context_.tier = profile.tier;
+    context_.tier_control = session.tier_control();
+    run_.subject = subject;
+    run_.profile = profile;
+  }
+
+  // Writes every command and reply of this run to `out`.
+  void Transcribe(std::ostream* out) {
+    context_.observe = [out](const std::vector<std::string>& argv, const Reply& redis,
+                             const Reply& subject, const StepOutcome& outcome) {
+      *out << "> " << DisplayCommandLine(argv) << "\n  " << DescribeShort(redis) << "\n";
+      if (outcome.verdict != Verdict::kPass) {
+        *out << "  kvlab: " << DescribeShort(subject) << "  <- " << VerdictName(outcome.verdict)
+             << (outcome.deviation_id.empty() ? "" : " " + outcome.deviation_id) << "\n";
+      }
+    };
+  }
+
+  ProfileRun Run() {
+    const auto start = std::chrono::steady_clock::now();
+    for (const CaseFile& c : plan_.corpus) {
+      if (context_.observe) *plan_.transcript << "\n# " << c.name << "\n";
+      CaseOutcome outcome = RunCase(c, reference_, session_.target(), context_);
+      for (const StepOutcome& s : outcome.steps) out_->corpus_commands.insert(s.command);
+      Record(outcome, "");
+      Tick(c.name);
+    }
+    if (plan_.random) {
+      for (size_t i = 0; i < plan_.random->sequences; ++i) {
+        const CaseFile sequence = RandomSequence(plan_.random->seed, i, plan_.random->steps);
+        CaseOutcome outcome = RunCase(sequence, reference_, session_.target(), context_);
+        Record(outcome, MaybeShrink(sequence, outcome, i));
+        Tick(sequence.name);
+      }
+    }
+    run_.seconds = SecondsSince(start);
+    return run_;
+  }
+
+ private:
+  void Tick(const std::string& what) {
+    ++*done_;
+    if (progress_ != nullptr) {
+      progress_->Update(*done_, total_, subject_ + " " + profile_.Label() + " " + what,
+                        out_->failures_total);
+    }
+  }
+
+  void Record(const CaseOutcome& outcome, const std::string& reproducer) {
+    for (const StepOutcome& s : outcome.steps) {
+      run_.totals.Add(s);
+      out_->totals.Add(s);
+      out_->cells[{subject_, VersionLabel(s.command, profile_), s.command}].Add(s);
+      if (s.verdict != Verdict::kFail) continue;
+      ++out_->failures_total;
+      if (out_->failures.size() >= MatrixResult::kMaxRecordedFailures) continue;
+      FailureRecord f;
+      f.subject = subject_;
+      f.profile = profile_.Label();
+      f.source = outcome.name;
+      f.line = s.line;
+      f.command_line = DisplayCommandLine(s.argv);
+      f.explanation = s.explanation;
+      f.redis = DescribeShort(s.redis);
+      f.subject_reply = DescribeShort(s.subject);
+      f.reproducer = &s == outcome.first_failure() ? reproducer : "";
+      out_->failures.push_back(std::move(f));
+    }
+  }
+
+  // Shrinks the first failure of a random sequence into a case file; returns its path or "".
+  std::string MaybeShrink(const CaseFile& sequence, const CaseOutcome& outcome, size_t index) {
+    const StepOutcome* failure = outcome.first_failure();
+    if (failure == nullptr || plan_.reproducer_dir.empty()) return "";
+    // Failures on the same command, in other sequences or elsewhere in the matrix, are most
+    // likely the same bug: shrink one per command.
+    const std::string key = failure->command;
+    if (shrunk_->size() >= plan_.max_shrinks || !shrunk_->insert(key).second) return "";
+    if (progress_ != nullptr) {
+      progress_->Message("conform: shrinking " + sequence.name + " (" + subject_ + " " +
+                         profile_.Label() + ", fails on " + failure->command + ")");
+    }
+    size_t tests = 0;
+    const CaseFile shrunk = ShrinkFailingCase(sequence, *failure, reference_, session_.target(),
+                                              context_, plan_.max_shrink_tests, &tests);
+    const RandomPlan& r = *plan_.random;
+    ReproducerHeader header;
+    header.subject = subject_;
+    header.profile = profile_.Label();
+    header.replay = RandomReplayCommand(r);
+    header.origin = "seed " + std::to_string(r.seed) + ", sequence " + std::to_string(index) +
+                    " of " + std::to_string(r.sequences) + ", " + std::to_string(r.steps) +
+                    " steps; shrunk to " + std::to_string(shrunk.steps.size()) + " in " +
+                    std::to_string(tests) + " replays";
+    const std::string name = "random-" + std::to_string(r.seed) + "-" + std::to_string(index) +
+                             "-" + FileSafe(failure->command);
+    // The header shows the replies of the shrunk case itself.
+    const std::optional<StepOutcome> shrunk_failure =
+        ReplayFailure(shrunk, failure->command, reference_, session_.target(), context_);
+    std::string path;
+    bool reproduces = false;
+    Status s = WriteVerifiedReproducer(
+        plan_.reproducer_dir, name,
+        ReproducerText(shrunk, shrunk_failure ? *shrunk_failure : *failure, header),
+        failure->command, reference_, session_.target(), context_, &path, &reproduces);
+    if (!s.ok()) {
+      if (progress_ != nullptr) progress_->Message("conform: " + s.ToString());
+      return "";
+    }
+    if (!reproduces) path += " (did not fail when replayed: timing-dependent?)";
+    if (progress_ != nullptr) progress_->Message("conform: reproducer " + path);
+    out_->reproducers.push_back(path);
+    return path;
+  }
+
+  ReplyTarget& reference_;
+  SubjectSession& session_;
+  const std::string& subject_;
+  const Profile& profile_;
+  const MatrixPlan& plan_;
+  ProgressSink* progress_;
+  MatrixResult* out_;
+  size_t* done_;
+  const size_t total_;
+  std::set<std::string>* shrunk_;
+  RunContext context_;
+  ProfileRun run_;
+};
+
+}  // namespace
+
+std::string RandomReplayCommand(const RandomPlan& r) {
+  if (!r.replay.empty()) return r.replay;
+  const RandomPlan defaults;
+  std::string cmd = "kvlab conform --random --seed " + std::to_string(r.seed);
+  if (r.sequences != defaults.sequences) cmd += " --sequences " + std::to_string(r.sequences);
+  if (r.steps != defaults.steps) cmd += " --steps " + std::to_string(r.steps);
+  return cmd;
+}
+
+void Tally::Add(const StepOutcome& s) {
+  switch (s.verdict) {
+    case Verdict::kPass:
+      ++pass;
+      break;
+    case Verdict::kDeviation:
+      ++deviation;
+      ++deviation_ids[s.deviation_id];
+      break;
+    case Verdict::kFail:
+      ++fail;
+      break;
+  }
+}
+
+void Tally::Add(const Tally& t) {
+  pass += t.pass;
+  deviation += t.deviation;
+  fail += t.fail;
+  for (const auto& [id, n] : t.deviation_ids) deviation_ids[id] += n;
+}
+
+std::string CommandGroup(const std::string& command) {
+  const CommandSpec* spec = CommandTable::Get().Find(command);
+  if (spec == nullptr) return "other";
+  if (spec->group == "hash") return "hash";
+  if (spec->group == "sorted-set") return "zset";
+  return "other";
+}
+
+std::string VersionLabel(const std::string& command, const Profile& profile) {
+  return GroupVersionLabel(CommandGroup(command), profile);
+}
+
+std::string GroupVersionLabel(const std::string& group, const Profile& profile) {
+  std::string label;
+  if (group == "hash" && profile.hash_version >= 0) {
+    label = "hash v" + std::to_string(profile.hash_version);
+  } else if (group == "zset" && profile.zset_version >= 0) {
+    label = "zset v" + std::to_string(profile.zset_version);
+  } else {
+    return profile.Label();
+  }
+  if (profile.tier != TierState::kNone) label += " " + std::string(TierStateName(profile.tier));
+  return label;
+}
+
+Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profile>* out) {
+  out->clear();
+  std::vector<int> hash, zset;
+  const std::vector<int> hash_runs = subject.HashVersions();
+  const std::vector<int> zset_runs = subject.ZsetVersions();
+  if (hash_runs.empty() || zset_runs.empty()) {
+    // A server that cannot be told its versions runs as configured, once, whatever versions
+    // the plan asks of the subjects that can.
+    out->push_back(Profile{});
+    return Status::OK();
+  }
+  KVLAB_RETURN_IF_ERROR(Narrow("hash", subject.name(), hash_runs, plan.hash_versions, &hash));
+  KVLAB_RETURN_IF_ERROR(Narrow("zset", subject.name(), zset_runs, plan.zset_versions, &zset));
+  std::vector<std::pair<int, int>> pairs;
+  if (plan.pairing == VersionPairing::kCross) {
+    for (int h : hash) {
+      for (int z : zset) pairs.emplace_back(h, z);
+    }
+  } else {
+    for (size_t i = 0; i < std::max(hash.size(), zset.size()); ++i) {
+      pairs.emplace_back(hash[std::min(i, hash.size() - 1)], zset[std::min(i, zset.size() - 1)]);
+    }
+  }
+  for (const auto& [h, z] : pairs) {
+    if (!subject.UsesTier(h, z) || plan.tier_states.empty()) {
+      out->push_back(Profile{h, z, TierState::kNone});
+      continue;
+    }
+    for (TierState t : plan.tier_states) out->push_back(Profile{h, z, t});
+  }
+  return Status::OK();
+}
+
+Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
+                 const MatrixPlan& plan, ProgressSink* progress, MatrixResult* out) {
+  *out = MatrixResult();
+  const auto start = std::chrono::steady_clock::now();
+  out->corpus_cases = plan.corpus.size();
+  std::vector<std::vector<Profile>> profiles(subjects.size());
+  size_t total = 0;
+  const size_t units_per_profile = plan.corpus.size() + (plan.random ? plan.random->sequences : 0);
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    KVLAB_RETURN_IF_ERROR(PlanProfiles(*subjects[i], plan, &profiles[i]));
+    total += profiles[i].size() * units_per_profile;
+    out->subjects.push_back(subjects[i]->name());
+  }
+  size_t done = 0;
+  std::set<std::string> shrunk;
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    const std::string name = subjects[i]->name();
+    for (const Profile& profile : profiles[i]) {
+      std::unique_ptr<SubjectSession> session;
+      Status s = subjects[i]->Open(profile, &session);
+      if (!s.ok()) {
+        return Status::Unavailable(name + " " + profile.Label() + ": " + s.ToString());
+      }
+      ProfileRunner runner(reference, *session, name, profile, plan, progress, out, &done, total,
+                           &shrunk);
+      if (plan.transcript != nullptr && out->runs.empty()) runner.Transcribe(plan.transcript);
+      ProfileRun run = runner.Run();
+      if (progress != nullptr) {
+        progress->Message("conform: " + name + " " + profile.Label() + ": " +
+                          std::to_string(run.totals.total()) + " commands, " +
+                          std::to_string(run.totals.pass) + " pass, " +
+                          std::to_string(run.totals.deviation) + " deviation, " +
+                          std::to_string(run.totals.fail) + " fail");
+      }
+      out->runs.push_back(std::move(run));
+    }
+  }
+  out->seconds = SecondsSince(start);
+  return Status::OK();
+}
+
+}  // namespace kvlab

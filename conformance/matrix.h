@@ -1,0 +1,140 @@
+// The conformance matrix: command streams × subjects (backends, or a remote server) × profiles
+// (encode-versions, and for Redis-tier versions a tier state), every reply judged against a
+// real redis-server.
+//
+// Profiles. The versions come from the subject (for the engine: every version with an
+// encoding), optionally narrowed by the plan. Hash and zset versions are paired:
+//   lockstep  profile i runs hash version i and zset version i (the last version of the shorter
+//             list repeats): every version of each type runs once, and the matrix grows with
+//             the longer list, not the product;
+//   cross     every hash version with every zset version.
+// A profile whose versions use the Redis tier runs once per tier state of the plan.
+//
+// Streams. The curated corpus runs case by case. A random run generates `sequences` sequences
+// of `steps` commands from one seed; every profile of every subject sees the same sequences.
+// A random sequence that fails is shrunk to a minimal reproducer and written as a case file
+// (reproducer.h): one per failing command and at most max_shrinks per run, because shrinking
+// replays the sequence many times against the real Redis.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "conformance/case_file.h"
+#include "conformance/compare.h"
+#include "conformance/deviations.h"
+#include "conformance/differential.h"
+#include "conformance/subjects.h"
+
+namespace kvlab {
+
+enum class VersionPairing { kLockstep, kCross };
+
+struct RandomPlan {
+  uint64_t seed = 0;
+  size_t sequences = 4;
+  size_t steps = 250;
+  bool fresh_seed = false;  // the seed was drawn for this run (reported, so it can be replayed)
+  std::string replay;       // the command line that replays the run, for reproducers and reports
+};
+
+// The command line that replays a random run: r.replay, or one built from the seed and sizes.
+std::string RandomReplayCommand(const RandomPlan& r);
+
+struct MatrixPlan {
+  // Empty: every version the subject runs.
+  std::vector<int> hash_versions;
+  std::vector<int> zset_versions;
+  VersionPairing pairing = VersionPairing::kLockstep;
+  std::vector<TierState> tier_states = AllTierStates();
+  std::vector<CaseFile> corpus;
+  std::optional<RandomPlan> random;
+  size_t max_shrinks = 3;
+  size_t max_shrink_tests = 300;
+  std::string reproducer_dir;  // "": shrunk reproducers are not written
+  CompareOptions compare;
+  const DeviationCatalogue* catalogue = nullptr;  // nullptr: no deviation is allowed
+  // Optional: every command of the first subject's first profile, with Redis's reply (and
+  // kvlab's where it differs), for people writing cases.
+  std::ostream* transcript = nullptr;
+};
+
+// The profiles `subject` runs under `plan`. Fails when the plan asks for a version the subject
+// does not run; a subject that takes no versions (a plain RESP server) runs once, as
+// configured, whatever the plan asks.
+Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profile>* out);
+
+// "hash", "zset" or "other", from the command table's group.
+std::string CommandGroup(const std::string& command);
+// The matrix column of a command run in a profile: "hash v1" for hash commands, "zset v0" for
+// zset commands, the profile's label ("h1z0") for the others; with the tier state appended.
+std::string VersionLabel(const std::string& command, const Profile& profile);
+// The same for a whole group ("hash", "zset" or "other").
+std::string GroupVersionLabel(const std::string& group, const Profile& profile);
+
+struct Tally {
+  uint64_t pass = 0;
+  uint64_t deviation = 0;
+  uint64_t fail = 0;
+  std::map<std::string, uint64_t> deviation_ids;
+  void Add(const StepOutcome& s);
+  void Add(const Tally& t);
+  uint64_t total() const { return pass + deviation + fail; }
+};
+
+struct FailureRecord {
+  std::string subject;
+  std::string profile;
+  std::string source;  // the case name ("zset_range", "random-42-3")
+  int line = 0;
+  std::string command_line;  // for display (long arguments cut)
+  std::string explanation;
+  std::string redis;  // Describe, cut
+  std::string subject_reply;
+  std::string reproducer;  // path of the shrunk case file, for random failures
+};
+
+struct ProfileRun {
+  std::string subject;
+  Profile profile;
+  Tally totals;
+  double seconds = 0;
+};
+
+struct MatrixResult {
+  std::vector<std::string> subjects;
+  std::vector<ProfileRun> runs;
+  // (subject, version label, command) -> tally.
+  std::map<std::tuple<std::string, std::string, std::string>, Tally> cells;
+  Tally totals;
+  std::vector<FailureRecord> failures;  // the first kMaxRecordedFailures
+  uint64_t failures_total = 0;
+  std::vector<std::string> reproducers;
+  std::set<std::string> corpus_commands;  // commands (lower case) the corpus ran
+  size_t corpus_cases = 0;
+  double seconds = 0;
+  static constexpr size_t kMaxRecordedFailures = 500;
+};
+
+// Where progress goes. Units are cases and random sequences on one subject and profile.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void Update(size_t done, size_t total, const std::string& what, uint64_t failures) = 0;
+  // A line that always shows (a profile finished, a reproducer written).
+  virtual void Message(const std::string& line) = 0;
+};
+
+// Runs the plan on every subject. `reference` is the real redis-server. Returns an error only
+// when the run could not be made (a subject would not open); failures of the subject are in
+// `out`.
+Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
+                 const MatrixPlan& plan, ProgressSink* progress, MatrixResult* out);
+
+}  // namespace kvlab
