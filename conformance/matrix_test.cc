@@ -206,6 +206,8 @@ TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
   EngineSubject memory("memory", StoreSpec(), EngineOptions(), wiring);
   EngineOnMemory reference;
   MatrixPlan plan;
+  plan.hash_versions = {0, 1};
+  plan.zset_versions = {0};
   plan.corpus = {Case("HSET h f v\nHGET h f\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
@@ -243,6 +245,7 @@ TEST(Matrix, BlindHashDeviatesAsCataloguedAndTheReportsSaySo) {
   MatrixPlan plan;
   plan.catalogue = &catalogue;
   plan.hash_versions = {0, 1};
+  plan.zset_versions = {0};
   plan.corpus = {Case("HSET h a 1 b 2\nHSET h a 3 c 4\nHDEL h a x\nHGETALL h\nZADD z 1 m\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
