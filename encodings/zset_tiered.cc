@@ -410,7 +410,9 @@ class TieredZset final : public ZsetEncoding {
     const std::string key = txn.TierPrefix(h);
     const int64_t margin = txn.tier()->store_ttl_margin_ms();
     auto ttl_command = [&](int64_t expire) -> std::vector<std::string> {
-      if (expire == KeyMeta::kNoExpire) return {"PERSIST", key};
+      // No TTL when none is set, or when expiry plus margin would overflow: the store then
+      // outlives the key-meta, which is safe (the collector reclaims it).
+      if (expire == KeyMeta::kNoExpire || expire > INT64_MAX - margin) return {"PERSIST", key};
       return {"PEXPIREAT", key, std::to_string(expire + margin)};
     };
     const int64_t later =
