@@ -226,14 +226,15 @@ DefaultSuite MainJobSuite() {
   };
   DefaultSuite suite;
   suite.workloads = {
-      scaled("ycsb-a", 2000, 4000, 200),         scaled("ycsb-c-field", 2000, 4000, 200),
-      scaled("ycsb-e", 2000, 1000, 50),          scaled("ycsb-f", 2000, 3000, 200),
-      scaled("leaderboard", 4, 3000, 100, 2000), scaled("timeline", 50, 3000, 100),
-      scaled("session-store", 2000, 4000, 200),  scaled("ttl-churn", 500, 3000, 100),
+      scaled("ycsb-a", 2000, 10000, 500),        scaled("ycsb-c-field", 2000, 10000, 500),
+      scaled("ycsb-e", 2000, 2500, 100),         scaled("ycsb-f", 2000, 8000, 500),
+      scaled("leaderboard", 4, 5000, 200, 2000), scaled("timeline", 50, 8000, 200),
+      scaled("session-store", 2000, 10000, 500), scaled("ttl-churn", 500, 6000, 200),
   };
+  // Big keys keep their phases' lengths; 10k fields instead of 100k.
   SuiteEntry big;
   big.workload = "big-keys";
-  big.overrides.elements = 20000;
+  big.overrides.elements = 10000;
   suite.workloads.push_back(big);
   return suite;
 }

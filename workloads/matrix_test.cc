@@ -223,6 +223,10 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
   m.hash_versions = {0};
   std::vector<CellResult> cells;
   RunMatrix(w, m, &cells);
+  // Counters of another source (the Redis tier, later) travel with the KV counts, and a cache's
+  // hits and misses become a hit ratio in the report.
+  cells[0].run.phases[1].commands.at("HGET").counters["tier.cache_hits"] = 150;
+  cells[0].run.phases[1].commands.at("HGET").counters["tier.cache_misses"] = 50;
   const size_t index = a.AddWorkload(w);
   a.AddCell(index, cells[0]);
   ASSERT_TRUE(a.Write().ok());
@@ -252,6 +256,8 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
   EXPECT_NE(md.find("## ycsb-c-field"), std::string::npos);
   EXPECT_NE(md.find("| run | HGET | memory h0 | 50 |"), std::string::npos) << md;
   EXPECT_NE(md.find("2 get"), std::string::npos);
+  EXPECT_EQ(hget["counters_per_call"]["tier.cache_hits"], 3.0);
+  EXPECT_NE(md.find("tier hit ratio 0.750"), std::string::npos);
   EXPECT_NE(md.find("Partial result"), std::string::npos);
 
   std::ofstream(scratch.path() + "/other.json") << R"({"schema": "something-else"})";

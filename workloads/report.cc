@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "workloads/result.h"
 
@@ -57,13 +58,14 @@ std::string VersionLabel(const json& run) {
   if (!run["zset_version"].is_null()) {
     s += std::string(s.empty() ? "" : " ") + "z" + std::to_string(run["zset_version"].get<int>());
   }
-  return s.empty() ? "-" : s;
+  return s;
 }
 
 std::string CellLabel(const json& run) {
   std::string backend = run.value("backend", "?");
   if (run.value("target", "") == "resp") backend = "resp " + backend;
-  return backend + " " + VersionLabel(run);
+  const std::string versions = VersionLabel(run);
+  return versions.empty() ? backend : backend + " " + versions;
 }
 
 // "2 gets · 1 batch (1 rec)": the non-zero KV operations per call.
@@ -98,7 +100,20 @@ std::string CountersPerCall(const json& per_call, size_t max) {
   for (size_t i = 0; i < items.size() && i < max; ++i) {
     out += (out.empty() ? "" : ", ") + items[i].second + " " + Num(items[i].first);
   }
-  return out.empty() ? "" : out;
+  // A cache's hit ratio, for every "<source>.cache_hits" with its "<source>.cache_misses"
+  // (the convention of docs/results-schema.md).
+  const std::string kHits = ".cache_hits";
+  for (auto it = per_call.begin(); it != per_call.end(); ++it) {
+    const std::string& name = it.key();
+    if (name.size() <= kHits.size() || !name.ends_with(kHits)) continue;
+    const std::string source = name.substr(0, name.size() - kHits.size());
+    const double hits = it.value().get<double>();
+    const double misses = per_call.value(source + ".cache_misses", 0.0);
+    if (hits + misses > 0) {
+      out += (out.empty() ? "" : ", ") + source + " hit ratio " + Fixed(hits / (hits + misses), 3);
+    }
+  }
+  return out;
 }
 
 // Runs of a workload grouped by cell (label), in first-appearance order.
@@ -179,7 +194,8 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
   md << "\n";
 
   // Per command: latency medians across repetitions, exact KV operations per call.
-  md << "| phase | command | cell | calls | p50 µs | p99 µs | p99.9 µs | max µs | KV per call | "
+  md << "| phase | command | cell | calls (all reps) | p50 µs | p99 µs | p99.9 µs | max µs | KV "
+        "per call | "
         "B read/call | B written/call | other counters per call |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& phase : phases) {
@@ -248,7 +264,14 @@ void GrowthSection(const json& result, std::ostringstream& md) {
   // Group by (type, backend).
   std::map<std::pair<std::string, std::string>, std::vector<const json*>> groups;
   for (const json& g : growth) groups[{g.value("type", ""), g.value("backend", "")}].push_back(&g);
-  for (const auto& [key, series] : groups) {
+  for (auto& [key, series] : groups) {
+    // Versions of one probe side by side.
+    std::stable_sort(series.begin(), series.end(), [](const json* a, const json* b) {
+      return std::make_tuple((*a)["probe"].get<std::string>(), (*a)["command"].get<std::string>(),
+                             (*a)["version"].get<int>()) <
+             std::make_tuple((*b)["probe"].get<std::string>(), (*b)["command"].get<std::string>(),
+                             (*b)["version"].get<int>());
+    });
     std::set<uint64_t> sizes;
     for (const json* s : series) {
       for (const auto& v : (*s)["sizes"]) sizes.insert(v.get<uint64_t>());
@@ -277,29 +300,49 @@ void GrowthSection(const json& result, std::ostringstream& md) {
 }
 
 void RttSection(const json& result, std::ostringstream& md) {
-  std::vector<const json*> points;
+  // (type, probe, command, version, size) -> rtt -> (mean ns, round trips per call).
+  using Key = std::tuple<std::string, std::string, std::string, int, uint64_t>;
+  std::map<Key, std::map<uint64_t, std::pair<double, double>>> rows;
+  std::set<uint64_t> rtts;
   for (const json& p : result["sweeps"]) {
-    if (p.value("kind", "") == "rtt") points.push_back(&p);
-  }
-  if (points.empty()) return;
-  md << "## Against simulated round-trip delay\n\n"
-        "Mean measured time per call and round trips per call (RemoteLatencyStore; a scan "
-        "costs one round trip per page). Simulated time = round trips x delay.\n\n"
-        "| type | probe | command | version | size | rtt µs | mean µs | round trips/call |\n"
-        "|---|---|---|---|---|---|---|---|\n";
-  for (const json* p : points) {
-    const int version =
-        (*p)["type"] == "zset" ? (*p)["zset_version"].get<int>() : (*p)["hash_version"].get<int>();
-    for (const json& ph : (*p)["phases"]) {
+    if (p.value("kind", "") != "rtt") continue;
+    const std::string type = p["type"].get<std::string>();
+    const int version = (type == "zset" ? p["zset_version"] : p["hash_version"]).get<int>();
+    const uint64_t rtt = p["rtt_us"].get<uint64_t>();
+    rtts.insert(rtt);
+    for (const json& ph : p["phases"]) {
       if (ph.value("kind", "") == "load") continue;
       for (auto it = ph["commands"].begin(); it != ph["commands"].end(); ++it) {
         const json& c = it.value();
-        md << "| " << (*p)["type"].get<std::string>() << " | " << ph["name"].get<std::string>()
-           << " | " << it.key() << " | v" << version << " | " << (*p)["size"] << " | "
-           << (*p)["rtt_us"] << " | " << Micros(c["latency_ns"].value("mean", 0.0)) << " | "
-           << Num(c["counters_per_call"].value("remote.round_trips", 0.0)) << " |\n";
+        rows[{type, ph["name"].get<std::string>(), it.key(), version, p["size"].get<uint64_t>()}]
+            [rtt] = {c["latency_ns"].value("mean", 0.0),
+                     c["counters_per_call"].value("remote.round_trips", 0.0)};
       }
     }
+  }
+  if (rows.empty()) return;
+  md << "## Against simulated round-trip delay\n\n"
+        "Mean measured time per call in µs, and round trips per call in brackets "
+        "(RemoteLatencyStore: a scan costs one round trip per page of rows). Round trips x delay "
+        "is the simulated network time; the measured time adds the sleeps' overshoot on a busy "
+        "machine.\n\n| type | probe | command | version | size |";
+  for (uint64_t r : rtts) md << " rtt " << r << " µs |";
+  md << "\n|---|---|---|---|---|";
+  for (size_t i = 0; i < rtts.size(); ++i) md << "---|";
+  md << "\n";
+  for (const auto& [key, by_rtt] : rows) {
+    const auto& [type, probe, command, version, size] = key;
+    md << "| " << type << " | " << probe << " | " << command << " | v" << version << " | " << size
+       << " |";
+    for (uint64_t r : rtts) {
+      auto it = by_rtt.find(r);
+      if (it == by_rtt.end()) {
+        md << " - |";
+      } else {
+        md << " " << Micros(it->second.first) << " (" << Num(it->second.second) << ") |";
+      }
+    }
+    md << "\n";
   }
   md << "\n";
 }
