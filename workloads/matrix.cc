@@ -76,7 +76,9 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
   s = opened->store()->Flush();
   if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
   out->disk_bytes = DirectorySize(opened->dir());
-  out->store_counters_end = opened->store()->ReadPhysicalCounters();
+  if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
+    out->store_counters_end = opened->store()->ReadPhysicalCounters();
+  }
   opened->Close();
 }
 
@@ -176,11 +178,15 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
   return OpenStore(spec, out);
 }
 
+bool PhysicalCountersPerThread(const std::string& backend) { return backend == "rocksdb"; }
+
 EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads) {
   EngineTargetOptions t;
+  const bool per_thread = PhysicalCountersPerThread(cell.backend);
+  t.store_physical = !per_thread;
   switch (options.physical) {
     case PhysicalMode::kAuto:
-      t.physical_per_command = cell.backend == "rocksdb";
+      t.physical_per_command = per_thread;
       break;
     case PhysicalMode::kCommand:
       t.physical_per_command = true;

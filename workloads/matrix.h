@@ -42,11 +42,12 @@ struct Cell {
 struct CellResult {
   Cell cell;
   WorkloadRunResult run;
-  uint64_t disk_bytes = 0;              // after Flush; 0 over RESP
-  bool persistent = false;              // disk_bytes means something (not the in-memory backend)
-  PhysicalCounters store_counters_end;  // readings at the end (gauges such as lmdb.depth)
-  std::string store_dir;                // where the store lived ("" over RESP)
-  bool store_kept = false;              // false: a temporary directory, removed
+  uint64_t disk_bytes = 0;  // after Flush; 0 over RESP
+  bool persistent = false;  // disk_bytes means something (not the in-memory backend)
+  // Readings at the end (gauges such as lmdb.depth); empty for per-thread counters.
+  PhysicalCounters store_counters_end;
+  std::string store_dir;    // where the store lived ("" over RESP)
+  bool store_kept = false;  // false: a temporary directory, removed
 };
 
 enum class PhysicalMode {
@@ -96,6 +97,9 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
 // `name` makes the directory unique under a --dir parent (the workload or sweep name).
 Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
                      std::unique_ptr<OpenedStore>* out);
+// Whether a backend's physical counters are per thread (RocksDB's PerfContext, see kv_store.h):
+// exact per command, meaningless when read store-wide from another thread.
+bool PhysicalCountersPerThread(const std::string& backend);
 // The engine-target options of a cell under the matrix's physical mode.
 EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads);
 // Applies options.config_file (if any) to a new engine.

@@ -57,7 +57,8 @@ Status EngineTarget::Connect(std::unique_ptr<TargetConnection>* out) {
 
 PhysicalCounters EngineTarget::StoreCounters() {
   if (store_ == nullptr || !options_.store_counters) return {};
-  PhysicalCounters out = store_->store()->ReadPhysicalCounters();
+  PhysicalCounters out;
+  if (options_.store_physical) out = store_->store()->ReadPhysicalCounters();
   if (store_->remote() != nullptr) {
     out.emplace_back("remote.round_trips", store_->remote()->round_trips());
   }

@@ -57,8 +57,12 @@ struct EngineTargetOptions {
   // Attribute the remote-store decorator's round trips to each command. The counter is
   // store-wide: exact with one thread.
   bool round_trips_per_command = false;
-  // Read the store-wide counters at phase boundaries (StoreCounters).
+  // Read the store-wide counters at phase boundaries (StoreCounters): the remote round trips,
+  // and with store_physical the backend's physical counters. Not for backends whose counters
+  // are per thread (RocksDB): a reading on the coordinating thread says nothing about the
+  // workers' work.
   bool store_counters = true;
+  bool store_physical = true;
 };
 
 // In-process: Engine::Execute with a Session per connection.
