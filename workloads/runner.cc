@@ -22,11 +22,6 @@ uint64_t Nanos(Clock::duration d) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
 }
 
-// Counters minus counters, by name (a counter missing from `before` counts from zero).
-PhysicalCounters Delta(const PhysicalCounters& after, const PhysicalCounters& before) {
-  return SubtractPhysical(after, before);
-}
-
 std::string Join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
@@ -171,7 +166,7 @@ class WorkloadRun {
       }
     }
     phase->wall_seconds = Seconds(end - shared->window_start);
-    phase->store_counters = Delta(target_.StoreCounters(), counters_before);
+    phase->store_counters = SubtractPhysical(target_.StoreCounters(), counters_before);
     for (size_t op = 0; op < op_count; ++op) {
       CallStats merged;
       for (const auto& s : stats) merged.Merge(s->ops[op]);

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -21,8 +22,6 @@ class ObjectReader {
       : j_(j), path_(std::move(path)), status_(status) {
     if (!j_.is_object()) Fail(path_ + ": expected an object");
   }
-  ~ObjectReader() = default;
-
   bool Has(const char* key) const { return j_.is_object() && j_.contains(key); }
   const json* Raw(const char* key) {
     used_.push_back(key);
