@@ -94,6 +94,9 @@ def plot_throughput(result, prefix):
             lows.append(m - min(values))
             highs.append(max(values) - m)
         ax.bar(range(len(labels)), medians, yerr=[lows, highs], capsize=3, color="#4c72b0")
+        positive = [m for m in medians if m > 0]
+        if positive and max(positive) > 100 * min(positive):
+            ax.set_yscale("log")  # e.g. HLEN with and without a count: orders of magnitude
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.set_title(f"{w.get('name')} ({name})", fontsize=10)
