@@ -131,7 +131,7 @@ def plot_latency(result, prefix):
             ax.bar(xs, p50, width, color=bars.patches[0].get_facecolor()[:3] if bars.patches
                    else None, label=label)
         ax.set_xticks([x + 0.4 - width / 2 for x in range(len(commands))])
-        ax.set_xticklabels(commands, fontsize=8)
+        ax.set_xticklabels(commands, fontsize=7, rotation=20, ha="right")
         ax.set_yscale("log")
         ax.set_ylabel("µs: p50 (solid), p99 (light)")
         ax.set_title(f"{w.get('name')} ({name})", fontsize=10)
