@@ -1,0 +1,242 @@
+#include "workloads/catalogue.h"
+
+#include <filesystem>
+
+namespace kvlab {
+namespace {
+
+// YCSB's core workloads (workloads/workload[a-f] in the YCSB repository), with YCSB's record:
+// 10 fields of 100 bytes, here one Redis hash per record. YCSB reads all fields by default
+// (readallfields=true), so a read is HGETALL; an update writes one field (writeallfields=false),
+// so it is HSET of one field. Scans walk an index zset, as YCSB's Redis binding does, or a
+// record's fields with HSCAN.
+constexpr const char* kYcsbA = R"({
+  "name": "ycsb-a",
+  "description": "YCSB A, update heavy: 50% read (HGETALL), 50% update (HSET of one field); zipfian records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "read", "weight": 50, "commands": ["HGETALL {key}"]},
+                   {"name": "update", "weight": 50, "commands": ["HSET {key} {element} {value}"]}]}]
+})";
+
+constexpr const char* kYcsbB = R"({
+  "name": "ycsb-b",
+  "description": "YCSB B, read mostly: 95% read (HGETALL), 5% update (HSET of one field); zipfian records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "read", "weight": 95, "commands": ["HGETALL {key}"]},
+                   {"name": "update", "weight": 5, "commands": ["HSET {key} {element} {value}"]}]}]
+})";
+
+constexpr const char* kYcsbC = R"({
+  "name": "ycsb-c",
+  "description": "YCSB C, read only: 100% read (HGETALL); zipfian records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "read", "weight": 100, "commands": ["HGETALL {key}"]}]}]
+})";
+
+constexpr const char* kYcsbCField = R"({
+  "name": "ycsb-c-field",
+  "description": "YCSB C reading one field: 100% read (HGET of one field); zipfian records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "read", "weight": 100, "commands": ["HGET {key} {element}"]}]}]
+})";
+
+constexpr const char* kYcsbD = R"({
+  "name": "ycsb-d",
+  "description": "YCSB D, read latest: 95% read (HGETALL), 5% insert (HSET of a new record); latest records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "latest",
+           "ops": [{"name": "read", "weight": 95, "commands": ["HGETALL {key}"]},
+                   {"name": "insert", "weight": 5, "commands": ["HSET {new_key} {elements}"]}]}]
+})";
+
+constexpr const char* kYcsbE = R"({
+  "name": "ycsb-e",
+  "description": "YCSB E, short ranges: 95% scan (ZRANGEBYSCORE over an index zset, up to 100 records), 5% insert; zipfian start records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}", "ZADD ycsb:index {key_id} {key}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "scan_length": {"max": 100, "distribution": "uniform"},
+           "ops": [{"name": "scan", "weight": 95,
+                    "commands": ["ZRANGEBYSCORE ycsb:index {key_id} +inf LIMIT 0 {scan_length}"]},
+                   {"name": "insert", "weight": 5,
+                    "commands": ["HSET {new_key} {elements}", "ZADD ycsb:index {new_key_id} {new_key}"]}]}]
+})";
+
+constexpr const char* kYcsbEHscan = R"({
+  "name": "ycsb-e-hscan",
+  "description": "YCSB E with HSCAN: 95% scan of a record's fields (HSCAN COUNT 1-10), 5% insert; zipfian records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "scan_length": {"max": 10, "distribution": "uniform"},
+           "ops": [{"name": "scan", "weight": 95, "commands": ["HSCAN {key} 0 COUNT {scan_length}"]},
+                   {"name": "insert", "weight": 5, "commands": ["HSET {new_key} {elements}"]}]}]
+})";
+
+constexpr const char* kYcsbF = R"({
+  "name": "ycsb-f",
+  "description": "YCSB F, read-modify-write: 50% read (HGETALL), 50% read-modify-write (HGET then HSET of one field); zipfian records",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "read", "weight": 50, "commands": ["HGETALL {key}"]},
+                   {"name": "rmw", "weight": 50,
+                    "commands": ["HGET {key} {element}", "HSET {key} {element} {value}"]}]}]
+})";
+
+constexpr const char* kLeaderboard = R"({
+  "name": "leaderboard",
+  "description": "Game leaderboards: ZINCRBY and ZADD of scores, ZREVRANGE top 10, ZRANK and ZSCORE of hot players",
+  "seed": 1,
+  "keyspace": {"type": "zset", "records": 10, "key_prefix": "board:", "elements": 10000,
+               "element_prefix": "player", "score_range": 1000000},
+  "load": {"batch": 1000, "commands": ["ZADD {key} {elements}"]},
+  "run": [{"name": "run", "operations": 50000, "warmup_operations": 500, "key_distribution": "uniform",
+           "element_distribution": "zipfian",
+           "ops": [{"name": "score", "weight": 30, "commands": ["ZINCRBY {key} {int:1:100} {element}"]},
+                   {"name": "set-score", "weight": 10, "commands": ["ZADD {key} {score} {element}"]},
+                   {"name": "top10", "weight": 30, "commands": ["ZREVRANGE {key} 0 9 WITHSCORES"]},
+                   {"name": "rank", "weight": 10, "commands": ["ZRANK {key} {element}"]},
+                   {"name": "get-score", "weight": 20, "commands": ["ZSCORE {key} {element}"]}]}]
+})";
+
+constexpr const char* kTimeline = R"({
+  "name": "timeline",
+  "description": "Timelines: ZADD of posts at now, ZRANGEBYSCORE windows, the latest 20 posts, ZREMRANGEBYSCORE trimming",
+  "seed": 1,
+  "keyspace": {"type": "zset", "records": 100, "key_prefix": "timeline:", "elements": 200,
+               "element_prefix": "post", "load_score": "index"},
+  "load": {"commands": ["ZADD {key} {elements}"]},
+  "run": [{"name": "run", "operations": 50000, "warmup_operations": 500, "key_distribution": "zipfian",
+           "ops": [{"name": "post", "weight": 30, "commands": ["ZADD {key} {now} post{now}"]},
+                   {"name": "window", "weight": 40, "commands": ["ZRANGEBYSCORE {key} {now-2000} {now}"]},
+                   {"name": "latest", "weight": 20,
+                    "commands": ["ZREVRANGEBYSCORE {key} +inf -inf LIMIT 0 20"]},
+                   {"name": "trim", "weight": 10, "commands": ["ZREMRANGEBYSCORE {key} -inf {now-20000}"]}]}]
+})";
+
+constexpr const char* kSessionStore = R"({
+  "name": "session-store",
+  "description": "A session store: GET of sessions, SET EX to write them, EXPIRE to keep them alive",
+  "seed": 1,
+  "keyspace": {"type": "string", "records": 10000, "key_prefix": "session:", "value_bytes": 200},
+  "load": {"commands": ["SET {key} {value} EX 3600"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "read", "weight": 70, "commands": ["GET {key}"]},
+                   {"name": "write", "weight": 15, "commands": ["SET {key} {value} EX 3600"]},
+                   {"name": "touch", "weight": 15, "commands": ["EXPIRE {key} 3600"]}]}]
+})";
+
+constexpr const char* kBigKeys = R"({
+  "name": "big-keys",
+  "description": "Big keys: hashes of 100k fields, then HLEN, HGETALL, HDEL of single fields, and DEL",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 2, "key_prefix": "bighash:", "elements": 100000, "value_bytes": 100},
+  "load": {"batch": 1000, "commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "hlen", "operations": 200, "ops": [{"name": "hlen", "commands": ["HLEN {key}"]}]},
+          {"name": "hgetall", "operations": 4, "key_distribution": "sequential",
+           "ops": [{"name": "hgetall", "commands": ["HGETALL {key}"]}]},
+          {"name": "hdel", "operations": 2000, "element_distribution": "sequential",
+           "ops": [{"name": "hdel", "commands": ["HDEL {key} {element}"]}]},
+          {"name": "del", "operations": 2, "key_distribution": "sequential",
+           "ops": [{"name": "del", "commands": ["DEL {key}"]}]}]
+})";
+
+constexpr const char* kTtlChurn = R"({
+  "name": "ttl-churn",
+  "description": "TTL churn: small hashes created with millisecond TTLs and read while they expire (latest keys); expired sub-keys stay on disk until reclaimed",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 1000, "key_prefix": "ttl:", "elements": 10, "value_bytes": 20},
+  "load": {"commands": ["HSET {key} {elements}", "PEXPIRE {key} {int:50:500}"]},
+  "run": [{"name": "run", "operations": 50000, "warmup_operations": 500, "key_distribution": "latest",
+           "ops": [{"name": "create", "weight": 40,
+                    "commands": ["HSET {new_key} {elements}", "PEXPIRE {new_key} {int:10:200}"]},
+                   {"name": "read", "weight": 40, "commands": ["HGETALL {key}"]},
+                   {"name": "extend", "weight": 10, "commands": ["PEXPIRE {key} {int:10:200}"]},
+                   {"name": "ttl", "weight": 10, "commands": ["PTTL {key}"]}]}]
+})";
+
+}  // namespace
+
+const std::vector<CatalogueEntry>& Catalogue() {
+  static const std::vector<CatalogueEntry> kEntries = {
+      {"ycsb-a", kYcsbA},
+      {"ycsb-b", kYcsbB},
+      {"ycsb-c", kYcsbC},
+      {"ycsb-c-field", kYcsbCField},
+      {"ycsb-d", kYcsbD},
+      {"ycsb-e", kYcsbE},
+      {"ycsb-e-hscan", kYcsbEHscan},
+      {"ycsb-f", kYcsbF},
+      {"leaderboard", kLeaderboard},
+      {"timeline", kTimeline},
+      {"session-store", kSessionStore},
+      {"big-keys", kBigKeys},
+      {"ttl-churn", kTtlChurn},
+  };
+  return kEntries;
+}
+
+Status BuiltinWorkload(const std::string& name, Workload* out) {
+  for (const CatalogueEntry& e : Catalogue()) {
+    if (name == e.name) return ParseWorkload(e.json, "builtin:" + name, out);
+  }
+  std::string names;
+  for (const CatalogueEntry& e : Catalogue())
+    names += std::string(names.empty() ? "" : ", ") + e.name;
+  return Status::NotFound("no built-in workload '" + name + "' (built in: " + names +
+                          "; or give a .json file)");
+}
+
+Status ResolveWorkload(const std::string& name_or_path, Workload* out) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name_or_path, ec) || name_or_path.ends_with(".json")) {
+    return LoadWorkloadFile(name_or_path, out);
+  }
+  return BuiltinWorkload(name_or_path, out);
+}
+
+DefaultSuite MainJobSuite() {
+  auto scaled = [](const char* name, int64_t records, int64_t operations, int64_t warmup,
+                   int64_t elements = -1) {
+    SuiteEntry e;
+    e.workload = name;
+    e.overrides.records = records;
+    e.overrides.operations = operations;
+    e.overrides.warmup_operations = warmup;
+    e.overrides.elements = elements;
+    return e;
+  };
+  DefaultSuite suite;
+  suite.workloads = {
+      scaled("ycsb-a", 2000, 10000, 500),        scaled("ycsb-c-field", 2000, 10000, 500),
+      scaled("ycsb-e", 2000, 2500, 100),         scaled("ycsb-f", 2000, 8000, 500),
+      scaled("leaderboard", 4, 5000, 200, 2000), scaled("timeline", 50, 8000, 200),
+      scaled("session-store", 2000, 10000, 500), scaled("ttl-churn", 500, 6000, 200),
+  };
+  // Big keys keep their phases' lengths; 10k fields instead of 100k.
+  SuiteEntry big;
+  big.workload = "big-keys";
+  big.overrides.elements = 10000;
+  suite.workloads.push_back(big);
+  return suite;
+}
+
+}  // namespace kvlab

@@ -1,0 +1,262 @@
+#include "workloads/matrix.h"
+
+#include <filesystem>
+
+namespace kvlab {
+namespace {
+
+// The versions an engine over any store can run: probed on a throwaway in-memory store.
+template <typename Has>
+std::vector<int> ProbeVersions(Has has) {
+  StoreSpec spec;
+  spec.backend = "memory";
+  std::unique_ptr<OpenedStore> opened;
+  std::vector<int> out;
+  if (!OpenStore(spec, &opened).ok()) return {0};
+  Engine engine(opened->store(), EngineOptions());
+  for (int v = 0; v <= 3; ++v) {
+    if (has(engine, static_cast<uint8_t>(v))) out.push_back(v);
+  }
+  return out;
+}
+
+// Does the RESP server take kvlab's encoding parameters? (A real redis-server answers CONFIG GET
+// of an unknown parameter with an empty array.)
+bool ServerHasVersions(TargetConnection& c) {
+  Reply reply;
+  CommandSample sample;
+  if (!c.Execute({"CONFIG", "GET", "kv.hash.key.meta.version"}, &reply, &sample).ok()) {
+    return false;
+  }
+  return reply.type() == Reply::Type::kArray && !reply.elements().empty();
+}
+
+Status RunOnConnection(TargetConnection& c, const std::vector<std::string>& argv) {
+  Reply reply;
+  CommandSample sample;
+  KVLAB_RETURN_IF_ERROR(c.Execute(argv, &reply, &sample));
+  if (reply.is_error()) {
+    return Status::InvalidArgument(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") +
+                                   " failed: " + reply.str());
+  }
+  return Status::OK();
+}
+
+void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cell& cell,
+                      CellResult* out) {
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenCellStore(options, cell, w.name, &opened);
+  if (!s.ok()) {
+    out->run.partial = true;
+    out->run.error = s.ToString();
+    return;
+  }
+  out->store_dir = opened->dir();
+  out->store_kept = !opened->temporary();
+  out->persistent = opened->store()->capabilities().persistent;
+  {
+    Engine engine(opened->store(), options.engine);
+    EngineTarget target(&engine, opened.get(), TargetOptionsFor(options, cell, w.threads));
+    std::unique_ptr<TargetConnection> setup;
+    s = ConfigureEngine(options, &engine);
+    if (s.ok()) s = target.Connect(&setup);
+    if (s.ok()) s = SetVersions(*setup, cell);
+    if (!s.ok()) {
+      out->run.partial = true;
+      out->run.error = s.ToString();
+      return;
+    }
+    RunOptions run_options;
+    run_options.stop = options.stop;
+    if (options.progress) {
+      run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
+    }
+    RunWorkload(w, target, run_options, &out->run);
+  }
+  s = opened->store()->Flush();
+  if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
+  out->disk_bytes = DirectorySize(opened->dir());
+  if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
+    out->store_counters_end = opened->store()->ReadPhysicalCounters();
+  }
+  opened->Close();
+}
+
+void RunRespCell(const Workload& w, const MatrixOptions& options, const Cell& cell,
+                 CellResult* out) {
+  RespTarget target(*options.resp);
+  std::unique_ptr<TargetConnection> setup;
+  Status s = target.Connect(&setup);
+  if (s.ok()) s = RunOnConnection(*setup, {"FLUSHALL"});
+  if (s.ok()) s = SetVersions(*setup, cell);
+  if (!s.ok()) {
+    out->run.partial = true;
+    out->run.error = s.ToString();
+    return;
+  }
+  RunOptions run_options;
+  run_options.stop = options.stop;
+  if (options.progress) {
+    run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
+  }
+  RunWorkload(w, target, run_options, &out->run);
+}
+
+}  // namespace
+
+std::string Cell::Label() const {
+  std::string label = backend;
+  if (hash_version >= 0) label += " h" + std::to_string(hash_version);
+  if (zset_version >= 0) label += " z" + std::to_string(zset_version);
+  return label;
+}
+
+Status ParsePhysicalMode(const std::string& name, PhysicalMode* out) {
+  if (name == "auto") {
+    *out = PhysicalMode::kAuto;
+  } else if (name == "command") {
+    *out = PhysicalMode::kCommand;
+  } else if (name == "phase") {
+    *out = PhysicalMode::kPhase;
+  } else if (name == "off") {
+    *out = PhysicalMode::kOff;
+  } else {
+    return Status::InvalidArgument("--physical: expected auto, command, phase or off");
+  }
+  return Status::OK();
+}
+
+std::vector<int> AvailableHashVersions() {
+  return ProbeVersions([](Engine& e, uint8_t v) { return e.hash_encoding(v) != nullptr; });
+}
+
+std::vector<int> AvailableZsetVersions() {
+  return ProbeVersions([](Engine& e, uint8_t v) { return e.zset_encoding(v) != nullptr; });
+}
+
+std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options) {
+  const std::vector<int> none = {-1};
+  const std::vector<int>& hash = workload.UsesHash() ? options.hash_versions : none;
+  const std::vector<int>& zset = workload.UsesZset() ? options.zset_versions : none;
+  std::vector<Cell> cells;
+  auto add = [&](const std::string& target, const std::string& backend) {
+    for (int h : hash) {
+      for (int z : zset) {
+        Cell c;
+        c.target = target;
+        c.backend = backend;
+        c.hash_version = h;
+        c.zset_version = z;
+        cells.push_back(c);
+      }
+    }
+  };
+  if (options.in_process) {
+    for (const std::string& b : options.backends) add("in-process", b);
+  }
+  if (options.resp) add("resp", options.resp->ToString());
+  return cells;
+}
+
+Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
+                     std::unique_ptr<OpenedStore>* out) {
+  StoreSpec spec = options.store;
+  spec.backend = cell.backend;
+  if (!options.store.options.dir.empty()) {
+    std::string leaf = name + "-" + cell.backend;
+    if (cell.hash_version >= 0) leaf += "-h" + std::to_string(cell.hash_version);
+    if (cell.zset_version >= 0) leaf += "-z" + std::to_string(cell.zset_version);
+    leaf += "-r" + std::to_string(cell.repetition);
+    spec.options.dir = (std::filesystem::path(options.store.options.dir) / leaf).string();
+    std::error_code ec;
+    if (std::filesystem::exists(spec.options.dir, ec)) {
+      return Status::InvalidArgument("store directory " + spec.options.dir +
+                                     " already exists; a bench cell needs a fresh store (remove "
+                                     "it or choose another --dir)");
+    }
+  }
+  return OpenStore(spec, out);
+}
+
+bool PhysicalCountersPerThread(const std::string& backend) { return backend == "rocksdb"; }
+
+EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads) {
+  EngineTargetOptions t;
+  const bool per_thread = PhysicalCountersPerThread(cell.backend);
+  t.store_physical = !per_thread;
+  switch (options.physical) {
+    case PhysicalMode::kAuto:
+      t.physical_per_command = per_thread;
+      break;
+    case PhysicalMode::kCommand:
+      t.physical_per_command = true;
+      break;
+    case PhysicalMode::kPhase:
+      break;
+    case PhysicalMode::kOff:
+      t.store_counters = false;
+      break;
+  }
+  t.round_trips_per_command = threads == 1;
+  return t;
+}
+
+Status ConfigureEngine(const MatrixOptions& options, Engine* engine) {
+  if (options.config_file.empty()) return Status::OK();
+  return engine->config().LoadFile(options.config_file);
+}
+
+Status SetVersions(TargetConnection& c, const Cell& cell) {
+  if (cell.hash_version >= 0) {
+    KVLAB_RETURN_IF_ERROR(RunOnConnection(
+        c, {"CONFIG", "SET", "kv.hash.key.meta.version", std::to_string(cell.hash_version)}));
+  }
+  if (cell.zset_version >= 0) {
+    KVLAB_RETURN_IF_ERROR(RunOnConnection(
+        c, {"CONFIG", "SET", "kv.zset.key.meta.version", std::to_string(cell.zset_version)}));
+  }
+  return Status::OK();
+}
+
+void RunMatrix(const Workload& workload, const MatrixOptions& options,
+               std::vector<CellResult>* results) {
+  MatrixOptions effective = options;
+  if (options.resp) {
+    // A server without kvlab's encodings runs one cell, its versions unknown.
+    RespTarget probe(*options.resp);
+    std::unique_ptr<TargetConnection> c;
+    if (probe.Connect(&c).ok() && !ServerHasVersions(*c)) {
+      effective.resp.reset();
+    }
+  }
+  std::vector<Cell> cells = PlanCells(workload, effective);
+  if (options.resp && !effective.resp) {
+    Cell c;
+    c.target = "resp";
+    c.backend = options.resp->ToString();
+    c.hash_version = -1;
+    c.zset_version = -1;
+    cells.push_back(c);
+  }
+  const size_t total = cells.size() * static_cast<size_t>(std::max(1, options.repetitions));
+  size_t index = 0;
+  for (int rep = 0; rep < std::max(1, options.repetitions); ++rep) {
+    for (Cell cell : cells) {
+      if (StopRequested(options.stop)) return;
+      cell.repetition = rep;
+      if (options.on_cell) options.on_cell(cell, index, total);
+      ++index;
+      CellResult r;
+      r.cell = cell;
+      if (cell.target == "resp") {
+        RunRespCell(workload, effective, cell, &r);
+      } else {
+        RunInProcessCell(workload, effective, cell, &r);
+      }
+      results->push_back(std::move(r));
+      if (options.on_cell_done) options.on_cell_done(results->back());
+    }
+  }
+}
+
+}  // namespace kvlab

@@ -1,0 +1,110 @@
+// The matrix: one workload over backends x encoding versions (x repetitions), in one
+// invocation, so that every ratio between cells comes from the same run on the same machine.
+//
+// In-process, each cell gets a fresh store (a temporary directory, or <dir>/<cell> under
+// --dir) and an engine; the encoding versions are switched at runtime with CONFIG SET
+// kv.hash.key.meta.version / kv.zset.key.meta.version, exactly as a user would. After the run the
+// store is flushed and the size of its directory is the cell's disk space.
+//
+// Over RESP (`--resp ADDRESS`: `kvlab serve`, or any Redis-protocol server), each cell starts
+// with FLUSHALL and the same CONFIG SET; a server that refuses CONFIG SET of the versions (a
+// real redis-server) runs one cell, with the versions reported as unknown (-1).
+//
+// Repetitions run the whole matrix again (cells interleaved, not back to back), so that slow
+// drift of a shared machine spreads over all cells; reports take medians across them.
+#pragma once
+
+#include <csignal>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/registry.h"
+#include "engine/engine.h"
+#include "redis/client.h"
+#include "workloads/runner.h"
+#include "workloads/target.h"
+#include "workloads/workload.h"
+
+namespace kvlab {
+
+struct Cell {
+  std::string target = "in-process";  // or "resp"
+  std::string backend;                // the backend name, or the RESP address
+  int hash_version = 0;               // -1: unknown (a server that does not say)
+  int zset_version = 0;
+  int repetition = 0;
+
+  std::string Label() const;  // "rocksdb h0 z0"
+};
+
+struct CellResult {
+  Cell cell;
+  WorkloadRunResult run;
+  uint64_t disk_bytes = 0;  // after Flush; 0 over RESP
+  bool persistent = false;  // disk_bytes means something (not the in-memory backend)
+  // Readings at the end (gauges such as lmdb.depth); empty for per-thread counters.
+  PhysicalCounters store_counters_end;
+  std::string store_dir;    // where the store lived ("" over RESP)
+  bool store_kept = false;  // false: a temporary directory, removed
+};
+
+enum class PhysicalMode {
+  kAuto,     // per command on RocksDB (exact there), per phase elsewhere
+  kCommand,  // per command on every backend (store-wide counters: approximate with threads)
+  kPhase,    // per phase only
+  kOff,
+};
+Status ParsePhysicalMode(const std::string& name, PhysicalMode* out);
+
+struct MatrixOptions {
+  std::vector<std::string> backends;  // in-process cells
+  std::vector<int> hash_versions;     // used when the workload uses hashes
+  std::vector<int> zset_versions;     // used when it uses zsets
+  // Store options and decorators for every backend (spec.backend is ignored). A non-empty
+  // spec.options.dir is the parent directory of the cells' stores, which are kept.
+  StoreSpec store;
+  EngineOptions engine;     // versions are set per cell
+  std::string config_file;  // --config: applied to each cell's engine before its versions
+  bool in_process = true;
+  std::optional<RedisEndpoint> resp;
+  int repetitions = 1;
+  PhysicalMode physical = PhysicalMode::kAuto;
+
+  const volatile std::sig_atomic_t* stop = nullptr;
+  // Called before each cell, and with each progress report of its run.
+  std::function<void(const Cell&, size_t index, size_t count)> on_cell;
+  std::function<void(const Cell&, const Progress&)> progress;
+  // Called after each cell (to save partial results as they come).
+  std::function<void(const CellResult&)> on_cell_done;
+};
+
+// The encode-versions this engine can run for hashes and zsets (0..3 where available).
+std::vector<int> AvailableHashVersions();
+std::vector<int> AvailableZsetVersions();
+
+// The cells of one repetition: backends x the versions of the types the workload uses.
+std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options);
+
+// Runs every cell of every repetition; stops early (with the cells so far, the last partial)
+// when *options.stop is set. A cell that fails records its error and the matrix goes on.
+void RunMatrix(const Workload& workload, const MatrixOptions& options,
+               std::vector<CellResult>* results);
+
+// Opens the fresh store of an in-process cell (see MatrixOptions::store). Exposed for the
+// sweeps.
+// `name` makes the directory unique under a --dir parent (the workload or sweep name).
+Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
+                     std::unique_ptr<OpenedStore>* out);
+// Whether a backend's physical counters are per thread (RocksDB's PerfContext, see kv_store.h):
+// exact per command, meaningless when read store-wide from another thread.
+bool PhysicalCountersPerThread(const std::string& backend);
+// The engine-target options of a cell under the matrix's physical mode.
+EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads);
+// Applies options.config_file (if any) to a new engine.
+Status ConfigureEngine(const MatrixOptions& options, Engine* engine);
+// Sets the cell's versions through the target: CONFIG SET, as a client would.
+Status SetVersions(TargetConnection& c, const Cell& cell);
+
+}  // namespace kvlab

@@ -1,0 +1,268 @@
+// The matrix (backends x versions, runtime switch), RESP targets, sweeps and the result file.
+#include "workloads/matrix.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "backends/kv_test_util.h"
+#include "redis/server_process.h"
+#include "workloads/catalogue.h"
+#include "workloads/report.h"
+#include "workloads/result.h"
+#include "workloads/sweep.h"
+
+namespace kvlab {
+namespace {
+
+Workload Small(const std::string& name, int64_t records, int64_t operations) {
+  Workload w;
+  EXPECT_TRUE(BuiltinWorkload(name, &w).ok());
+  WorkloadOverrides o;
+  o.records = records;
+  o.operations = operations;
+  o.warmup_operations = 10;
+  EXPECT_TRUE(ApplyOverrides(o, &w).ok());
+  return w;
+}
+
+TEST(Matrix, AvailableVersionsAreProbedFromTheEngine) {
+  const std::vector<int> hash = AvailableHashVersions();
+  const std::vector<int> zset = AvailableZsetVersions();
+  ASSERT_FALSE(hash.empty());
+  ASSERT_FALSE(zset.empty());
+  EXPECT_EQ(hash.front(), 0);
+  EXPECT_EQ(zset.front(), 0);
+}
+
+TEST(Matrix, PlansOnlyTheVersionsAWorkloadUses) {
+  MatrixOptions m;
+  m.backends = {"memory", "rocksdb"};
+  m.hash_versions = {0, 1};
+  m.zset_versions = {0};
+  const auto ycsb = PlanCells(Small("ycsb-a", 10, 10), m);
+  ASSERT_EQ(ycsb.size(), 4u);
+  EXPECT_EQ(ycsb[1].Label(), "memory h1");
+  EXPECT_EQ(ycsb[1].zset_version, -1);
+  EXPECT_EQ(PlanCells(Small("session-store", 10, 10), m).size(), 2u);
+  EXPECT_EQ(PlanCells(Small("leaderboard", 2, 10), m).size(), 2u);
+  EXPECT_EQ(PlanCells(Small("ycsb-e", 10, 10), m)[3].Label(), "rocksdb h1 z0");
+}
+
+// Each cell runs with its own versions, set at runtime with CONFIG SET: the counts show it (an
+// HSET of an existing field reads it under v0 and writes blind under v1).
+TEST(Matrix, RunsEveryCellWithItsVersions) {
+  testing::ScratchDir scratch;
+  Workload w = Small("ycsb-a", 100, 300);
+  MatrixOptions m;
+  m.backends = {"memory", "lmdb"};
+  m.hash_versions = {0, 1};
+  m.zset_versions = {0};
+  m.repetitions = 2;
+  m.store.options.dir = scratch.path();  // keep the stores, to check their directories
+  std::vector<Cell> started;
+  m.on_cell = [&](const Cell& c, size_t, size_t total) {
+    started.push_back(c);
+    EXPECT_EQ(total, 8u);
+  };
+  std::vector<CellResult> results;
+  RunMatrix(w, m, &results);
+  ASSERT_EQ(results.size(), 8u);
+  ASSERT_EQ(started.size(), 8u);
+  EXPECT_EQ(results[4].cell.repetition, 1);  // repetitions interleave whole matrices
+  for (const CellResult& r : results) {
+    SCOPED_TRACE(r.cell.Label());
+    ASSERT_TRUE(r.run.error.empty()) << r.run.error;
+    ASSERT_EQ(r.run.phases.size(), 2u);
+    const CallStats& hset = r.run.phases[1].commands.at("HSET");
+    EXPECT_EQ(hset.kv.gets, hset.calls * (r.cell.hash_version == 0 ? 2 : 1));
+    // Both persist (the memory backend as a snapshot file): 100 records of 10 x 100 bytes.
+    EXPECT_TRUE(r.persistent);
+    EXPECT_GT(r.disk_bytes, 100u * 10 * 100);
+    EXPECT_TRUE(r.store_kept);
+    EXPECT_TRUE(std::filesystem::exists(r.store_dir));
+  }
+  // A second run into the same --dir refuses to reuse the stores.
+  std::vector<CellResult> again;
+  m.repetitions = 1;
+  m.on_cell = nullptr;
+  RunMatrix(w, m, &again);
+  ASSERT_FALSE(again.empty());
+  EXPECT_NE(again[0].run.error.find("already exists"), std::string::npos);
+}
+
+TEST(Matrix, StopEndsTheMatrix) {
+  Workload w = Small("ycsb-c-field", 50, 100);
+  volatile std::sig_atomic_t stop = 0;
+  MatrixOptions m;
+  m.backends = {"memory", "memory", "memory"};
+  m.hash_versions = {0};
+  m.stop = &stop;
+  m.on_cell_done = [&](const CellResult&) { stop = 1; };
+  std::vector<CellResult> results;
+  RunMatrix(w, m, &results);
+  EXPECT_EQ(results.size(), 1u);
+}
+
+// The same command stream over RESP to a real redis-server: no encoding versions there (one
+// cell), no KV counters, and every command answered without error.
+TEST(Matrix, RunsOverRespAgainstRedis) {
+  RedisServerProcess server;
+  Status s = server.Start();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Workload w = Small("ycsb-f", 50, 200);
+  w.threads = 2;
+  MatrixOptions m;
+  m.in_process = false;
+  m.resp = server.endpoint();
+  m.hash_versions = {0, 1};
+  std::vector<CellResult> results;
+  RunMatrix(w, m, &results);
+  ASSERT_EQ(results.size(), 1u);
+  const CellResult& r = results[0];
+  EXPECT_EQ(r.cell.target, "resp");
+  EXPECT_EQ(r.cell.hash_version, -1);
+  ASSERT_TRUE(r.run.error.empty()) << r.run.error;
+  const PhaseResult& run = r.run.phases[1];
+  EXPECT_EQ(run.operations, 200u);
+  for (const auto& [name, st] : run.commands) {
+    EXPECT_EQ(st.errors, 0u) << name << ": " << st.first_error;
+    EXPECT_FALSE(st.has_kv);
+  }
+  EXPECT_EQ(run.ops.at("rmw").calls + run.ops.at("read").calls, 200u);
+}
+
+TEST(Sweep, ClassifiesGrowth) {
+  const std::vector<uint64_t> sizes = {10, 100, 1000, 10000};
+  EXPECT_EQ(ClassifyGrowth(sizes, {2, 2, 2, 2}, false).growth_class, "O(1)");
+  EXPECT_EQ(ClassifyGrowth(sizes, {12, 102, 1002, 10002}, false).growth_class, "O(n)");
+  EXPECT_EQ(ClassifyGrowth(sizes, {3, 5, 7, 9}, false).growth_class, "O(log n)");
+  EXPECT_EQ(ClassifyGrowth(sizes, {1, 100, 10000, 1000000}, false).growth_class, "superlinear");
+  EXPECT_EQ(ClassifyGrowth(sizes, {12, 11, 11, 11}, false).growth_class, "O(1)");
+  EXPECT_EQ(ClassifyGrowth({10}, {1}, false).growth_class, "");
+  EXPECT_EQ(ClassifyGrowth(sizes, {900, 1000, 1100, 1200}, true).growth_class, "O(1)");
+  EXPECT_EQ(ClassifyGrowth(sizes, {900, 5000, 50000, 480000}, true).growth_class, "O(n)");
+  EXPECT_NEAR(ClassifyGrowth(sizes, {1, 10, 100, 1000}, true).slope, 1.0, 1e-9);
+}
+
+// A small size sweep shows the encodings' known costs: HGET is O(1) in both versions; HLEN is
+// O(1) with the count in the meta (v0) and O(n) without it (v1); ZRANK walks the index.
+TEST(Sweep, SizeSweepShowsKnownGrowth) {
+  MatrixOptions m;
+  m.backends = {"memory"};
+  m.hash_versions = {0, 1};
+  m.zset_versions = {0};
+  SweepOptions sweep;
+  sweep.sizes = {10, 100, 1000};
+  sweep.calls = 20;
+  SweepResult result;
+  RunSizeSweep(sweep, m, nullptr, &result);
+  ASSERT_FALSE(result.partial);
+  EXPECT_TRUE(result.notes.empty()) << result.notes[0];
+  ASSERT_EQ(result.points.size(), 3u * 3);  // (hash v0, hash v1, zset v0) x 3 sizes
+  // The growth step loads only the new elements.
+  const PhaseResult& grow = result.points[1].run.phases[0];
+  EXPECT_TRUE(grow.is_load);
+  // 90 new fields and the key-meta with its new count (v0).
+  EXPECT_EQ(grow.commands.at("HSET").kv.batch_records, 91u);
+  EXPECT_EQ(grow.commands.at("HSET").calls, 1u);
+  std::map<std::string, std::string> classes;
+  for (const auto& g : GrowthJson(result.points)) {
+    classes[g["type"].get<std::string>() + " v" + std::to_string(g["version"].get<int>()) + " " +
+            g["probe"].get<std::string>() + " " + g["command"].get<std::string>()] =
+        g["kv_class"].get<std::string>();
+  }
+  EXPECT_EQ(classes["hash v0 HGET HGET"], "O(1)");
+  EXPECT_EQ(classes["hash v1 HGET HGET"], "O(1)");
+  EXPECT_EQ(classes["hash v0 HLEN HLEN"], "O(1)");
+  EXPECT_EQ(classes["hash v1 HLEN HLEN"], "O(n)");
+  EXPECT_EQ(classes["hash v0 HGETALL HGETALL"], "O(n)");
+  EXPECT_EQ(classes["hash v0 HSET-new+HDEL HDEL"], "O(1)");
+  EXPECT_EQ(classes["zset v0 ZSCORE ZSCORE"], "O(1)");
+  EXPECT_EQ(classes["zset v0 ZRANK ZRANK"], "O(n)");
+  EXPECT_EQ(classes["zset v0 ZRANGE-10 ZRANGE"], "O(1)");
+}
+
+TEST(Sweep, RttSweepCountsRoundTrips) {
+  MatrixOptions m;
+  m.backends = {"memory"};
+  m.hash_versions = {0};
+  m.zset_versions = {0};
+  SweepOptions sweep;
+  sweep.types = {"hash"};
+  sweep.rtts_us = {0, 50};
+  sweep.rtt_size = 250;
+  sweep.calls = 5;
+  SweepResult result;
+  RunRttSweep(sweep, m, nullptr, &result);
+  ASSERT_EQ(result.points.size(), 2u);
+  for (const SweepPoint& p : result.points) {
+    for (const PhaseResult& ph : p.run.phases) {
+      if (ph.name == "HGET") {
+        EXPECT_EQ(ph.commands.at("HGET").counters.at("remote.round_trips"), 2u * 5);
+      }
+      // HGETALL: the meta get, then a seek and a round trip per page of 100 rows.
+      if (ph.name == "HGETALL") {
+        EXPECT_EQ(ph.commands.at("HGETALL").counters.at("remote.round_trips"), (1u + 3) * 5);
+      }
+    }
+  }
+}
+
+TEST(BenchResult, WritesVersionedFilesSideBySide) {
+  testing::ScratchDir scratch;
+  RunSettings settings;
+  settings.backends = {"memory"};
+  settings.hash_versions = {0};
+  BenchResult a(settings, scratch.path() + "/results", "t");
+  BenchResult b(settings, scratch.path() + "/results", "t");
+  Workload w = Small("ycsb-c-field", 20, 50);
+  MatrixOptions m;
+  m.backends = {"memory"};
+  m.hash_versions = {0};
+  std::vector<CellResult> cells;
+  RunMatrix(w, m, &cells);
+  // Counters of another source (the Redis tier, later) travel with the KV counts, and a cache's
+  // hits and misses become a hit ratio in the report.
+  cells[0].run.phases[1].commands.at("HGET").counters["tier.cache_hits"] = 150;
+  cells[0].run.phases[1].commands.at("HGET").counters["tier.cache_misses"] = 50;
+  const size_t index = a.AddWorkload(w);
+  a.AddCell(index, cells[0]);
+  ASSERT_TRUE(a.Write().ok());
+  ASSERT_TRUE(b.Write().ok());
+  EXPECT_NE(a.path(), b.path());  // results are added, never overwritten
+  a.MarkPartial("test");
+  ASSERT_TRUE(a.Write().ok());
+
+  nlohmann::json j;
+  ASSERT_TRUE(ReadResultFile(a.path(), &j).ok());
+  EXPECT_EQ(j["schema_version"], kResultSchemaVersion);
+  EXPECT_TRUE(j["partial"].get<bool>());
+  for (const char* key : {"date", "build", "host", "store", "engine", "workloads"}) {
+    EXPECT_TRUE(j["context"].contains(key)) << key;
+  }
+  EXPECT_EQ(j["context"]["workloads"][0]["effective_sha256"], w.EffectiveSha256());
+  const auto& run = j["workloads"][0]["runs"][0];
+  EXPECT_EQ(run["backend"], "memory");
+  EXPECT_GT(run["disk_bytes"].get<uint64_t>(), 20u * 100);
+  const auto& hget = run["phases"][1]["commands"]["HGET"];
+  EXPECT_EQ(hget["calls"], 50);
+  EXPECT_EQ(hget["kv_per_call"]["gets"], 2.0);
+  for (const char* p : {"p50", "p90", "p99", "p999", "max"})
+    EXPECT_TRUE(hget["latency_ns"].contains(p));
+
+  const std::string md = MarkdownReport(j, "x.json", {});
+  EXPECT_NE(md.find("## ycsb-c-field"), std::string::npos);
+  EXPECT_NE(md.find("| run | HGET | memory h0 | 50 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("2 get"), std::string::npos);
+  EXPECT_EQ(hget["counters_per_call"]["tier.cache_hits"], 3.0);
+  EXPECT_NE(md.find("tier hit ratio 0.750"), std::string::npos);
+  EXPECT_NE(md.find("Partial result"), std::string::npos);
+
+  std::ofstream(scratch.path() + "/other.json") << R"({"schema": "something-else"})";
+  EXPECT_FALSE(ReadResultFile(scratch.path() + "/other.json", &j).ok());
+}
+
+}  // namespace
+}  // namespace kvlab

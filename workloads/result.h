@@ -1,0 +1,74 @@
+// BenchResult: the versioned JSON result of one `kvlab bench` invocation (docs/results-schema.md).
+//
+// A result has a context block (build, host, options, the workloads' hashes and seeds, the
+// date), then the workloads with one entry per matrix cell and repetition, then the sweeps. It
+// is written to <results dir>/<UTC time>-<name>.json, never over an existing file, and
+// rewritten after each cell so that an interrupted run still leaves what it measured (marked
+// "partial": true).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "workloads/matrix.h"
+#include "workloads/stats.h"
+#include "workloads/sweep.h"
+#include "workloads/workload.h"
+
+namespace kvlab {
+
+inline constexpr const char* kResultSchema = "kvlab-bench-result";
+inline constexpr int kResultSchemaVersion = 1;
+
+// What the context block says about the options of the run.
+struct RunSettings {
+  std::vector<std::string> command_line;
+  std::vector<std::string> backends;
+  std::vector<int> hash_versions;
+  std::vector<int> zset_versions;
+  StoreSpec store;
+  EngineOptions engine;
+  int repetitions = 1;
+  std::string physical = "auto";
+  std::string resp;  // the RESP address, empty when none
+  bool in_process = true;
+};
+
+nlohmann::json ContextJson(const RunSettings& settings);
+nlohmann::json CallStatsJson(const CallStats& stats, double wall_seconds);
+nlohmann::json PhaseJson(const PhaseResult& phase);
+nlohmann::json CellJson(const CellResult& cell);
+nlohmann::json SweepPointJson(const SweepPoint& point);
+// Growth classes per (kind, type, backend, version, probe, command) series of size points.
+nlohmann::json GrowthJson(const std::vector<SweepPoint>& points);
+
+class BenchResult {
+ public:
+  // `name` names the file: <dir>/<UTC time>-<name>.json.
+  BenchResult(const RunSettings& settings, std::string dir, std::string name);
+
+  // Adds a workload entry; returns its index for AddCell.
+  size_t AddWorkload(const Workload& workload);
+  void AddCell(size_t workload_index, const CellResult& cell);
+  void AddSweep(const SweepResult& sweep);
+  void MarkPartial(const std::string& reason);
+  void AddNote(const std::string& note);
+  bool partial() const { return json_["partial"].get<bool>(); }
+
+  // Writes (or rewrites) the result file. The first call picks the file name.
+  Status Write();
+  const std::string& path() const { return path_; }
+  const nlohmann::json& document() const { return json_; }
+
+ private:
+  nlohmann::json json_;
+  std::string dir_;
+  std::string name_;
+  std::string path_;
+};
+
+// Reads a result file, checking its schema name and version.
+Status ReadResultFile(const std::string& path, nlohmann::json* out);
+
+}  // namespace kvlab

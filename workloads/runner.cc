@@ -1,0 +1,357 @@
+#include "workloads/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "workloads/op_expander.h"
+
+namespace kvlab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+uint64_t Nanos(Clock::duration d) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+std::string Join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(a, 0, 64);
+    if (a.size() > 64) out += "...";
+    if (out.size() > 200) return out + " ...";
+  }
+  return out;
+}
+
+// The command names of a list of templates, each mapped to a slot of per-thread stats.
+struct CommandSlots {
+  std::vector<std::string> names;
+  size_t SlotOf(const std::string& name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return it - names.begin();
+    names.push_back(name);
+    return names.size() - 1;
+  }
+};
+
+// What the workers of one phase share.
+struct PhaseShared {
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::string error;  // the first failure
+  Clock::time_point window_start;
+
+  void Fail(std::string message) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (error.empty()) error = std::move(message);
+    failed.store(true);
+  }
+};
+
+// One worker's part of a phase.
+struct WorkerStats {
+  std::vector<CallStats> commands;  // by command slot
+  std::vector<CallStats> ops;       // by op index
+  std::atomic<uint64_t> done{0};    // progress, warm-up included
+  uint64_t recorded = 0;
+  Clock::time_point end;
+};
+
+class WorkloadRun {
+ public:
+  WorkloadRun(const Workload& w, Target& target, const RunOptions& options,
+              WorkloadRunResult* result)
+      : w_(w),
+        target_(target),
+        options_(options),
+        result_(result),
+        threads_(std::max(1, w.threads)),
+        inserts_(w.keyspace.records),
+        ticks_(static_cast<size_t>(threads_), 0) {}
+
+  void Run() {
+    *result_ = WorkloadRunResult();
+    for (int t = 0; t < threads_; ++t) {
+      std::unique_ptr<TargetConnection> c;
+      Status s = target_.Connect(&c);
+      if (!s.ok()) {
+        result_->partial = true;
+        result_->error = s.ToString();
+        return;
+      }
+      connections_.push_back(std::move(c));
+      expanders_.push_back(
+          std::make_unique<OpExpander>(w_, static_cast<uint64_t>(t), t, threads_, &inserts_));
+    }
+    if (options_.load && !Load()) return;
+    for (const PhaseSpec& phase : w_.phases) {
+      if (Stopped()) {
+        result_->partial = true;
+        return;
+      }
+      if (!RunPhase(phase)) return;
+    }
+  }
+
+ private:
+  bool Stopped() const { return StopRequested(options_.stop); }
+
+  // Runs body(t, stats) on every worker thread while reporting progress; returns the phase's
+  // merged stats in *phase.
+  template <typename Body>
+  void RunThreads(const std::string& stage, uint64_t total, double duration_s,
+                  const CommandSlots& slots, size_t op_count, PhaseShared* shared, Body body,
+                  PhaseResult* phase) {
+    std::vector<std::unique_ptr<WorkerStats>> stats;
+    for (int t = 0; t < threads_; ++t) {
+      stats.push_back(std::make_unique<WorkerStats>());
+      stats.back()->commands.resize(slots.names.size());
+      stats.back()->ops.resize(op_count);
+    }
+    const PhysicalCounters counters_before = target_.StoreCounters();
+    const Clock::time_point start = Clock::now();
+    shared->window_start = start;
+    std::mutex mu;
+    std::condition_variable cv;
+    int running = threads_;
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads_; ++t) {
+      workers.emplace_back([&, t] {
+        body(t, stats[t].get());
+        stats[t]->end = Clock::now();
+        std::lock_guard<std::mutex> lock(mu);
+        --running;
+        cv.notify_all();
+      });
+    }
+    auto report = [&] {
+      if (!options_.progress) return;
+      Progress p;
+      p.stage = stage;
+      p.total = total;
+      p.duration_s = duration_s;
+      p.elapsed_s = Seconds(Clock::now() - start);
+      for (const auto& s : stats) p.done += s->done.load(std::memory_order_relaxed);
+      options_.progress(p);
+    };
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      const auto interval = std::chrono::duration<double>(options_.progress_interval_s);
+      while (!cv.wait_for(lock, interval, [&] { return running == 0; })) {
+        lock.unlock();
+        report();
+        lock.lock();
+      }
+    }
+    for (auto& th : workers) th.join();
+    report();
+
+    Clock::time_point end = shared->window_start;
+    for (int t = 0; t < threads_; ++t) {
+      WorkerStats& s = *stats[t];
+      end = std::max(end, s.end);
+      phase->operations += s.recorded;
+      for (size_t i = 0; i < slots.names.size(); ++i) {
+        if (s.commands[i].calls > 0) phase->commands[slots.names[i]].Merge(s.commands[i]);
+      }
+    }
+    phase->wall_seconds = Seconds(end - shared->window_start);
+    phase->store_counters = SubtractPhysical(target_.StoreCounters(), counters_before);
+    for (size_t op = 0; op < op_count; ++op) {
+      CallStats merged;
+      for (const auto& s : stats) merged.Merge(s->ops[op]);
+      if (merged.calls > 0) phase->ops[op_names_[op]].Merge(merged);
+    }
+  }
+
+  // Executes one command and records it. Returns false when the target failed.
+  bool Execute(TargetConnection& c, const std::vector<std::string>& argv, CallStats* stats,
+               CommandSample* sample, Reply* reply, uint64_t* nanos, PhaseShared* shared) {
+    const Clock::time_point t0 = Clock::now();
+    Status s = c.Execute(argv, reply, sample);
+    const Clock::time_point t1 = Clock::now();
+    if (!s.ok()) {
+      shared->Fail("'" + Join(argv) + "': " + s.ToString());
+      return false;
+    }
+    *nanos = Nanos(t1 - t0);
+    if (stats != nullptr) stats->Add(*sample, *nanos, *reply);
+    return true;
+  }
+
+  bool Load() {
+    CommandSlots slots;
+    std::vector<size_t> slot_of;
+    for (const auto& c : w_.load.commands) slot_of.push_back(slots.SlotOf(c.name));
+    op_names_.clear();
+    PhaseResult phase;
+    phase.name = "load";
+    phase.is_load = true;
+    const uint64_t elements = w_.keyspace.elements;
+    const uint64_t from = options_.load_elements_from;
+    const uint64_t batch = std::max<uint64_t>(1, w_.load.batch);
+    // (record, batch) units per record: elements in batches; a record without elements (or a
+    // string) gets one unit, which a later growth step does not repeat.
+    const uint64_t units_per_record =
+        elements > from ? (elements - from + batch - 1) / batch : (from == 0 ? 1 : 0);
+    const uint64_t records = w_.keyspace.records;
+    PhaseShared shared;
+    auto body = [&](int t, WorkerStats* stats) {
+      OpExpander& x = *expanders_[t];
+      x.UseLoad();
+      std::vector<std::string> argv;
+      CommandSample sample;
+      Reply reply;
+      uint64_t nanos = 0;
+      for (uint64_t r = static_cast<uint64_t>(t); r < records; r += threads_) {
+        for (uint64_t u = 0; u < units_per_record; ++u) {
+          if (Stopped() || shared.failed.load()) return;
+          const uint64_t b = from + u * batch;
+          x.BeginLoadOp(r, b, std::min(elements, b + batch));
+          for (size_t i = 0; i < w_.load.commands.size(); ++i) {
+            x.Expand(w_.load.commands[i], &argv);
+            if (!Execute(*connections_[t], argv, &stats->commands[slot_of[i]], &sample, &reply,
+                         &nanos, &shared)) {
+              return;
+            }
+            if (reply.is_error()) {
+              shared.Fail("load: '" + Join(argv) + "' replied " + reply.Describe());
+              return;
+            }
+          }
+          ++stats->recorded;
+          stats->done.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    };
+    RunThreads("load", records * units_per_record, 0, slots, 0, &shared, body, &phase);
+    return Finish(std::move(phase), shared);
+  }
+
+  bool RunPhase(const PhaseSpec& spec) {
+    CommandSlots slots;
+    std::vector<std::vector<size_t>> slot_of(spec.ops.size());
+    std::vector<double> cumulative;
+    op_names_.clear();
+    double sum = 0;
+    for (size_t o = 0; o < spec.ops.size(); ++o) {
+      for (const auto& c : spec.ops[o].commands) slot_of[o].push_back(slots.SlotOf(c.name));
+      sum += spec.ops[o].weight;
+      cumulative.push_back(sum);
+      op_names_.push_back(spec.ops[o].name);
+    }
+    PhaseResult phase;
+    phase.name = spec.name;
+    phase.warmup_operations = spec.warmup_operations;
+    PhaseShared shared;
+    const int64_t clock_start = w_.ClockStart();
+    std::barrier warmed_up(threads_, [&shared]() noexcept { shared.window_start = Clock::now(); });
+    auto share = [&](uint64_t n, int t) {
+      return n / threads_ + (static_cast<uint64_t>(t) < n % threads_ ? 1 : 0);
+    };
+    auto body = [&](int t, WorkerStats* stats) {
+      OpExpander& x = *expanders_[t];
+      x.UsePhase(spec);
+      std::vector<std::string> argv;
+      CommandSample sample;
+      Reply reply;
+      uint64_t nanos = 0;
+      // One operation; returns false when the target failed.
+      auto run_op = [&](bool record) {
+        // The logical clock: unique per operation across threads, in order within a thread.
+        x.BeginRunOp(clock_start + static_cast<int64_t>(ticks_[t]++ * threads_ + t));
+        const size_t op = x.PickOp(cumulative);
+        CommandSample op_sample;
+        uint64_t op_nanos = 0;
+        Reply op_reply = Reply::Ok();
+        for (size_t i = 0; i < spec.ops[op].commands.size(); ++i) {
+          x.Expand(spec.ops[op].commands[i], &argv);
+          CallStats* cs = record ? &stats->commands[slot_of[op][i]] : nullptr;
+          if (!Execute(*connections_[t], argv, cs, &sample, &reply, &nanos, &shared)) {
+            return false;
+          }
+          op_nanos += nanos;
+          op_sample.has_kv = i == 0 ? sample.has_kv : op_sample.has_kv && sample.has_kv;
+          op_sample.kv += sample.kv;
+          op_sample.counters.insert(op_sample.counters.end(), sample.counters.begin(),
+                                    sample.counters.end());
+          if (reply.is_error() && !op_reply.is_error()) op_reply = reply;
+        }
+        if (x.inserted_id()) inserts_.Acknowledge(*x.inserted_id());
+        if (record) {
+          stats->ops[op].Add(op_sample, op_nanos, op_reply);
+          ++stats->recorded;
+        }
+        stats->done.fetch_add(1, std::memory_order_relaxed);
+        return true;
+      };
+      const uint64_t warmup = share(spec.warmup_operations, t);
+      for (uint64_t i = 0; i < warmup && !Stopped() && !shared.failed.load(); ++i) {
+        if (!run_op(false)) break;
+      }
+      warmed_up.arrive_and_wait();
+      const uint64_t ops = share(spec.operations, t);
+      const bool bounded_by_ops = spec.operations > 0;
+      const auto deadline =
+          spec.duration_s > 0
+              ? shared.window_start + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(spec.duration_s))
+              : Clock::time_point::max();
+      for (uint64_t i = 0; !bounded_by_ops || i < ops; ++i) {
+        if (Stopped() || shared.failed.load() || Clock::now() >= deadline) break;
+        if (!run_op(true)) break;
+      }
+    };
+    RunThreads(spec.name, spec.operations + spec.warmup_operations, spec.duration_s, slots,
+               spec.ops.size(), &shared, body, &phase);
+    return Finish(std::move(phase), shared);
+  }
+
+  // Stores the phase; returns false when the run must end (failure or stop).
+  bool Finish(PhaseResult phase, const PhaseShared& shared) {
+    const bool failed = shared.failed.load();
+    phase.interrupted = failed || Stopped();
+    result_->phases.push_back(std::move(phase));
+    if (failed) {
+      result_->partial = true;
+      result_->error = shared.error;
+      return false;
+    }
+    if (Stopped()) {
+      result_->partial = true;
+      return false;
+    }
+    return true;
+  }
+
+  const Workload& w_;
+  Target& target_;
+  const RunOptions& options_;
+  WorkloadRunResult* result_;
+  const int threads_;
+  InsertCounter inserts_;
+  std::vector<std::unique_ptr<TargetConnection>> connections_;
+  std::vector<std::unique_ptr<OpExpander>> expanders_;
+  // Operations each worker has started, across phases (the logical clock).
+  std::vector<uint64_t> ticks_;
+  std::vector<std::string> op_names_;  // of the current phase
+};
+
+}  // namespace
+
+void RunWorkload(const Workload& workload, Target& target, const RunOptions& options,
+                 WorkloadRunResult* result) {
+  WorkloadRun(workload, target, options, result).Run();
+}
+
+}  // namespace kvlab

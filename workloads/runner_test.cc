@@ -1,0 +1,300 @@
+// RunWorkload on small workloads: the per-command counters in the result equal the KV operations
+// each command issues, derived here from the engine's code.
+//
+// When docs/amplification.md and its parser land (the engine issue), ExpectedPerCall below is
+// where the formula table plugs in: look up (command, version) there, evaluate it for n = the
+// record's fields, and compare with the same per-call counts.
+#include "workloads/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "backends/kv_test_util.h"
+#include "workloads/catalogue.h"
+
+namespace kvlab {
+namespace {
+
+// An engine over a fresh store, as a Target.
+class EngineFixture {
+ public:
+  explicit EngineFixture(const std::string& backend = "memory", uint8_t hash_version = 0,
+                         bool remote = false) {
+    StoreSpec spec;
+    spec.backend = backend;
+    spec.options.dir = scratch_.Sub("store");
+    spec.remote_latency = remote;
+    Status s = OpenStore(spec, &store_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EngineOptions options;
+    options.hash_version = hash_version;
+    engine_ = std::make_unique<Engine>(store_->store(), options);
+    EngineTargetOptions target_options;
+    target_options.round_trips_per_command = true;
+    target_ = std::make_unique<EngineTarget>(engine_.get(), store_.get(), target_options);
+  }
+  Target& target() { return *target_; }
+  Engine& engine() { return *engine_; }
+
+ private:
+  testing::ScratchDir scratch_;
+  std::unique_ptr<OpenedStore> store_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<EngineTarget> target_;
+};
+
+OpCounts Ops(uint64_t gets, uint64_t seeks, uint64_t nexts, uint64_t batches,
+             uint64_t batch_records) {
+  OpCounts c;
+  c.gets = gets;
+  c.seeks = seeks;
+  c.nexts = nexts;
+  c.batches = batches;
+  c.batch_records = batch_records;
+  return c;
+}
+
+// The KV operations of one call on an existing record of n fields, from the engine's code:
+// every hash command first reads the key-meta (1 get); v0 keeps the count in the meta, v1 does
+// not (blind writes, HLEN scans). Bytes are left out (they depend on key lengths).
+OpCounts ExpectedPerCall(const std::string& command, int version, uint64_t n) {
+  if (command == "HGET") return Ops(2, 0, 0, 0, 0);  // meta + field
+  if (command == "HSET") {
+    // One existing field: v0 reads it to keep the count exact; the count does not change, so
+    // the meta is not rewritten.
+    return version == 0 ? Ops(2, 0, 0, 1, 1) : Ops(1, 0, 0, 1, 1);
+  }
+  if (command == "HGETALL") return Ops(1, 1, n, 0, 0);  // the last next steps off the end
+  if (command == "HLEN") return version == 0 ? Ops(1, 0, 0, 0, 0) : Ops(1, 1, n, 0, 0);
+  if (command == "HSET-new-record") return Ops(1, 0, 0, 1, n + 1);  // fields + meta
+  if (command == "GET") return Ops(1, 0, 0, 0, 0);
+  if (command == "SET") return Ops(0, 0, 0, 1, 1);  // a plain SET writes blind
+  ADD_FAILURE() << "no expectation for " << command;
+  return {};
+}
+
+OpCounts WithoutBytes(OpCounts c) {
+  c.bytes_read = 0;
+  c.bytes_written = 0;
+  return c;
+}
+
+OpCounts Times(OpCounts c, uint64_t k) {
+  for (auto field : kOpCountFields) c.*field *= k;
+  return c;
+}
+
+constexpr const char* kHashWorkload = R"({
+  "name": "amplification", "seed": 3,
+  "keyspace": {"type": "hash", "records": 50, "key_prefix": "user", "elements": 10, "value_bytes": 100},
+  "load": {"commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "hget", "operations": 200, "warmup_operations": 20, "key_distribution": "zipfian",
+           "ops": [{"commands": ["HGET {key} {element}"]}]},
+          {"name": "hset", "operations": 150, "ops": [{"commands": ["HSET {key} {element} {value}"]}]},
+          {"name": "hgetall", "operations": 40, "ops": [{"commands": ["HGETALL {key}"]}]},
+          {"name": "hlen", "operations": 30, "ops": [{"commands": ["HLEN {key}"]}]}]
+})";
+
+TEST(RunWorkload, CountersEqualTheEnginesOperationsPerCommand) {
+  for (int version : {0, 1}) {
+    SCOPED_TRACE("hash v" + std::to_string(version));
+    Workload w;
+    ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+    EngineFixture f("memory", static_cast<uint8_t>(version));
+    WorkloadRunResult r;
+    RunWorkload(w, f.target(), RunOptions(), &r);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_FALSE(r.partial);
+    ASSERT_EQ(r.phases.size(), 5u);
+
+    const PhaseResult& load = r.phases[0];
+    EXPECT_TRUE(load.is_load);
+    EXPECT_EQ(load.operations, 50u);
+    const CallStats& load_hset = load.commands.at("HSET");
+    EXPECT_EQ(load_hset.calls, 50u);
+    EXPECT_EQ(WithoutBytes(load_hset.kv),
+              Times(ExpectedPerCall("HSET-new-record", version, 10), 50));
+
+    const std::pair<const char*, const char*> phases[] = {
+        {"hget", "HGET"}, {"hset", "HSET"}, {"hgetall", "HGETALL"}, {"hlen", "HLEN"}};
+    for (size_t i = 0; i < 4; ++i) {
+      const PhaseResult& p = r.phases[i + 1];
+      const auto [phase, command] = phases[i];
+      EXPECT_EQ(p.name, phase);
+      EXPECT_FALSE(p.interrupted);
+      ASSERT_EQ(p.commands.size(), 1u);
+      const CallStats& st = p.commands.at(command);
+      EXPECT_EQ(st.calls, w.phases[i].operations) << command;  // warm-up not recorded
+      EXPECT_EQ(p.operations, w.phases[i].operations);
+      EXPECT_EQ(st.errors, 0u);
+      EXPECT_EQ(st.latency_ns.count(), st.calls);
+      EXPECT_TRUE(st.has_kv);
+      EXPECT_EQ(WithoutBytes(st.kv), Times(ExpectedPerCall(command, version, 10), st.calls))
+          << command << ": " << st.kv.Describe();
+      EXPECT_GT(st.kv.bytes_read, 0u);
+      // The operation's stats are its one command's.
+      EXPECT_EQ(p.ops.begin()->second.kv, st.kv);
+      EXPECT_EQ(p.ops.begin()->second.calls, st.calls);
+    }
+    // Reads write nothing; an update writes the field's sub-key and its 100-byte value.
+    EXPECT_EQ(r.phases[1].commands.at("HGET").kv.bytes_written, 0u);
+    EXPECT_GT(r.phases[2].commands.at("HSET").kv.bytes_written, 150u * 100);
+  }
+}
+
+TEST(RunWorkload, StringsAndMultiCommandOperations) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(R"({
+    "name": "strings", "keyspace": {"type": "string", "records": 20, "key_prefix": "s:", "value_bytes": 10},
+    "load": {"commands": ["SET {key} {value}"]},
+    "run": [{"operations": 100, "ops": [{"name": "rmw", "commands": ["GET {key}", "SET {key} {value}"]}]}]
+  })",
+                            "t", &w)
+                  .ok());
+  EngineFixture f;
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), RunOptions(), &r);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const PhaseResult& run = r.phases[1];
+  EXPECT_EQ(WithoutBytes(run.commands.at("GET").kv), Times(ExpectedPerCall("GET", 0, 0), 100));
+  EXPECT_EQ(WithoutBytes(run.commands.at("SET").kv), Times(ExpectedPerCall("SET", 0, 0), 100));
+  const CallStats& rmw = run.ops.at("rmw");
+  EXPECT_EQ(rmw.calls, 100u);
+  EXPECT_EQ(rmw.kv, run.commands.at("GET").kv + run.commands.at("SET").kv);
+}
+
+// With several threads every command still costs exactly its operations: the counts are the
+// sums over threads, per command.
+TEST(RunWorkload, CountsStayExactUnderThreads) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+  w.threads = 3;
+  EngineFixture f;
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), RunOptions(), &r);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const CallStats& hget = r.phases[1].commands.at("HGET");
+  EXPECT_EQ(hget.calls, 200u);
+  EXPECT_EQ(WithoutBytes(hget.kv), Times(ExpectedPerCall("HGET", 0, 10), 200));
+  const CallStats& hset = r.phases[2].commands.at("HSET");
+  EXPECT_EQ(WithoutBytes(hset.kv), Times(ExpectedPerCall("HSET", 0, 10), 150));
+}
+
+// The same workload and seed give the same command stream, hence the same counts, also for
+// distributions whose counts depend on which records are picked (HGETALL of freshly inserted
+// records with the latest distribution).
+TEST(RunWorkload, FixedSeedIsReproducible) {
+  Workload w;
+  ASSERT_TRUE(BuiltinWorkload("ycsb-d", &w).ok());
+  WorkloadOverrides o;
+  o.records = 200;
+  o.operations = 600;
+  o.warmup_operations = 0;
+  ASSERT_TRUE(ApplyOverrides(o, &w).ok());
+  std::vector<OpCounts> totals;
+  for (int i = 0; i < 2; ++i) {
+    EngineFixture f;
+    WorkloadRunResult r;
+    RunWorkload(w, f.target(), RunOptions(), &r);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const PhaseResult& run = r.phases[1];
+    const CallStats& reads = run.commands.at("HGETALL");
+    // Every read finds a complete record: 1 get + 1 seek + 10 nexts, even of new records.
+    EXPECT_EQ(WithoutBytes(reads.kv), Times(ExpectedPerCall("HGETALL", 0, 10), reads.calls));
+    EXPECT_GT(run.commands.at("HSET").calls, 0u);
+    totals.push_back(reads.kv + run.commands.at("HSET").kv);
+  }
+  EXPECT_EQ(totals[0], totals[1]);
+}
+
+TEST(RunWorkload, StopsCleanlyAndMarksPartial) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+  w.phases[0].operations = 0;
+  w.phases[0].duration_s = 60;  // only the stop can end it in time
+  EngineFixture f;
+  volatile std::sig_atomic_t stop = 0;
+  RunOptions options;
+  options.stop = &stop;
+  options.progress_interval_s = 0.01;
+  options.progress = [&](const Progress& p) {
+    if (p.stage == "hget" && p.done >= 50) stop = 1;
+  };
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), options, &r);
+  EXPECT_TRUE(r.partial);
+  EXPECT_TRUE(r.error.empty());
+  ASSERT_EQ(r.phases.size(), 2u);  // load, and the interrupted phase; the rest never ran
+  EXPECT_FALSE(r.phases[0].interrupted);
+  EXPECT_TRUE(r.phases[1].interrupted);
+  EXPECT_GE(r.phases[1].commands.at("HGET").calls, 30u);  // what ran is kept
+}
+
+TEST(RunWorkload, DurationBoundsAPhase) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+  w.phases.resize(1);
+  w.phases[0].operations = 0;
+  w.phases[0].duration_s = 0.2;
+  w.threads = 2;
+  EngineFixture f;
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), RunOptions(), &r);
+  ASSERT_FALSE(r.partial);
+  EXPECT_GT(r.phases[1].operations, 0u);
+  EXPECT_GE(r.phases[1].wall_seconds, 0.2);
+}
+
+TEST(RunWorkload, LoadErrorsFailTheRun) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(R"({
+    "name": "bad", "keyspace": {"type": "string", "records": 3, "key_prefix": "k"},
+    "load": {"commands": ["SET {key} v", "HSET {key} f v"]},
+    "run": [{"operations": 1, "ops": [{"commands": ["GET {key}"]}]}]
+  })",
+                            "t", &w)
+                  .ok());
+  EngineFixture f;
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), RunOptions(), &r);
+  EXPECT_TRUE(r.partial);
+  EXPECT_NE(r.error.find("load: 'HSET k0 f v' replied (error) WRONGTYPE"), std::string::npos)
+      << r.error;
+}
+
+// Error replies in run phases are counted per command, with the first text kept.
+TEST(RunWorkload, RunErrorsAreCounted) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(R"({
+    "name": "errors", "keyspace": {"type": "string", "records": 3, "key_prefix": "k"},
+    "load": {"commands": ["SET {key} v"]},
+    "run": [{"operations": 10, "ops": [{"commands": ["HGET {key} f"]}]}]
+  })",
+                            "t", &w)
+                  .ok());
+  EngineFixture f;
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), RunOptions(), &r);
+  ASSERT_TRUE(r.error.empty());
+  const CallStats& st = r.phases[1].commands.at("HGET");
+  EXPECT_EQ(st.errors, 10u);
+  EXPECT_EQ(st.first_error, "WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+// Through the remote-store decorator each command carries its round trips.
+TEST(RunWorkload, RoundTripsPerCommand) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+  EngineFixture f("memory", 0, /*remote=*/true);
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), RunOptions(), &r);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  // HGET: two gets, two round trips. HSET: two gets and a batch.
+  EXPECT_EQ(r.phases[1].commands.at("HGET").counters.at("remote.round_trips"), 2u * 200);
+  EXPECT_EQ(r.phases[2].commands.at("HSET").counters.at("remote.round_trips"), 3u * 150);
+  EXPECT_GT(r.phases[1].store_counters.size(), 0u);
+}
+
+}  // namespace
+}  // namespace kvlab

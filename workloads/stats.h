@@ -1,0 +1,58 @@
+// What a workload run measures, per command type and per operation: calls, errors, a latency
+// histogram, the exact KV operation counts, and a generic map of further counters (physical
+// counters, remote round trips, and the Redis tier's counters once it exists).
+//
+// Each worker thread records into its own stats; the runner merges them when a phase ends, so
+// the hot path takes no lock.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/counting_store.h"
+#include "workloads/histogram.h"
+#include "workloads/target.h"
+
+namespace kvlab {
+
+struct CallStats {
+  uint64_t calls = 0;
+  uint64_t errors = 0;  // error replies
+  LatencyHistogram latency_ns;
+  // True when every call came with KV counts (in-process); kv is then the exact sum.
+  bool has_kv = true;
+  OpCounts kv;
+  // Sums of the per-command counters of CommandSample::counters, by name. Adding a new source
+  // of counters (the Redis tier's operations and cache hits) needs no change here.
+  std::map<std::string, uint64_t> counters;
+  std::string first_error;  // the text of the first error reply, for the report
+
+  // One call that took `nanos`.
+  void Add(const CommandSample& sample, uint64_t nanos, const Reply& reply);
+  void Merge(const CallStats& other);
+};
+
+struct PhaseResult {
+  std::string name;
+  bool is_load = false;
+  double wall_seconds = 0;  // the recorded window (after warm-up)
+  uint64_t operations = 0;  // recorded operations (load: records x batches)
+  uint64_t warmup_operations = 0;
+  bool interrupted = false;  // stopped by Ctrl-C (or a failure) before its end
+  // By command name (HGET), and by workload operation name (read, rmw): an operation's latency
+  // spans all its commands, and its counts are the sums of theirs.
+  std::map<std::string, CallStats> commands;
+  std::map<std::string, CallStats> ops;
+  // Store-wide counters over the phase (end minus start; see Target::StoreCounters).
+  PhysicalCounters store_counters;
+};
+
+struct WorkloadRunResult {
+  std::vector<PhaseResult> phases;  // the load phase first, when there was one
+  bool partial = false;             // interrupted or failed: some phases are missing or short
+  std::string error;                // why it failed, empty when it did not
+};
+
+}  // namespace kvlab

@@ -1,0 +1,112 @@
+// Workload: what `kvlab bench` runs, parsed from a JSON workload file (docs/workloads.md) or
+// taken from the built-in catalogue (catalogue.h).
+//
+// A workload has a keyspace (records of one Redis type, each with `elements` fields or
+// members), a load phase (commands run once per record and batch of elements), and one or more
+// run phases, each a weighted mix of operations (one or more command templates each), run for
+// a number of operations or a duration, after a warm-up.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/status.h"
+#include "workloads/command_template.h"
+#include "workloads/generators.h"
+
+namespace kvlab {
+
+struct KeyspaceSpec {
+  enum class Type { kHash, kZset, kString };
+  enum class LoadScore { kRandom, kIndex };
+
+  Type type = Type::kHash;
+  uint64_t records = 1000;          // ids 0 .. records-1 are loaded; inserts add more
+  std::string key_prefix = "key:";  // {key} = key_prefix + id
+  uint64_t elements = 0;            // fields (hash) or members (zset) per record
+  std::string element_prefix;       // {element} = element_prefix + index; default field/member
+  uint32_t value_bytes = 100;       // {value} length
+  uint64_t score_range = 1000000;   // {score} in [0, score_range)
+  // Scores of {elements} in a zset: random ({score}) or the element's index (a timeline).
+  LoadScore load_score = LoadScore::kRandom;
+  // The first value of {now}; default: elements (after every index score).
+  int64_t clock_start = -1;
+
+  static const char* TypeName(Type t);
+};
+
+struct LoadSpec {
+  uint64_t batch = 1000;  // elements per load command (for {elements})
+  std::vector<CommandTemplate> commands;
+};
+
+struct OpSpec {
+  std::string name;
+  double weight = 1;
+  std::vector<CommandTemplate> commands;
+};
+
+struct PhaseSpec {
+  std::string name = "run";
+  // Length: stops at whichever comes first; at least one is set.
+  uint64_t operations = 0;
+  double duration_s = 0;
+  uint64_t warmup_operations = 0;  // run first, not recorded
+  DistributionSpec key_distribution;
+  DistributionSpec element_distribution;
+  uint64_t scan_length_max = 100;
+  DistributionSpec scan_length_distribution;  // uniform or zipfian over [1, scan_length_max]
+  std::vector<OpSpec> ops;
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  int threads = 1;
+  KeyspaceSpec keyspace;
+  LoadSpec load;
+  std::vector<PhaseSpec> phases;
+
+  // The file (or catalogue text) the workload came from, and its SHA-256.
+  std::string source;  // "builtin:ycsb-a" or "file:<path>"
+  std::string source_sha256;
+
+  // The workload as canonical JSON (every default spelled out, overrides applied); the result
+  // records it and its SHA-256, so a run can be repeated exactly.
+  std::string ToJson() const;
+  std::string EffectiveSha256() const;
+
+  int64_t ClockStart() const;
+  std::string ElementPrefix() const;
+  // The Redis types the workload's commands use ("hash", "zset", "string"), from the command
+  // table's groups and the keyspace type.
+  bool UsesHash() const;
+  bool UsesZset() const;
+  // Records the run phases may reach: loaded records plus every insert they can make.
+  uint64_t MaxRecords() const;
+};
+
+// Parses and validates a workload from JSON text. Messages name the offending JSON path.
+Status ParseWorkload(const std::string& json_text, const std::string& source, Workload* out);
+// Reads and parses a file.
+Status LoadWorkloadFile(const std::string& path, Workload* out);
+
+// Overrides given on the command line; unset fields leave the workload as it is. Applied to
+// every run phase.
+struct WorkloadOverrides {
+  int64_t records = -1;
+  int64_t elements = -1;
+  int64_t operations = -1;
+  double duration_s = -1;
+  int64_t warmup_operations = -1;
+  int64_t seed = -1;
+  int threads = -1;
+};
+Status ApplyOverrides(const WorkloadOverrides& o, Workload* w);
+
+// Lower-case hex SHA-256 of bytes.
+std::string Sha256Hex(const std::string& bytes);
+
+}  // namespace kvlab
