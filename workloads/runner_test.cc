@@ -1,16 +1,18 @@
 // RunWorkload on small workloads: the per-command counters in the result equal the KV operations
 // each command issues, derived here from the engine's code.
 //
-// When docs/amplification.md and its parser land (the engine issue), ExpectedPerCall below is
-// where the formula table plugs in: look up (command, version) there, evaluate it for n = the
-// record's fields, and compare with the same per-call counts.
+// The expected per-call counts come from docs/amplification.md, the table CI gates on: a workload
+// run must cost exactly what the table says, call for call.
 #include "workloads/runner.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <thread>
 
 #include "backends/kv_test_util.h"
+#include "engine/amplification_table.h"
 #include "workloads/catalogue.h"
 
 namespace kvlab {
@@ -58,19 +60,33 @@ OpCounts Ops(uint64_t gets, uint64_t seeks, uint64_t nexts, uint64_t batches,
 // The KV operations of one call on an existing record of n fields, from the engine's code:
 // every hash command first reads the key-meta (1 get); v0 keeps the count in the meta, v1 does
 // not (blind writes, HLEN scans). Bytes are left out (they depend on key lengths).
+// The amplification table's row for a command shape: HGET of an existing field, HSET of an
+// existing field, HGETALL, HLEN, GET and SET of a string.
 OpCounts ExpectedPerCall(const std::string& command, int version, uint64_t n) {
-  if (command == "HGET") return Ops(2, 0, 0, 0, 0);  // meta + field
-  if (command == "HSET") {
-    // One existing field: v0 reads it to keep the count exact; the count does not change, so
-    // the meta is not rewritten.
-    return version == 0 ? Ops(2, 0, 0, 1, 1) : Ops(1, 0, 0, 1, 1);
+  if (command == "HSET-new-record") return Ops(1, 0, 0, 1, n + 1);  // fields + meta, blind
+  static const std::map<std::string, std::string> kRow = {
+      {"HGET", "HGET h f1"}, {"HSET", "HSET h f1 x"}, {"HGETALL", "HGETALL h"},
+      {"HLEN", "HLEN h"},    {"GET", "GET s"},        {"SET", "SET s x"}};
+  std::vector<AmplificationRow> rows;
+  EXPECT_TRUE(LoadAmplificationTable(KVLAB_SOURCE_DIR "/docs/amplification.md", &rows).ok());
+  for (const AmplificationRow& row : rows) {
+    if (!kRow.count(command) || row.command != kRow.at(command)) continue;
+    const bool is_string = row.type == "string";
+    if (!is_string && std::find(row.versions.begin(), row.versions.end(), version) ==
+                          row.versions.end()) {
+      continue;
+    }
+    if (row.cache != AmplificationRow::CacheState::kNone && !is_string) continue;
+    std::map<std::string, int64_t> counts;
+    EXPECT_TRUE(EvaluateOperations(row.operations, static_cast<int64_t>(n), &counts).ok());
+    OpCounts out;
+    for (size_t i = 0; i < kNumOpCountFields; ++i) {
+      const auto it = counts.find(out.Fields()[i].first);
+      if (it != counts.end()) out.*kOpCountFields[i] = static_cast<uint64_t>(it->second);
+    }
+    return out;
   }
-  if (command == "HGETALL") return Ops(1, 1, n, 0, 0);  // the last next steps off the end
-  if (command == "HLEN") return version == 0 ? Ops(1, 0, 0, 0, 0) : Ops(1, 1, n, 0, 0);
-  if (command == "HSET-new-record") return Ops(1, 0, 0, 1, n + 1);  // fields + meta
-  if (command == "GET") return Ops(1, 0, 0, 0, 0);
-  if (command == "SET") return Ops(0, 0, 0, 1, 1);  // a plain SET writes blind
-  ADD_FAILURE() << "no expectation for " << command;
+  ADD_FAILURE() << "no row of docs/amplification.md for " << command << " v" << version;
   return {};
 }
 
