@@ -103,15 +103,15 @@ class EngineOnMemory {
     Status s = OpenStore(spec, &store_);
     if (!s.ok()) ADD_FAILURE() << s.ToString();
     engine_ = std::make_unique<Engine>(store_->store(), options);
-    target_ = std::make_unique<EngineTarget>(engine_.get());
+    target_ = std::make_unique<EngineReplyTarget>(engine_.get());
   }
   Engine& engine() { return *engine_; }
-  EngineTarget& target() { return *target_; }
+  EngineReplyTarget& target() { return *target_; }
 
  private:
   std::unique_ptr<OpenedStore> store_;
   std::unique_ptr<Engine> engine_;
-  std::unique_ptr<EngineTarget> target_;
+  std::unique_ptr<EngineReplyTarget> target_;
 };
 
 // An engine subject whose every session's target goes through a FaultInjectingTarget.

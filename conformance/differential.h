@@ -31,9 +31,9 @@ class ReplyTarget {
 };
 
 // The engine, in-process, through one session.
-class EngineTarget final : public ReplyTarget {
+class EngineReplyTarget final : public ReplyTarget {
  public:
-  explicit EngineTarget(Engine* engine) : engine_(engine) {}
+  explicit EngineReplyTarget(Engine* engine) : engine_(engine) {}
   std::string name() const override { return "kvlab"; }
   Reply Execute(const std::vector<std::string>& argv) override {
     return engine_->Execute(session_, argv);

@@ -16,7 +16,7 @@ class EngineSession final : public SubjectSession {
   std::unique_ptr<OpenedStore> store_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<RedisTierControl> tier_;
-  std::unique_ptr<EngineTarget> target_;
+  std::unique_ptr<EngineReplyTarget> target_;
 };
 
 class RemoteSession final : public SubjectSession {
@@ -133,7 +133,7 @@ Status EngineSubject::Open(const Profile& profile, std::unique_ptr<SubjectSessio
                                  " could not be attached");
     }
   }
-  session->target_ = std::make_unique<EngineTarget>(session->engine_.get());
+  session->target_ = std::make_unique<EngineReplyTarget>(session->engine_.get());
   *out = std::move(session);
   return Status::OK();
 }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -116,18 +117,32 @@ Status RedisServerProcess::StartOnce() {
   }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
 
+  // The child must die with kvlab (PR_SET_PDEATHSIG), but that signal fires when the *thread*
+  // that forked it exits, and Start may run on a short-lived worker thread. So a guardian
+  // thread forks the server and lives until the server is reaped.
+  std::vector<char*> argv;  // built before fork: the child may only call async-signal-safe code
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) return Status::IOError("fork for redis-server failed");
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) _exit(1);
-    ::setpgid(0, 0);  // a terminal's Ctrl-C reaches kvlab, which stops the server in order
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    _exit(127);
+  std::promise<pid_t> forked;
+  release_guardian_ = false;
+  guardian_ = std::thread([&] {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) _exit(1);
+      ::setpgid(0, 0);  // a terminal's Ctrl-C reaches kvlab, which stops the server in order
+      ::execvp(argv[0], argv.data());
+      _exit(127);
+    }
+    forked.set_value(pid);
+    std::unique_lock lock(guardian_mu_);
+    guardian_cv_.wait(lock, [this] { return release_guardian_; });
+  });
+  const pid_t pid = forked.get_future().get();
+  if (pid < 0) {
+    ReleaseGuardian();
+    return Status::IOError("fork for redis-server failed");
   }
   pid_ = pid;
   RedisClient probe(endpoint_, std::chrono::milliseconds(200));
@@ -136,6 +151,7 @@ Status RedisServerProcess::StartOnce() {
     int wstatus = 0;
     if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) {
       pid_ = -1;
+      ReleaseGuardian();
       return Status::IOError("redis-server exited at start (" +
                              std::string(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 127
                                              ? "is the redis-server package installed?"
@@ -152,21 +168,31 @@ Status RedisServerProcess::StartOnce() {
   return Status::IOError("redis-server did not answer PING within 10 s: " + LogTail());
 }
 
+void RedisServerProcess::ReleaseGuardian() {
+  {
+    std::lock_guard lock(guardian_mu_);
+    release_guardian_ = true;
+  }
+  guardian_cv_.notify_all();
+  if (guardian_.joinable()) guardian_.join();
+}
+
 void RedisServerProcess::Reap(int signal, int wait_ms) {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGCONT);  // a paused server cannot act on SIGTERM
   ::kill(pid_, signal);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      pid_ = -1;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  bool exited = false;
+  while (!exited && std::chrono::steady_clock::now() < deadline) {
+    exited = ::waitpid(pid_, nullptr, WNOHANG) == pid_;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, nullptr, 0);
+  if (!exited) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
   pid_ = -1;
+  ReleaseGuardian();
 }
 
 void RedisServerProcess::Stop() { Reap(SIGTERM, 5000); }

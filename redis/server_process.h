@@ -8,7 +8,10 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/status.h"
@@ -52,6 +55,7 @@ class RedisServerProcess {
  private:
   Status StartOnce();
   void Reap(int signal, int wait_ms);
+  void ReleaseGuardian();
 
   const RedisServerOptions options_;
   std::string dir_;
@@ -59,6 +63,11 @@ class RedisServerProcess {
   RedisEndpoint endpoint_;
   bool address_fixed_ = false;
   pid_t pid_ = -1;
+  // Forks the server and lives as long as it does (see StartOnce).
+  std::thread guardian_;
+  std::mutex guardian_mu_;
+  std::condition_variable guardian_cv_;
+  bool release_guardian_ = false;
 };
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
