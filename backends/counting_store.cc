@@ -65,7 +65,7 @@ void OpCounters::Reset() {
 // Counts positioning calls and the bytes of every entry it lands on.
 class CountingIterator final : public Iterator {
  public:
-  CountingIterator(std::unique_ptr<Iterator> base, OpCounters* sink)
+  CountingIterator(std::unique_ptr<Iterator> base, CountSink sink)
       : base_(std::move(base)), sink_(sink) {}
 
   bool Valid() const override { return base_->Valid(); }
@@ -100,59 +100,59 @@ class CountingIterator final : public Iterator {
  private:
   template <uint64_t OpCounts::*op>
   void Landed() {
-    sink_->Increment<op>();
+    sink_.Increment<op>();
     if (base_->Valid()) {
-      sink_->Increment<&OpCounts::bytes_read>(base_->key().size() + base_->value().size());
+      sink_.Increment<&OpCounts::bytes_read>(base_->key().size() + base_->value().size());
     }
   }
 
   std::unique_ptr<Iterator> base_;
-  OpCounters* sink_;
+  CountSink sink_;
 };
 
 Status CountingStore::Get(std::string_view key, std::string* value) {
   Status s = base_->Get(key, value);
-  sink_->Increment<&OpCounts::gets>();
-  sink_->Increment<&OpCounts::bytes_read>(key.size() + (s.ok() ? value->size() : 0));
+  sink_.Increment<&OpCounts::gets>();
+  sink_.Increment<&OpCounts::bytes_read>(key.size() + (s.ok() ? value->size() : 0));
   return s;
 }
 
 Status CountingStore::MultiGet(const std::vector<std::string_view>& keys,
                                std::vector<std::optional<std::string>>* values) {
   Status s = base_->MultiGet(keys, values);
-  sink_->Increment<&OpCounts::multiget_calls>();
-  sink_->Increment<&OpCounts::multiget_keys>(keys.size());
+  sink_.Increment<&OpCounts::multiget_calls>();
+  sink_.Increment<&OpCounts::multiget_keys>(keys.size());
   uint64_t bytes = 0;
   for (size_t i = 0; i < keys.size(); ++i) {
     bytes += keys[i].size();
     if (s.ok() && i < values->size() && (*values)[i]) bytes += (*values)[i]->size();
   }
-  sink_->Increment<&OpCounts::bytes_read>(bytes);
+  sink_.Increment<&OpCounts::bytes_read>(bytes);
   return s;
 }
 
 Status CountingStore::Put(std::string_view key, std::string_view value) {
-  sink_->Increment<&OpCounts::puts>();
-  sink_->Increment<&OpCounts::bytes_written>(key.size() + value.size());
+  sink_.Increment<&OpCounts::puts>();
+  sink_.Increment<&OpCounts::bytes_written>(key.size() + value.size());
   return base_->Put(key, value);
 }
 
 Status CountingStore::Delete(std::string_view key) {
-  sink_->Increment<&OpCounts::deletes>();
-  sink_->Increment<&OpCounts::bytes_written>(key.size());
+  sink_.Increment<&OpCounts::deletes>();
+  sink_.Increment<&OpCounts::bytes_written>(key.size());
   return base_->Delete(key);
 }
 
 Status CountingStore::DeleteRange(std::string_view begin, std::string_view end) {
-  sink_->Increment<&OpCounts::range_deletes>();
-  sink_->Increment<&OpCounts::bytes_written>(begin.size() + end.size());
+  sink_.Increment<&OpCounts::range_deletes>();
+  sink_.Increment<&OpCounts::bytes_written>(begin.size() + end.size());
   return base_->DeleteRange(begin, end);
 }
 
 Status CountingStore::Write(const WriteBatch& batch) {
-  sink_->Increment<&OpCounts::batches>();
-  sink_->Increment<&OpCounts::batch_records>(batch.size());
-  sink_->Increment<&OpCounts::bytes_written>(batch.bytes());
+  sink_.Increment<&OpCounts::batches>();
+  sink_.Increment<&OpCounts::batch_records>(batch.size());
+  sink_.Increment<&OpCounts::bytes_written>(batch.bytes());
   return base_->Write(batch);
 }
 

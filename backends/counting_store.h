@@ -95,10 +95,32 @@ class OpCounters {
   std::atomic<uint64_t> values_[kNumOpCountFields] = {};
 };
 
+// Where a CountingStore counts: shared, thread-safe OpCounters, or a plain OpCounts that only
+// one thread uses (the engine's per-command view, where atomics would be wasted).
+class CountSink {
+ public:
+  explicit CountSink(OpCounters* shared) : shared_(shared) {}
+  explicit CountSink(OpCounts* local) : local_(local) {}
+  template <uint64_t OpCounts::*field>
+  void Increment(uint64_t n = 1) {
+    if (local_ != nullptr) {
+      local_->*field += n;
+    } else {
+      shared_->Increment<field>(n);
+    }
+  }
+
+ private:
+  OpCounters* shared_ = nullptr;
+  OpCounts* local_ = nullptr;
+};
+
 class CountingStore final : public KvStore {
  public:
   // REQUIRES: base and sink outlive this store and its iterators.
   CountingStore(KvStore* base, OpCounters* sink) : base_(base), sink_(sink) {}
+  // Counts into a plain OpCounts. REQUIRES: one thread at a time uses this store.
+  CountingStore(KvStore* base, OpCounts* sink) : base_(base), sink_(sink) {}
 
   std::string name() const override { return base_->name(); }
   Capabilities capabilities() const override { return base_->capabilities(); }
@@ -114,11 +136,10 @@ class CountingStore final : public KvStore {
   PhysicalCounters ReadPhysicalCounters() override { return base_->ReadPhysicalCounters(); }
 
   KvStore* base() const { return base_; }
-  OpCounters* sink() const { return sink_; }
 
  private:
   KvStore* base_;
-  OpCounters* sink_;
+  CountSink sink_;
 };
 
 // Difference b - a of two physical readings, matched by name (a counter missing in `a` counts

@@ -30,6 +30,22 @@ std::string KvTxn::MetaCacheKey(std::string_view key) const {
 }
 
 Status KvTxn::GetMeta(std::string_view key, KeyMeta* meta, bool* found) {
+  if (!meta_cache()) {
+    // The common path, without GetMetas's vectors: one command, one key, one get.
+    if (const std::optional<KeyMeta>* w = Written(key)) {
+      *found = w->has_value() && !(*w)->ExpiredAt(now_ms_);
+      if (*found) *meta = **w;
+      return Status::OK();
+    }
+    std::string bytes;
+    Status s = kv_->Get(codec_->MetaKey(db_, key), &bytes);
+    if (s.IsNotFound()) {
+      *found = false;
+      return Status::OK();
+    }
+    KVLAB_RETURN_IF_ERROR(s);
+    return DecodeLive(key, bytes, now_ms_, meta, found);
+  }
   std::vector<std::optional<KeyMeta>> metas;
   KVLAB_RETURN_IF_ERROR(GetMetas({key}, &metas));
   *found = metas[0].has_value();

@@ -165,22 +165,11 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   if (name.size() > 32) return nullptr;
   char lower[32];
   for (size_t i = 0; i < name.size(); ++i) {
-    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    const char c = name[i];
+    lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
   auto it = index_.find(std::string(lower, name.size()));
   return it == index_.end() ? nullptr : &specs_[it->second];
-}
-
-std::vector<size_t> CommandTable::KeyPositions(const CommandSpec& spec, size_t argc) {
-  std::vector<size_t> out;
-  if (spec.first_key <= 0) return out;
-  const int64_t last =
-      spec.last_key < 0 ? static_cast<int64_t>(argc) + spec.last_key : spec.last_key;
-  for (int64_t i = spec.first_key; i <= last && i < static_cast<int64_t>(argc);
-       i += spec.key_step) {
-    out.push_back(static_cast<size_t>(i));
-  }
-  return out;
 }
 
 }  // namespace kvlab

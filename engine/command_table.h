@@ -49,8 +49,22 @@ class CommandTable {
   const std::vector<CommandSpec>& all() const { return specs_; }
   size_t IndexOf(const CommandSpec& spec) const { return &spec - specs_.data(); }
 
+  // Calls f(position) for each key argument of an argv of argc arguments under spec.
+  template <typename F>
+  static void ForEachKey(const CommandSpec& spec, size_t argc, F&& f) {
+    if (spec.first_key <= 0) return;
+    const auto n = static_cast<int64_t>(argc);
+    const int64_t last = spec.last_key < 0 ? n + spec.last_key : spec.last_key;
+    for (int64_t i = spec.first_key; i <= last && i < n; i += spec.key_step) {
+      f(static_cast<size_t>(i));
+    }
+  }
   // Positions of the key arguments of argv under spec.
-  static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
+  static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc) {
+    std::vector<size_t> out;
+    ForEachKey(spec, argc, [&](size_t i) { out.push_back(i); });
+    return out;
+  }
 
  private:
   CommandTable();

@@ -74,6 +74,12 @@ void CommandStats::AddTier(const TierCounts& t) {
   cache_degraded.fetch_add(t.degraded, std::memory_order_relaxed);
 }
 
+OpCounts Engine::TotalKvOps() const {
+  OpCounts total;
+  for (size_t i = 0; i < commands_.all().size(); ++i) total += stats_[i].kv.Snapshot();
+  return total;
+}
+
 void Engine::ResetStats() {
   for (size_t i = 0; i < commands_.all().size(); ++i) {
     stats_[i].calls.store(0);
@@ -177,22 +183,21 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
                   CommandCost* cost) {
   const auto start = std::chrono::steady_clock::now();
 
-  // Serialize against commands on the same keys, and against whole-keyspace commands.
-  std::shared_lock<std::shared_mutex> shared(keyspace_mutex_, std::defer_lock);
-  std::unique_lock<std::shared_mutex> exclusive(keyspace_mutex_, std::defer_lock);
+  // Serialize against commands on the same keys. A command on a whole database (FLUSHDB,
+  // FLUSHALL) takes every stripe, so that no keyed command interleaves with it; they are rare,
+  // and every other command is spared a keyspace-wide reader lock.
+  KeyLocks::Guard key_guard(&key_locks_);
   if (spec.flags & kCmdKeyspaceExclusive) {
-    exclusive.lock();
+    for (size_t i = 0; i < key_locks_.stripes(); ++i) key_guard.Add(i);
   } else {
-    shared.lock();
+    CommandTable::ForEachKey(spec, argv.size(), [&](size_t i) {
+      key_guard.Add(key_locks_.StripeOf(session.db, argv[i]));
+    });
   }
-  std::vector<size_t> stripes;
-  for (size_t pos : CommandTable::KeyPositions(spec, argv.size())) {
-    stripes.push_back(key_locks_.StripeOf(session.db, argv[pos]));
-  }
-  KeyLocks::Guard key_guard(&key_locks_, std::move(stripes));
+  key_guard.Lock();
 
-  OpCounters counters;
-  CountingStore counting(store_, &counters);
+  OpCounts ops;  // this command's KV operations (one thread: no atomics needed)
+  CountingStore counting(store_, &ops);
   PhysicalCounters physical_before;
   if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
 
@@ -208,7 +213,6 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
     }
   }
 
-  const OpCounts ops = counters.Snapshot();
   if (cost != nullptr) {
     cost->kv = ops;
     cost->tier = txn.tier_counts();
@@ -221,7 +225,6 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   if (ctx.reply.is_error()) stats.failed_calls.fetch_add(1, std::memory_order_relaxed);
   stats.kv.Add(ops);
   stats.AddTier(txn.tier_counts());
-  total_kv_.Add(ops);
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - start)
                           .count();

@@ -16,7 +16,6 @@
 #include <array>
 #include <atomic>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -115,7 +114,7 @@ class Engine {
   // Zeroes every command's statistics (CONFIG RESETSTAT).
   void ResetStats();
   // Total KV operations of every command so far.
-  OpCounts TotalKvOps() const { return total_kv_.Snapshot(); }
+  OpCounts TotalKvOps() const;
 
  private:
   friend class CommandContext;
@@ -139,12 +138,8 @@ class Engine {
   std::array<std::unique_ptr<ZsetEncoding>, 4> zset_encodings_;
   EngineConfig config_;
   KeyLocks key_locks_;
-  // Shared by every command; held exclusively by the few that touch a whole database
-  // (FLUSHDB, FLUSHALL), so that they are atomic with respect to all others.
-  std::shared_mutex keyspace_mutex_;
   CursorTable cursors_;
   std::unique_ptr<CommandStats[]> stats_;
-  OpCounters total_kv_;
 };
 
 }  // namespace kvlab

@@ -66,8 +66,9 @@ void ZrangeGeneric(CommandContext& ctx, RangeType type, Direction direction) {
   bool exists = false;
   if (!ctx.Load(ctx.arg(1), KeyType::kZset, &h, &exists)) return;
   std::vector<ScoredMember> out;
-  // A negative offset skips everything in Redis (its skip loop runs off the end).
-  if (exists && offset >= 0) {
+  // A negative offset skips everything in Redis (its skip loop runs off the end); rank ranges
+  // ignore LIMIT -1 -1, the only LIMIT they accept.
+  if (exists && (offset >= 0 || type == RangeType::kRank)) {
     ZsetEncoding& z = ctx.Zset(h.meta);
     const RangeLimit lim{offset, limit};
     Status s = type == RangeType::kRank ? z.RangeByRank(ctx.txn(), h, start, stop, reverse, &out)
