@@ -1,9 +1,12 @@
 #include "cli/subcommands.h"
 
+#include "server/serve_command.h"
+
 namespace kvlab {
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
+      &AddServeCommand,
   };
 }
 
