@@ -21,8 +21,9 @@ std::string OneLine(std::string s) {
 std::string UnknownCommandError(const std::vector<std::string>& argv) {
   std::string args;
   for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    const size_t room = 128 - args.size();  // "'%.*s' " with 128 - sdslen(args), as Redis
     args += '\'';
-    args.append(argv[i], 0, 128 - args.size());
+    args.append(argv[i], 0, room);
     args += "' ";
   }
   return OneLine("ERR unknown command '" + argv[0].substr(0, 128) +

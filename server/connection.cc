@@ -56,6 +56,13 @@ Connection::~Connection() {
   server_->OnConnectionClosed();
   if (read_event_ != nullptr) event_free(read_event_);
   if (write_event_ != nullptr) event_free(write_event_);
+  // Closing a socket with unread input makes the kernel reset the connection, which can drop
+  // replies still on their way to the client. Send FIN after the replies, and discard what the
+  // client sent that will not be run, so that the close is orderly.
+  ::shutdown(fd_, SHUT_WR);
+  char discard[4096];
+  for (int i = 0; i < 256 && ::recv(fd_, discard, sizeof(discard), MSG_DONTWAIT) > 0; ++i) {
+  }
   ::close(fd_);
 }
 
