@@ -102,6 +102,7 @@ void Connection::HandleRead() {
 
 bool Connection::RunCommands() {
   WorkerStats& stats = worker_->stats();
+  bool ran = false;
   while (!close_after_reply_) {
     const RequestParser::Result result = parser_.Next(server_->max_bulk_len(), &argv_);
     if (result == RequestParser::Result::kNeedMore) break;
@@ -111,7 +112,7 @@ bool Connection::RunCommands() {
       close_after_reply_ = true;
       break;
     }
-    Publish(&argv_);
+    ran = true;
     Reply reply = engine_->Execute(session_, argv_);
     stats.commands.fetch_add(1, std::memory_order_relaxed);
     if (shutdown_requested_) {
@@ -132,7 +133,9 @@ bool Connection::RunCommands() {
     }
   }
   if (close_after_reply_) StopReading();
-  Publish(nullptr);
+  // Once per read, not per command: what CLIENT LIST shows of other clients may be a pipeline
+  // behind. A client listing itself publishes first (ListClients).
+  Publish(ran ? &argv_ : nullptr);
   return true;
 }
 
@@ -223,7 +226,9 @@ std::string Connection::Describe() const {
 }
 
 std::string Connection::ListClients(const std::vector<uint64_t>* ids) {
-  // The snapshot of this connection is current: Publish ran just before this command.
+  // This runs inside the current command: argv_ is that command (CLIENT INFO shows
+  // cmd=client|info, as Redis does).
+  Publish(&argv_);
   return server_->ListClients(ids);
 }
 

@@ -66,8 +66,8 @@ class Connection final : public SessionHost {
   // connection closed.
   bool Flush();
   void StopReading();
-  // Copies what CLIENT LIST shows into the locked snapshot. `command` is the command about to
-  // run (nullptr: keep the last one).
+  // Copies what CLIENT LIST shows into the locked snapshot. `command` is the command last run
+  // or running (nullptr: keep the one published before).
   void Publish(const std::vector<std::string>* command);
 
   Worker* const worker_;

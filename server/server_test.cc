@@ -27,27 +27,36 @@ TEST(Server, ClientCommandsSeeOtherConnections) {
   TestServer kvlab;
   RawClient alice(kvlab.socket_path());
   RawClient bob(kvlab.socket_path());
-  EXPECT_EQ(alice.Call("CLIENT SETNAME alice\r\nSELECT 3\r\nCLIENT ID\r\n"),
-            "+OK\r\n+OK\r\n:1\r\n");
-  EXPECT_EQ(bob.Call("CLIENT ID\r\n"), ":2\r\n");
+  // Ids are given as the workers take the connections: read them rather than assume.
+  const std::string alice_reply = alice.Call("CLIENT SETNAME alice\r\nSELECT 3\r\nCLIENT ID\r\n");
+  ASSERT_EQ(alice_reply.rfind("+OK\r\n+OK\r\n:", 0), 0u) << alice_reply;
+  const std::string alice_id = alice_reply.substr(11, alice_reply.size() - 13);
+  const std::string bob_reply = bob.Call("CLIENT ID\r\n");
+  const std::string bob_id = bob_reply.substr(1, bob_reply.size() - 3);
+  ASSERT_NE(alice_id, bob_id);
+  EXPECT_TRUE((alice_id == "1" && bob_id == "2") || (alice_id == "2" && bob_id == "1"));
 
   const std::string list = bob.Call("CLIENT LIST\r\n");
-  EXPECT_NE(list.find("id=1 addr=" + kvlab.socket_path() + ":0 "), std::string::npos) << list;
-  EXPECT_NE(list.find(" name=alice age="), std::string::npos) << list;
-  EXPECT_NE(list.find(" db=3 "), std::string::npos) << list;
-  EXPECT_NE(list.find("cmd=client|id user=default redir=-1 resp=2\n"), std::string::npos) << list;
-  EXPECT_NE(list.find("id=2 "), std::string::npos) << list;
+  const std::string alice_line = "id=" + alice_id + " addr=" + kvlab.socket_path() +
+                                 ":0 laddr=" + kvlab.socket_path() + ":0 fd=";
+  ASSERT_NE(list.find(alice_line), std::string::npos) << list;
+  const std::string alice_rest = list.substr(list.find(alice_line));
+  EXPECT_NE(alice_rest.find(" name=alice age="), std::string::npos) << list;
+  EXPECT_NE(alice_rest.find(" db=3 "), std::string::npos) << list;
+  EXPECT_NE(alice_rest.find("cmd=client|id user=default redir=-1 resp=2\n"), std::string::npos)
+      << list;
+  EXPECT_NE(list.find("id=" + bob_id + " "), std::string::npos) << list;
   EXPECT_NE(list.find("cmd=client|list user=default redir=-1 resp=2\n"), std::string::npos);
 
   const std::string own = alice.Call("CLIENT INFO\r\n");
   EXPECT_EQ(own.rfind("$", 0), 0u);
-  EXPECT_NE(own.find("\r\nid=1 addr="), std::string::npos) << own;
+  EXPECT_NE(own.find("\r\nid=" + alice_id + " addr="), std::string::npos) << own;
   EXPECT_NE(own.find("cmd=client|info user=default redir=-1 resp=2\n\r\n"), std::string::npos);
-  EXPECT_EQ(own.find("id=2 "), std::string::npos);
+  EXPECT_EQ(own.find("id=" + bob_id + " "), std::string::npos);
 
-  const std::string only_bob = alice.Call("CLIENT LIST ID 2 99\r\n");
-  EXPECT_NE(only_bob.find("id=2 "), std::string::npos);
-  EXPECT_EQ(only_bob.find("id=1 "), std::string::npos);
+  const std::string only_bob = alice.Call("CLIENT LIST ID " + bob_id + " 99\r\n");
+  EXPECT_NE(only_bob.find("id=" + bob_id + " "), std::string::npos);
+  EXPECT_EQ(only_bob.find("id=" + alice_id + " "), std::string::npos);
   EXPECT_EQ(alice.Call("CLIENT LIST TYPE pubsub\r\n"), "$0\r\n\r\n");
 }
 
