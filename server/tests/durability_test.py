@@ -11,6 +11,7 @@ strings must match the acknowledgements, with nothing lost and nothing extra.
 Run: /usr/bin/python3 durability_test.py --kvlab build/kvlab
 """
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -108,7 +109,8 @@ class Durability(unittest.TestCase):
             self.assertEqual(code, 0, server.log())
             self.assertIn("store closed", server.log())
             self.assertTrue(all(w.replies > 0 for w in writers), [w.replies for w in writers])
-            print(backend, stop, [w.replies for w in writers], file=sys.stderr)
+            print("%s %s: replies per writer %s" % (backend, stop, [w.replies for w in writers]),
+                  file=sys.stderr)
 
             server.port = None
             server.start()
@@ -131,7 +133,6 @@ class Durability(unittest.TestCase):
             self.assertEqual(server.stop(), 0, server.log())
         finally:
             server.cleanup()
-            import shutil
             shutil.rmtree(store, ignore_errors=True)
 
     def test_all(self):

@@ -47,7 +47,7 @@ class _Process:
         self.proc = None
         self.port = None
         self.log_path = os.path.join(self.workdir, "log")
-        atexit.register(self.kill)
+        atexit.register(self.cleanup)
 
     def command(self, port):
         raise NotImplementedError
