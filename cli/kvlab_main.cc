@@ -3,11 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/subcommands.h"
+#include "cli/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"kvlab: Redis data types on ordered KV stores, measured and checked against Redis."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "kvlab 0.1");
+  app.set_version_flag("--version", std::string("kvlab ") + kvlab::kKvlabVersion);
   int exit_code = 0;
   for (const kvlab::SubcommandFactory add : kvlab::Subcommands()) add(app, &exit_code);
   CLI11_PARSE(app, argc, argv);

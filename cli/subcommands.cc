@@ -2,11 +2,13 @@
 
 #include "conformance/conform_command.h"
 #include "workloads/bench_command.h"
+#include "server/serve_command.h"
 
 namespace kvlab {
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
+      &AddServeCommand,
       &AddBenchCommand,
       &AddConformCommand,
   };

@@ -152,6 +152,20 @@ CommandTable::CommandTable() {
        "Return the current server time", "2.6.0"},
       {"config", -2, kCmdAdmin | kCmdNoKeys, 0, 0, 0, &ConfigCommand, "server",
        "A container for server configuration commands", "2.0.0"},
+      {"hello", -1, kCmdFast | kCmdConnection | kCmdNoKeys, 0, 0, 0, &HelloCommand, "connection",
+       "Handshake with Redis", "6.0.0"},
+      {"auth", -2, kCmdFast | kCmdConnection | kCmdNoKeys, 0, 0, 0, &AuthCommand, "connection",
+       "Authenticate to the server", "1.0.0"},
+      {"quit", -1, kCmdFast | kCmdConnection | kCmdNoKeys, 0, 0, 0, &QuitCommand, "connection",
+       "Close the connection", "1.0.0"},
+      {"client", -2, kCmdConnection | kCmdNoKeys, 0, 0, 0, &ClientCommand, "connection",
+       "A container for client connection commands", "2.4.0"},
+      {"command", -1, kCmdConnection | kCmdNoKeys, 0, 0, 0, &CommandCommand, "server",
+       "Get array of Redis command details", "2.8.13"},
+      {"info", -1, kCmdNoKeys, 0, 0, 0, &InfoCommand, "server",
+       "Get information and statistics about the server", "1.0.0"},
+      {"shutdown", -1, kCmdAdmin | kCmdNoKeys, 0, 0, 0, &ShutdownCommand, "server",
+       "Synchronously save the dataset to disk and then shut down the server", "1.0.0"},
   };
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }

@@ -11,6 +11,10 @@
 
 namespace kvlab {
 
+// The Redis release whose commands, arities and replies the table follows. HELLO and INFO
+// report it as the server version, so that clients choose the features they use by it.
+inline constexpr const char* kRedisVersion = "7.0.15";
+
 class CommandContext;
 using CommandHandler = void (*)(CommandContext&);
 

@@ -35,6 +35,7 @@ namespace kvlab {
 
 class CommandTable;
 struct CommandSpec;
+class SessionHost;
 
 struct EngineOptions {
   KeyCodecOptions keys;
@@ -57,6 +58,9 @@ struct EngineOptions {
 struct Session {
   uint8_t db = 0;
   std::string name;  // CLIENT SETNAME
+  uint64_t id = 0;   // CLIENT ID; the server numbers its connections from 1
+  // The server carrying this session (engine/session_host.h), or nullptr in-process.
+  SessionHost* host = nullptr;
 };
 
 // What one command cost.

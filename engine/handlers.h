@@ -88,4 +88,17 @@ void SelectCommand(CommandContext& ctx);
 void TimeCommand(CommandContext& ctx);
 void ConfigCommand(CommandContext& ctx);
 
+// connection_commands.cc
+void HelloCommand(CommandContext& ctx);
+void AuthCommand(CommandContext& ctx);
+void QuitCommand(CommandContext& ctx);
+void ClientCommand(CommandContext& ctx);
+void ShutdownCommand(CommandContext& ctx);
+
+// command_command.cc
+void CommandCommand(CommandContext& ctx);
+
+// info_command.cc
+void InfoCommand(CommandContext& ctx);
+
 }  // namespace kvlab

@@ -1,5 +1,6 @@
 // Connection and server commands the engine can answer on its own: PING, ECHO, SELECT, TIME
-// and CONFIG. (The RESP server adds the ones that need a connection: HELLO, CLIENT, QUIT, ...)
+// and CONFIG. (HELLO, AUTH, QUIT, CLIENT and SHUTDOWN are in connection_commands.cc, COMMAND
+// in command_command.cc, INFO in info_command.cc; they reach the server via Session::host.)
 #include <strings.h>
 
 #include "engine/command_context.h"

@@ -1,14 +1,20 @@
 #include "redis/reply.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace kvlab {
 namespace {
 
+// "*3\r\n", ":-1\r\n". std::to_chars rather than snprintf: the server writes one header per
+// reply element, and snprintf was 8% of a pipelined ZRANGE's time.
 void AppendHeader(std::string* out, char kind, int64_t n) {
-  char buf[32];
-  const int len = std::snprintf(buf, sizeof(buf), "%c%lld\r\n", kind, static_cast<long long>(n));
-  out->append(buf, static_cast<size_t>(len));
+  char buf[24];
+  buf[0] = kind;
+  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, n).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out->append(buf, static_cast<size_t>(end - buf));
 }
 
 void AppendQuoted(std::string* out, std::string_view s) {

@@ -1,0 +1,230 @@
+// COMMAND [COUNT | INFO name... | DOCS name... | LIST [FILTERBY ...] | GETKEYS cmd... | HELP]:
+// what redis-cli and client libraries ask at startup, answered from the command table.
+//
+// The reply shapes are Redis 7.0's. The table keeps Redis's arity, read/write/fast/admin flags
+// and key positions; the rest is derived from them: ACL categories from the group and flags,
+// one range key-spec from the key positions ("RW update" for writes, "RO access" for reads).
+// Redis's finer detail (denyoom, per-key-spec flags, tips, argument docs, subcommands) is not
+// in the table, so those parts are shorter than Redis's (docs/server.md).
+#include <strings.h>
+
+#include "engine/command_context.h"
+#include "engine/command_table.h"
+#include "engine/glob.h"
+#include "engine/handlers.h"
+#include "engine/subcommands.h"
+
+namespace kvlab {
+namespace {
+
+bool IsKeyspace(const CommandSpec& spec) {
+  return spec.group == "generic" ||
+         (spec.group == "server" && (spec.flags & (kCmdWrite | kCmdReadonly)) != 0);
+}
+
+// Redis's flag names, in the order addReplyFlagsForCommand prints them.
+std::vector<std::string> FlagNames(const CommandSpec& spec) {
+  std::vector<std::string> out;
+  if (spec.flags & kCmdWrite) out.push_back("write");
+  if (spec.flags & kCmdReadonly) out.push_back("readonly");
+  if (spec.flags & kCmdAdmin) out.push_back("admin");
+  if (spec.flags & kCmdFast) out.push_back("fast");
+  return out;
+}
+
+// ACL categories, in the order of Redis's ACLCommandCategories table.
+std::vector<std::string> Categories(const CommandSpec& spec) {
+  std::vector<std::string> out;
+  if (IsKeyspace(spec)) out.push_back("keyspace");
+  if (spec.flags & kCmdReadonly) out.push_back("read");
+  if (spec.flags & kCmdWrite) out.push_back("write");
+  if (spec.group == "sorted-set") out.push_back("sortedset");
+  if (spec.group == "hash") out.push_back("hash");
+  if (spec.group == "string") out.push_back("string");
+  if (spec.flags & kCmdAdmin) out.push_back("admin");
+  out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
+  if (spec.flags & (kCmdAdmin | kCmdKeyspaceExclusive)) out.push_back("dangerous");
+  if (spec.group == "connection") out.push_back("connection");
+  return out;
+}
+
+Reply StatusArray(const std::vector<std::string>& items, const char* prefix = "") {
+  std::vector<Reply> out;
+  for (const std::string& s : items) out.push_back(Reply::Status(prefix + s));
+  return Reply::Array(std::move(out));
+}
+
+// The key-specs: one range spec from the legacy (first, last, step), or none.
+Reply KeySpecs(const CommandSpec& spec) {
+  if (spec.first_key <= 0) return Reply::Array();
+  const bool write = (spec.flags & kCmdWrite) != 0;
+  const int lastkey = spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key;
+  Reply one = Reply::Array({
+      Reply::Bulk("flags"),
+      Reply::Array(
+          {Reply::Status(write ? "RW" : "RO"), Reply::Status(write ? "update" : "access")}),
+      Reply::Bulk("begin_search"),
+      Reply::Array({Reply::Bulk("type"), Reply::Bulk("index"), Reply::Bulk("spec"),
+                    Reply::Array({Reply::Bulk("index"), Reply::Integer(spec.first_key)})}),
+      Reply::Bulk("find_keys"),
+      Reply::Array(
+          {Reply::Bulk("type"), Reply::Bulk("range"), Reply::Bulk("spec"),
+           Reply::Array({Reply::Bulk("lastkey"), Reply::Integer(lastkey), Reply::Bulk("keystep"),
+                         Reply::Integer(spec.key_step), Reply::Bulk("limit"), Reply::Integer(0)})}),
+  });
+  return Reply::Array({std::move(one)});
+}
+
+// addReplyCommandInfo: name, arity, flags, first key, last key, key step, ACL categories,
+// tips, key-specs, subcommands.
+Reply CommandInfo(const CommandSpec& spec) {
+  return Reply::Array({
+      Reply::Bulk(std::string(spec.name)),
+      Reply::Integer(spec.arity),
+      StatusArray(FlagNames(spec)),
+      Reply::Integer(spec.first_key),
+      Reply::Integer(spec.last_key),
+      Reply::Integer(spec.key_step),
+      StatusArray(Categories(spec), "@"),
+      Reply::Array(),
+      KeySpecs(spec),
+      Reply::Array(),
+  });
+}
+
+// addReplyCommandDocs: a map (a flat array in RESP2) of the documentation kvlab has.
+Reply CommandDocs(const CommandSpec& spec) {
+  return Reply::Array({
+      Reply::Bulk("summary"),
+      Reply::Bulk(std::string(spec.summary)),
+      Reply::Bulk("since"),
+      Reply::Bulk(std::string(spec.since)),
+      Reply::Bulk("group"),
+      Reply::Bulk(std::string(spec.group)),
+  });
+}
+
+void CommandList(CommandContext& ctx) {
+  const CommandTable& table = ctx.engine().commands();
+  enum class Filter { kNone, kModule, kAclCategory, kPattern } filter = Filter::kNone;
+  std::string filter_arg;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    const size_t more = ctx.argc() - 1 - i;
+    if (strcasecmp(ctx.arg(i).c_str(), "filterby") != 0 || more != 2) {
+      return ctx.ReplyError(errors::kSyntax);
+    }
+    const char* type = ctx.arg(i + 1).c_str();
+    if (!strcasecmp(type, "module")) {
+      filter = Filter::kModule;
+    } else if (!strcasecmp(type, "aclcat")) {
+      filter = Filter::kAclCategory;
+    } else if (!strcasecmp(type, "pattern")) {
+      filter = Filter::kPattern;
+    } else {
+      return ctx.ReplyError(errors::kSyntax);
+    }
+    filter_arg = ctx.arg(i + 2);
+    i += 2;
+  }
+  std::vector<Reply> out;
+  for (const CommandSpec& spec : table.all()) {
+    bool keep = true;
+    if (filter == Filter::kModule) {
+      keep = false;  // kvlab loads no modules
+    } else if (filter == Filter::kAclCategory) {
+      keep = false;
+      for (const std::string& c : Categories(spec))
+        keep |= !strcasecmp(c.c_str(), filter_arg.c_str());
+    } else if (filter == Filter::kPattern) {
+      keep = GlobMatch(filter_arg, spec.name, /*nocase=*/true);
+    }
+    if (keep) out.push_back(Reply::Bulk(std::string(spec.name)));
+  }
+  ctx.reply = Reply::Array(std::move(out));
+}
+
+void CommandGetKeys(CommandContext& ctx) {
+  const CommandSpec* spec = ctx.engine().commands().Find(ctx.arg(2));
+  const size_t argc = ctx.argc() - 2;
+  if (spec == nullptr) return ctx.ReplyError("ERR Invalid command specified");
+  if (spec->first_key <= 0) return ctx.ReplyError("ERR The command has no key arguments");
+  if ((spec->arity > 0 && static_cast<size_t>(spec->arity) != argc) ||
+      static_cast<int64_t>(argc) < -spec->arity) {
+    return ctx.ReplyError("ERR Invalid number of arguments specified for command");
+  }
+  std::vector<Reply> keys;
+  for (size_t pos : CommandTable::KeyPositions(*spec, argc)) {
+    keys.push_back(Reply::Bulk(ctx.arg(pos + 2)));
+  }
+  ctx.reply = Reply::Array(std::move(keys));
+}
+
+}  // namespace
+
+void CommandCommand(CommandContext& ctx) {
+  const CommandTable& table = ctx.engine().commands();
+  if (ctx.argc() == 1) {
+    std::vector<Reply> out;
+    for (const CommandSpec& spec : table.all()) out.push_back(CommandInfo(spec));
+    ctx.reply = Reply::Array(std::move(out));
+    return;
+  }
+  const char* sub = ctx.arg(1).c_str();
+  if (!strcasecmp(sub, "count")) {
+    if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "command|count");
+    ctx.reply = Reply::Integer(static_cast<int64_t>(table.all().size()));
+  } else if (!strcasecmp(sub, "info")) {
+    std::vector<Reply> out;
+    if (ctx.argc() == 2) {
+      for (const CommandSpec& spec : table.all()) out.push_back(CommandInfo(spec));
+    }
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      const CommandSpec* spec = table.Find(ctx.arg(i));
+      out.push_back(spec != nullptr ? CommandInfo(*spec) : Reply::Nil());
+    }
+    ctx.reply = Reply::Array(std::move(out));
+  } else if (!strcasecmp(sub, "docs")) {
+    // A map from command name to its docs; names kvlab does not know are left out.
+    std::vector<Reply> out;
+    auto add = [&out](const CommandSpec& spec) {
+      out.push_back(Reply::Bulk(std::string(spec.name)));
+      out.push_back(CommandDocs(spec));
+    };
+    if (ctx.argc() == 2) {
+      for (const CommandSpec& spec : table.all()) add(spec);
+    }
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      if (const CommandSpec* spec = table.Find(ctx.arg(i))) add(*spec);
+    }
+    ctx.reply = Reply::Array(std::move(out));
+  } else if (!strcasecmp(sub, "list")) {
+    CommandList(ctx);
+  } else if (!strcasecmp(sub, "getkeys")) {
+    if (ctx.argc() < 4) return ReplySubcommandArity(ctx, "command|getkeys");
+    CommandGetKeys(ctx);
+  } else if (!strcasecmp(sub, "help")) {
+    if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "command|help");
+    ReplyHelp(ctx, {
+                       "(no subcommand)",
+                       "    Return details about all Redis commands.",
+                       "COUNT",
+                       "    Return the total number of commands in this Redis server.",
+                       "LIST",
+                       "    Return a list of all commands in this Redis server.",
+                       "INFO [<command-name> ...]",
+                       "    Return details about multiple Redis commands.",
+                       "    If no command names are given, documentation details for all",
+                       "    commands are returned.",
+                       "DOCS [<command-name> ...]",
+                       "    Return documentation details about multiple Redis commands.",
+                       "    If no command names are given, documentation details for all",
+                       "    commands are returned.",
+                       "GETKEYS <full-command>",
+                       "    Return the keys from a full Redis command.",
+                   });
+  } else {
+    ReplyUnknownSubcommand(ctx);
+  }
+}
+
+}  // namespace kvlab

@@ -1,0 +1,206 @@
+// Commands about the connection and the server process: HELLO, AUTH, QUIT, CLIENT and
+// SHUTDOWN. The session's state (name, id) is the engine's; what only the server knows (the
+// other clients, closing the connection, stopping the process) goes through Session::host.
+#include <strings.h>
+
+#include "engine/command_context.h"
+#include "engine/command_table.h"
+#include "engine/handlers.h"
+#include "engine/redis_numbers.h"
+#include "engine/session_host.h"
+#include "engine/subcommands.h"
+
+namespace kvlab {
+namespace {
+
+constexpr const char* kWrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
+
+// The error of a command that needs a server when the engine runs in-process.
+void ReplyNeedsServer(CommandContext& ctx, const char* what) {
+  ctx.ReplyError(std::string("ERR ") + what +
+                 " needs a server connection; this engine runs in-process");
+}
+
+// clientSetNameOrReply: an empty name removes the name; otherwise only printable ASCII without
+// spaces, so that CLIENT LIST stays splittable on spaces.
+bool SetClientName(CommandContext& ctx, const std::string& name) {
+  for (unsigned char c : name) {
+    if (c < '!' || c > '~') {
+      ctx.ReplyError("ERR Client names cannot contain spaces, newlines or special characters.");
+      return false;
+    }
+  }
+  ctx.session().name = name;
+  return true;
+}
+
+// kvlab has no ACL users and no password: the default user authenticates with any password,
+// as on a Redis without requirepass; every other user name is refused with Redis's text.
+bool Authenticate(const std::string& user) { return user == "default"; }
+
+void ClientList(CommandContext& ctx) {
+  std::vector<uint64_t> ids;
+  bool by_id = false;
+  if (ctx.argc() == 4 && !strcasecmp(ctx.arg(2).c_str(), "type")) {
+    const char* type = ctx.arg(3).c_str();
+    if (!strcasecmp(type, "normal")) {
+      // Every kvlab client is a normal client.
+    } else if (!strcasecmp(type, "master") || !strcasecmp(type, "replica") ||
+               !strcasecmp(type, "slave") || !strcasecmp(type, "pubsub")) {
+      ctx.reply = Reply::Bulk("");
+      return;
+    } else {
+      return ctx.ReplyError("ERR Unknown client type '" + ctx.arg(3) + "'");
+    }
+  } else if (ctx.argc() > 3 && !strcasecmp(ctx.arg(2).c_str(), "id")) {
+    by_id = true;
+    for (size_t i = 3; i < ctx.argc(); ++i) {
+      int64_t id = 0;
+      if (!ParseInt64(ctx.arg(i), &id)) return ctx.ReplyError("ERR Invalid client ID");
+      ids.push_back(static_cast<uint64_t>(id));
+    }
+  } else if (ctx.argc() != 2) {
+    return ctx.ReplyError(errors::kSyntax);
+  }
+  if (ctx.session().host == nullptr) return ReplyNeedsServer(ctx, "CLIENT LIST");
+  ctx.reply = Reply::Bulk(ctx.session().host->ListClients(by_id ? &ids : nullptr));
+}
+
+}  // namespace
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+void HelloCommand(CommandContext& ctx) {
+  size_t next = 1;
+  if (ctx.argc() >= 2) {
+    int64_t version = 0;
+    if (!ParseInt64(ctx.arg(next++), &version)) {
+      return ctx.ReplyError("ERR Protocol version is not an integer or out of range");
+    }
+    // kvlab speaks RESP2 only (redis/reply.h): HELLO 3 gets the error Redis gives for a
+    // protocol it does not know.
+    if (version != 2) return ctx.ReplyError("NOPROTO unsupported protocol version");
+  }
+  for (size_t j = next; j < ctx.argc(); ++j) {
+    const size_t more = ctx.argc() - 1 - j;
+    const char* option = ctx.arg(j).c_str();
+    if (!strcasecmp(option, "auth") && more >= 2) {
+      if (!Authenticate(ctx.arg(j + 1))) return ctx.ReplyError(kWrongPass);
+      j += 2;
+    } else if (!strcasecmp(option, "setname") && more >= 1) {
+      if (!SetClientName(ctx, ctx.arg(j + 1))) return;
+      j += 1;
+    } else {
+      return ctx.ReplyError("ERR Syntax error in HELLO option '" + ctx.arg(j) + "'");
+    }
+  }
+  // Redis's reply is a map; RESP2 sends it as a flat array of keys and values.
+  ctx.reply = Reply::Array({
+      Reply::Bulk("server"),
+      Reply::Bulk("redis"),
+      Reply::Bulk("version"),
+      Reply::Bulk(kRedisVersion),
+      Reply::Bulk("proto"),
+      Reply::Integer(2),
+      Reply::Bulk("id"),
+      Reply::Integer(static_cast<int64_t>(ctx.session().id)),
+      Reply::Bulk("mode"),
+      Reply::Bulk("standalone"),
+      Reply::Bulk("role"),
+      Reply::Bulk("master"),
+      Reply::Bulk("modules"),
+      Reply::Array(),
+  });
+}
+
+// AUTH [username] password
+void AuthCommand(CommandContext& ctx) {
+  if (ctx.argc() > 3) return ctx.ReplyError(errors::kSyntax);
+  if (ctx.argc() == 2) {
+    return ctx.ReplyError(
+        "ERR AUTH <password> called without any password configured for the default user. Are "
+        "you sure your configuration is correct?");
+  }
+  if (!Authenticate(ctx.arg(1))) return ctx.ReplyError(kWrongPass);
+  ctx.reply = Reply::Ok();
+}
+
+// QUIT: Redis 7.0 accepts and ignores arguments.
+void QuitCommand(CommandContext& ctx) {
+  if (ctx.session().host != nullptr) ctx.session().host->CloseAfterReply();
+  ctx.reply = Reply::Ok();
+}
+
+// CLIENT ID | SETNAME name | GETNAME | INFO | LIST [TYPE type | ID id ...] | HELP
+void ClientCommand(CommandContext& ctx) {
+  const char* sub = ctx.arg(1).c_str();
+  Session& session = ctx.session();
+  if (!strcasecmp(sub, "id")) {
+    if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "client|id");
+    ctx.reply = Reply::Integer(static_cast<int64_t>(session.id));
+  } else if (!strcasecmp(sub, "setname")) {
+    if (ctx.argc() != 3) return ReplySubcommandArity(ctx, "client|setname");
+    if (SetClientName(ctx, ctx.arg(2))) ctx.reply = Reply::Ok();
+  } else if (!strcasecmp(sub, "getname")) {
+    if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "client|getname");
+    ctx.reply = session.name.empty() ? Reply::Nil() : Reply::Bulk(session.name);
+  } else if (!strcasecmp(sub, "info")) {
+    if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "client|info");
+    if (session.host == nullptr) return ReplyNeedsServer(ctx, "CLIENT INFO");
+    const std::vector<uint64_t> self = {session.id};
+    ctx.reply = Reply::Bulk(session.host->ListClients(&self));
+  } else if (!strcasecmp(sub, "list")) {
+    ClientList(ctx);
+  } else if (!strcasecmp(sub, "help")) {
+    if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "client|help");
+    ReplyHelp(ctx, {
+                       "GETNAME",
+                       "    Return the name of the current connection.",
+                       "ID",
+                       "    Return the ID of the current connection.",
+                       "INFO",
+                       "    Return information about the current client connection.",
+                       "LIST [options ...]",
+                       "    Return information about client connections. Options:",
+                       "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+                       "      Return clients of specified type.",
+                       "    * ID <client-id> [<client-id> ...]",
+                       "      Return clients of specified IDs only.",
+                       "SETNAME <name>",
+                       "    Assign the name <name> to the current connection.",
+                   });
+  } else {
+    ReplyUnknownSubcommand(ctx);
+  }
+}
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]. kvlab writes every command through to the
+// store, so there is nothing to save: SAVE and NOSAVE are accepted and change nothing.
+void ShutdownCommand(CommandContext& ctx) {
+  bool save = false, nosave = false, other_flag = false, abort = false;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    const char* option = ctx.arg(i).c_str();
+    if (!strcasecmp(option, "nosave")) {
+      nosave = true;
+    } else if (!strcasecmp(option, "save")) {
+      save = true;
+    } else if (!strcasecmp(option, "now") || !strcasecmp(option, "force")) {
+      other_flag = true;
+    } else if (!strcasecmp(option, "abort")) {
+      abort = true;
+    } else {
+      return ctx.ReplyError(errors::kSyntax);
+    }
+  }
+  if ((abort && (save || nosave || other_flag)) || (save && nosave)) {
+    return ctx.ReplyError(errors::kSyntax);
+  }
+  // kvlab's shutdown does not wait for anything that could be aborted.
+  if (abort) return ctx.ReplyError("ERR No shutdown in progress.");
+  if (ctx.session().host == nullptr) return ReplyNeedsServer(ctx, "SHUTDOWN");
+  if (!ctx.session().host->RequestShutdown().ok()) {
+    return ctx.ReplyError("ERR Errors trying to SHUTDOWN. Check logs.");
+  }
+  ctx.reply = Reply::Ok();
+}
+
+}  // namespace kvlab

@@ -1,0 +1,164 @@
+// INFO [section ...]: Redis's sections that kvlab can fill, and a kvlab section.
+//
+// The text is Redis's: "# Section\r\n" then "name:value\r\n" lines, sections separated by an
+// empty line, in Redis's fixed order whatever order they were asked in; unknown sections add
+// nothing. "server", "clients" and "stats" come from the server (Session::host); the engine
+// writes "replication", "commandstats", "cluster", "keyspace" and "kvlab":
+//
+//   # Kvlab
+//   backend:rocksdb
+//   hash_encoding:0
+//   zset_encoding:0
+//   kv_total:gets=10,multiget_calls=0,...,bytes_written=512
+//   kvstat_hset:calls=3,usec=41,usec_per_call=13.67,failed_calls=0,gets=3,...,bytes_written=90
+//
+// kvstat_<command> is the command's cumulative KV operations (every OpCounts field, in
+// OpCounts order), calls and latency; kv_total sums every command.
+#include <strings.h>
+
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "engine/command_context.h"
+#include "engine/command_table.h"
+#include "engine/handlers.h"
+#include "engine/key_scan.h"
+#include "engine/session_host.h"
+
+namespace kvlab {
+namespace {
+
+// Redis's order. "default" is every section but commandstats; "all" and "everything" are all.
+constexpr const char* kSections[] = {"server",       "clients", "stats",    "replication",
+                                     "commandstats", "cluster", "keyspace", "kvlab"};
+constexpr const char* kHeaders[] = {"Server",       "Clients", "Stats",    "Replication",
+                                    "Commandstats", "Cluster", "Keyspace", "Kvlab"};
+
+void AppendOpCounts(const OpCounts& ops, std::string* out) {
+  bool first = true;
+  for (const auto& [name, value] : ops.Fields()) {
+    if (!first) out->push_back(',');
+    first = false;
+    *out += name;
+    out->push_back('=');
+    *out += std::to_string(value);
+  }
+}
+
+void AppendLatency(const CommandStats& s, uint64_t calls, bool redis_format, std::string* out) {
+  const uint64_t usec = s.micros.load(std::memory_order_relaxed);
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "calls=%" PRIu64 ",usec=%" PRIu64 ",usec_per_call=%.2f%s", calls,
+                usec, calls == 0 ? 0.0 : static_cast<double>(usec) / calls,
+                redis_format ? ",rejected_calls=0" : "");
+  *out += buf;
+  *out += ",failed_calls=" + std::to_string(s.failed_calls.load(std::memory_order_relaxed));
+}
+
+void AppendCommandStats(Engine& engine, bool kvlab_format, std::string* out) {
+  const auto& specs = engine.commands().all();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const CommandStats& s = engine.stats(i);
+    const uint64_t calls = s.calls.load(std::memory_order_relaxed);
+    if (calls == 0) continue;
+    *out += kvlab_format ? "kvstat_" : "cmdstat_";
+    *out += specs[i].name;
+    out->push_back(':');
+    AppendLatency(s, calls, !kvlab_format, out);
+    if (kvlab_format) {
+      out->push_back(',');
+      AppendOpCounts(s.kv.Snapshot(), out);
+    }
+    *out += "\r\n";
+  }
+}
+
+// db<N>:keys=..,expires=..,avg_ttl=.. for every database that has keys. Walks the key-metas
+// of every database: O(keys), where Redis is O(databases).
+bool AppendKeyspace(CommandContext& ctx, std::string* out) {
+  KvTxn& current = ctx.txn();
+  for (int db = 0; db < ctx.engine().databases(); ++db) {
+    // Read-only: nothing here calls NewMeta, the one user of the key-version generator.
+    KvTxn txn(&current.kv(), &current.codec(), nullptr, static_cast<uint8_t>(db), current.now_ms());
+    int64_t keys = 0, expires = 0, ttl_sum = 0;
+    Status s = ScanKeys(
+        txn, "", KeyScanFilter(), UINT64_MAX,
+        [&](const std::string&, const KeyMeta& meta) {
+          ++keys;
+          if (meta.has_expire()) {
+            ++expires;
+            ttl_sum += meta.expire_ms - txn.now_ms();
+          }
+        },
+        nullptr);
+    if (!ctx.Check(s)) return false;
+    if (keys == 0) continue;
+    *out += "db" + std::to_string(db) + ":keys=" + std::to_string(keys) +
+            ",expires=" + std::to_string(expires) +
+            ",avg_ttl=" + std::to_string(expires == 0 ? 0 : ttl_sum / expires) + "\r\n";
+  }
+  return true;
+}
+
+void AppendKvlab(Engine& engine, std::string* out) {
+  *out += "backend:" + engine.store()->name() + "\r\n";
+  *out += "hash_encoding:" + std::to_string(engine.hash_version()) + "\r\n";
+  *out += "zset_encoding:" + std::to_string(engine.zset_version()) + "\r\n";
+  *out += "kv_total:";
+  AppendOpCounts(engine.TotalKvOps(), out);
+  *out += "\r\n";
+  AppendCommandStats(engine, /*kvlab_format=*/true, out);
+}
+
+}  // namespace
+
+void InfoCommand(CommandContext& ctx) {
+  constexpr size_t kNumSections = std::size(kSections);
+  bool wanted[kNumSections] = {};
+  auto want_all = [&](bool with_commandstats) {
+    for (size_t i = 0; i < kNumSections; ++i) {
+      wanted[i] = wanted[i] || with_commandstats || strcmp(kSections[i], "commandstats") != 0;
+    }
+  };
+  if (ctx.argc() == 1) want_all(false);
+  for (size_t a = 1; a < ctx.argc(); ++a) {
+    const char* name = ctx.arg(a).c_str();
+    if (!strcasecmp(name, "default")) {
+      want_all(false);
+    } else if (!strcasecmp(name, "all") || !strcasecmp(name, "everything")) {
+      want_all(true);
+    }
+    for (size_t i = 0; i < kNumSections; ++i) wanted[i] |= !strcasecmp(name, kSections[i]);
+  }
+
+  SessionHost* host = ctx.session().host;
+  std::string out;
+  for (size_t i = 0; i < kNumSections; ++i) {
+    if (!wanted[i]) continue;
+    const std::string_view section = kSections[i];
+    const bool from_host = section == "server" || section == "clients" || section == "stats";
+    if (from_host && host == nullptr) continue;
+    if (!out.empty()) out += "\r\n";
+    out += "# ";
+    out += kHeaders[i];
+    out += "\r\n";
+    if (from_host) {
+      host->AppendInfo(section, &out);
+    } else if (section == "replication") {
+      out += "role:master\r\nconnected_slaves:0\r\n";
+    } else if (section == "commandstats") {
+      AppendCommandStats(ctx.engine(), /*kvlab_format=*/false, &out);
+    } else if (section == "cluster") {
+      out += "cluster_enabled:0\r\n";
+    } else if (section == "keyspace") {
+      if (!AppendKeyspace(ctx, &out)) return;
+    } else if (section == "kvlab") {
+      AppendKvlab(ctx.engine(), &out);
+    }
+  }
+  ctx.reply = Reply::Bulk(std::move(out));
+}
+
+}  // namespace kvlab

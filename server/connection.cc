@@ -1,0 +1,245 @@
+#include "server/connection.h"
+
+#include <event2/event.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+
+#include "engine/command_table.h"
+#include "server/server.h"
+#include "server/worker.h"
+
+namespace kvlab {
+namespace {
+
+// An output buffer this large is released once it has been written out.
+constexpr size_t kKeepOutputCapacity = 64 * 1024;
+// Sent bytes are dropped from the front of the output buffer once this many have accumulated.
+constexpr size_t kCompactOutputAfter = 1024 * 1024;
+
+// CLIENT LIST's cmd: the command's table name, "container|subcommand" for CONFIG, CLIENT and
+// COMMAND, and NULL for a command kvlab does not know (as Redis, whose lastcmd is then NULL).
+std::string CommandName(const Engine& engine, const std::vector<std::string>& argv) {
+  const CommandSpec* spec = engine.commands().Find(argv[0]);
+  if (spec == nullptr) return "NULL";
+  std::string name(spec->name);
+  if (argv.size() >= 2 && (name == "config" || name == "client" || name == "command")) {
+    name += '|';
+    for (char c : argv[1].substr(0, 32)) {
+      name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return name;
+}
+
+}  // namespace
+
+Connection::Connection(Worker* worker, int fd, std::string peer_address, std::string local_address,
+                       bool unix_socket)
+    : worker_(worker),
+      server_(worker->server()),
+      engine_(worker->server()->engine()),
+      fd_(fd),
+      peer_address_(std::move(peer_address)),
+      local_address_(std::move(local_address)),
+      created_(std::chrono::steady_clock::now()) {
+  session_.host = this;
+  snapshot_.last_interaction = created_;
+}
+
+Connection::~Connection() {
+  if (session_.id != 0) server_->Unregister(session_.id);
+  server_->OnConnectionClosed();
+  if (read_event_ != nullptr) event_free(read_event_);
+  if (write_event_ != nullptr) event_free(write_event_);
+  // Closing a socket with unread input makes the kernel reset the connection, which can drop
+  // replies still on their way to the client. Send FIN after the replies, and discard what the
+  // client sent that will not be run, so that the close is orderly.
+  ::shutdown(fd_, SHUT_WR);
+  char discard[4096];
+  for (int i = 0; i < 256 && ::recv(fd_, discard, sizeof(discard), MSG_DONTWAIT) > 0; ++i) {
+  }
+  ::close(fd_);
+}
+
+bool Connection::Start() {
+  read_event_ = event_new(worker_->base(), fd_, EV_READ | EV_PERSIST, &OnReadable, this);
+  write_event_ = event_new(worker_->base(), fd_, EV_WRITE | EV_PERSIST, &OnWritable, this);
+  if (read_event_ == nullptr || write_event_ == nullptr) return false;
+  session_.id = server_->NewClientId();
+  server_->Register(this);
+  if (event_add(read_event_, nullptr) != 0) return false;
+  reading_ = true;
+  Publish(nullptr);
+  return true;
+}
+
+void Connection::OnReadable(int, short, void* arg) { static_cast<Connection*>(arg)->HandleRead(); }
+
+void Connection::OnWritable(int, short, void* arg) { static_cast<Connection*>(arg)->Flush(); }
+
+void Connection::HandleRead() {
+  size_t room = 0;
+  char* buffer = parser_.ReceiveBuffer(&room);
+  const ssize_t n = ::recv(fd_, buffer, room, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n <= 0) return Close();  // the client closed, or the socket failed
+  parser_.Received(static_cast<size_t>(n));
+  worker_->stats().net_input_bytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+  if (parser_.pending_bytes() > server_->query_buffer_limit()) {
+    // Redis closes such a client without a reply, and logs it.
+    std::fprintf(stderr, "kvlab: closing client %s: query buffer of %zu bytes is over the limit\n",
+                 peer_address_.c_str(), parser_.pending_bytes());
+    worker_->stats().query_buffer_closes.fetch_add(1, std::memory_order_relaxed);
+    return Close();
+  }
+  if (RunCommands()) Flush();
+}
+
+bool Connection::RunCommands() {
+  WorkerStats& stats = worker_->stats();
+  bool ran = false;
+  while (!close_after_reply_) {
+    const RequestParser::Result result = parser_.Next(server_->max_bulk_len(), &argv_);
+    if (result == RequestParser::Result::kNeedMore) break;
+    if (result == RequestParser::Result::kProtocolError) {
+      output_ += "-ERR " + parser_.error() + "\r\n";
+      stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+      close_after_reply_ = true;
+      break;
+    }
+    ran = true;
+    Reply reply = engine_->Execute(session_, argv_);
+    stats.commands.fetch_add(1, std::memory_order_relaxed);
+    if (shutdown_requested_) {
+      // SHUTDOWN gets no reply; the replies before it still go out.
+      close_after_reply_ = true;
+      break;
+    }
+    reply.AppendResp(&output_);
+    const uint64_t limit = server_->output_buffer_limit();
+    if (limit != 0 && output_.size() - output_sent_ > limit) {
+      std::fprintf(stderr,
+                   "kvlab: closing client %s: %zu bytes of unread replies are over the "
+                   "client-output-buffer-limit\n",
+                   peer_address_.c_str(), output_.size() - output_sent_);
+      stats.output_buffer_closes.fetch_add(1, std::memory_order_relaxed);
+      Close();
+      return false;
+    }
+  }
+  if (close_after_reply_) StopReading();
+  // Once per read, not per command: what CLIENT LIST shows of other clients may be a pipeline
+  // behind. A client listing itself publishes first (ListClients).
+  Publish(ran ? &argv_ : nullptr);
+  return true;
+}
+
+bool Connection::Flush() {
+  while (output_sent_ < output_.size()) {
+    const ssize_t n =
+        ::send(fd_, output_.data() + output_sent_, output_.size() - output_sent_, MSG_NOSIGNAL);
+    if (n > 0) {
+      output_sent_ += static_cast<size_t>(n);
+      worker_->stats().net_output_bytes.fetch_add(static_cast<uint64_t>(n),
+                                                  std::memory_order_relaxed);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (output_sent_ >= kCompactOutputAfter) {
+        output_.erase(0, output_sent_);
+        output_sent_ = 0;
+      }
+      if (!writing_) {
+        event_add(write_event_, nullptr);
+        writing_ = true;
+      }
+      return true;
+    }
+    Close();
+    return false;
+  }
+  output_.clear();
+  output_sent_ = 0;
+  if (output_.capacity() > kKeepOutputCapacity) std::string().swap(output_);
+  if (writing_) {
+    event_del(write_event_);
+    writing_ = false;
+  }
+  if (close_after_reply_) {
+    Close();
+    return false;
+  }
+  return true;
+}
+
+void Connection::StopReading() {
+  if (!reading_) return;
+  event_del(read_event_);
+  reading_ = false;
+}
+
+void Connection::BeginClose() {
+  StopReading();
+  close_after_reply_ = true;
+  Flush();
+}
+
+void Connection::Close() { worker_->Destroy(this); }
+
+void Connection::Publish(const std::vector<std::string>* command) {
+  std::lock_guard lock(snapshot_mu_);
+  if (command != nullptr) snapshot_.command = CommandName(*engine_, *command);
+  if (snapshot_.name != session_.name) snapshot_.name = session_.name;
+  snapshot_.db = session_.db;
+  snapshot_.last_interaction = std::chrono::steady_clock::now();
+  snapshot_.qbuf = parser_.buffered();
+  snapshot_.qbuf_free = parser_.free_space();
+  snapshot_.output_bytes = output_.size() - output_sent_;
+  snapshot_.writing = writing_;
+}
+
+std::string Connection::Describe() const {
+  std::lock_guard lock(snapshot_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  const auto seconds = [&](std::chrono::steady_clock::time_point since) {
+    return static_cast<long long>(
+        std::chrono::duration_cast<std::chrono::seconds>(now - since).count());
+  };
+  const size_t qbuf_total = snapshot_.qbuf + snapshot_.qbuf_free;
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                " age=%lld idle=%lld flags=N db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu "
+                "qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 omem=%zu "
+                "tot-mem=%zu events=%s cmd=",
+                seconds(created_), seconds(snapshot_.last_interaction), snapshot_.db,
+                snapshot_.qbuf, snapshot_.qbuf_free, qbuf_total, qbuf_total, snapshot_.output_bytes,
+                qbuf_total + snapshot_.output_bytes, snapshot_.writing ? "rw" : "r");
+  return "id=" + std::to_string(session_.id) + " addr=" + peer_address_ +
+         " laddr=" + local_address_ + " fd=" + std::to_string(fd_) + " name=" + snapshot_.name +
+         line + snapshot_.command + " user=default redir=-1 resp=2";
+}
+
+std::string Connection::ListClients(const std::vector<uint64_t>* ids) {
+  // This runs inside the current command: argv_ is that command (CLIENT INFO shows
+  // cmd=client|info, as Redis does).
+  Publish(&argv_);
+  return server_->ListClients(ids);
+}
+
+Status Connection::RequestShutdown() {
+  shutdown_requested_ = true;
+  server_->RequestShutdown();
+  return Status::OK();
+}
+
+void Connection::AppendInfo(std::string_view section, std::string* out) {
+  server_->AppendInfo(section, out);
+}
+
+}  // namespace kvlab

@@ -1,0 +1,108 @@
+// Connection: one client, on one worker thread. It reads requests into its RequestParser, runs
+// each command on the engine with the connection's Session, and writes the replies back.
+//
+// Replies of all the commands parsed from one read go out in one send, so a pipeline of N
+// commands costs one read and one write, not N of each. A reply the socket does not take at
+// once waits in the output buffer until the socket is writable; while it waits, further input
+// is still read and run (as Redis does), and a client whose unread replies pass
+// client-output-buffer-limit is disconnected.
+//
+// A Connection is its Session's SessionHost: QUIT, CLIENT, SHUTDOWN and INFO reach the server
+// through it. Only its worker thread touches it, except Describe(), which CLIENT LIST calls
+// from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/session_host.h"
+#include "server/resp_parser.h"
+
+struct event;
+
+namespace kvlab {
+
+class Server;
+class Worker;
+
+class Connection final : public SessionHost {
+ public:
+  // Takes ownership of fd (non-blocking).
+  Connection(Worker* worker, int fd, std::string peer_address, std::string local_address,
+             bool unix_socket);
+  ~Connection() override;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Registers with the server and starts reading. Returns false when the connection could not
+  // start; the caller then destroys it.
+  bool Start();
+  // The server is stopping: read nothing more, and close once the pending replies are written.
+  void BeginClose();
+  // Closes the socket now and frees the connection (through the worker).
+  void Close();
+
+  uint64_t id() const { return session_.id; }
+  // This client's CLIENT LIST line, without the newline. Thread-safe.
+  std::string Describe() const;
+
+  // SessionHost.
+  void CloseAfterReply() override { close_after_reply_ = true; }
+  std::string ListClients(const std::vector<uint64_t>* ids) override;
+  Status RequestShutdown() override;
+  void AppendInfo(std::string_view section, std::string* out) override;
+
+ private:
+  static void OnReadable(int fd, short what, void* arg);
+  static void OnWritable(int fd, short what, void* arg);
+  void HandleRead();
+  // Runs every complete command in the parser. Returns false when the connection closed.
+  bool RunCommands();
+  // Sends what the socket takes; arms the write event for the rest. Returns false when the
+  // connection closed.
+  bool Flush();
+  void StopReading();
+  // Copies what CLIENT LIST shows into the locked snapshot. `command` is the command last run
+  // or running (nullptr: keep the one published before).
+  void Publish(const std::vector<std::string>* command);
+
+  Worker* const worker_;
+  Server* const server_;
+  Engine* const engine_;
+  const int fd_;
+  event* read_event_ = nullptr;
+  event* write_event_ = nullptr;
+  bool reading_ = false;
+  bool writing_ = false;
+
+  Session session_;
+  RequestParser parser_;
+  std::vector<std::string> argv_;
+  std::string output_;
+  size_t output_sent_ = 0;
+  bool close_after_reply_ = false;   // QUIT, a protocol error, or the server stopping
+  bool shutdown_requested_ = false;  // SHUTDOWN: close without a reply
+
+  // What CLIENT LIST shows, published by the worker thread for readers on other threads.
+  struct Snapshot {
+    std::string name;
+    int db = 0;
+    std::string command = "NULL";
+    std::chrono::steady_clock::time_point last_interaction;
+    size_t qbuf = 0;
+    size_t qbuf_free = 0;
+    size_t output_bytes = 0;
+    bool writing = false;
+  };
+  const std::string peer_address_;
+  const std::string local_address_;
+  const std::chrono::steady_clock::time_point created_;
+  mutable std::mutex snapshot_mu_;
+  Snapshot snapshot_;
+};
+
+}  // namespace kvlab

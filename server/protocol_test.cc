@@ -1,0 +1,333 @@
+// Bad and odd input, sent as raw bytes to kvlab and to a real redis-server 7.0 started beside
+// it: the bytes that come back must be the same, protocol errors and all. Then the properties
+// Redis's own behaviour does not show in one exchange: a protocol error closes only its own
+// connection, unknown commands and wrong arity keep it open, and no input grows memory
+// without bound.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "redis/server_process.h"
+#include "server/resp_parser.h"
+#include "server/server_test_util.h"
+
+namespace kvlab {
+namespace {
+
+using testing::RawClient;
+using testing::TestServer;
+
+// Sends `request`, half-closes, and reads everything until the server closes: the complete
+// answer to exactly these bytes, without waiting on a timer.
+std::string Exchange(const std::string& socket_path, const std::string& request) {
+  RawClient client(socket_path);
+  EXPECT_TRUE(client.connected());
+  client.Send(request);
+  client.HalfClose();
+  return client.Read(SIZE_MAX, std::chrono::milliseconds(5000));
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s.substr(0, 120)) {
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// Requests whose replies are the same on every server (no ids, addresses or times).
+std::vector<std::string> DifferentialCases() {
+  std::vector<std::string> cases = {
+      // Multibulk headers.
+      "*abc\r\n",
+      "*-1\r\nPING\r\n",
+      "*0\r\nPING\r\n",
+      "*3000000000\r\n",
+      "*2147483647\r\n",
+      "*2147483648\r\n",
+      "*+1\r\n",
+      "*01\r\n$4\r\nPING\r\n",
+      "*-0\r\n",
+      "*\r\n",
+      "*1\n$4\r\nPING\r\n",
+      "*1\rX$4\r\nPING\r\n",
+      // Bulk headers and bodies.
+      "*1\r\n$-1\r\n",
+      "*1\r\n$abc\r\n",
+      "*1\r\n$\r\n",
+      "*1\r\n$ 1\r\n",
+      "*1\r\n$01\r\n",
+      "*1\r\n$-0\r\n",
+      "*1\r\nx3\r\nfoo\r\n",
+      "*1\r\n\r\n",
+      "*1\r\n$600000000\r\n",
+      "*1\r\n$4\r\nPINGXX*1\r\n$4\r\nPING\r\n",
+      "*1\r\n$3\r\r\nabc\r\n",
+      "*1\r\n$3\r\nfoo\r\r",
+      "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n",
+      "*1\r\n$4\r\nPI",
+      std::string("*1\r\n$1\0\r\n", 9),
+      "*2\r\n$4\r\nECHO\r\n$5\r\na\0\r\nb\r\n",
+      // Inline commands.
+      "PING \"abc\r\n",
+      "PING \"a\"b\r\n",
+      "'a'b\r\n",
+      "\"\r\n",
+      "PING\nPING\r\n",
+      "\r\n\r\nPING\r\n",
+      " \r\n",
+      "ECHO \"\"\r\n",
+      "ECHO \"\\x41\\n\" 'x'\r\n",
+      "$3\r\nfoo\r\n",
+      std::string("PING\0x\r\n", 8),
+      "\x01\x02\xff garbage\r\n",
+      // Commands before an error run; commands after it do not.
+      "*1\r\n$4\r\nPING\r\n*1\r\n$3\r\nFOO\r\n*x\r\nPING\r\n",
+      // Unknown commands and wrong arity.
+      "NOSUCH a b\r\n",
+      "GET\r\nPING\r\n",
+      "PING a b\r\n",
+      "NOSUCH " + std::string(300, 'x') + " " + std::string(300, 'y') + "\r\n",
+      "NOSUCH " + std::string(10, 'x') + " " + std::string(300, 'y') + " z\r\n",
+      // HELLO, AUTH, QUIT, CLIENT, COMMAND, SHUTDOWN, INFO, CONFIG errors.
+      "HELLO 4\r\n",
+      "HELLO 1\r\n",
+      "HELLO -1\r\n",
+      "HELLO abc\r\n",
+      "HELLO 2 AUTH bob x\r\n",
+      "HELLO 2 FOO\r\n",
+      "HELLO 2 SETNAME\r\n",
+      "HELLO 2 SETNAME \"a b\"\r\n",
+      "HELLO 2 AUTH default\r\n",
+      "HELLO 2 setname x foo\r\n",
+      "AUTH x\r\n",
+      "AUTH a b\r\n",
+      "AUTH default b\r\n",
+      "AUTH\r\n",
+      "AUTH a b c\r\n",
+      "QUIT\r\nPING\r\n",
+      "QUIT x\r\n",
+      "PING\r\nQUIT\r\nPING\r\n",
+      "CLIENT\r\n",
+      "CLIENT FOO\r\n",
+      "CLIENT SETNAME\r\n",
+      "CLIENT SETNAME \"a b\"\r\n",
+      "CLIENT SETNAME a\x01\r\n",
+      "CLIENT GETNAME\r\n",
+      "CLIENT GETNAME x\r\n",
+      "CLIENT ID x\r\n",
+      "CLIENT INFO x\r\n",
+      "CLIENT help x\r\n",
+      "CLIENT SETNAME x\r\nCLIENT GETNAME\r\nCLIENT SETNAME \"\"\r\nCLIENT GETNAME\r\n",
+      "CLIENT LIST ID 1 x\r\n",
+      "CLIENT LIST ID abc 1\r\n",
+      "CLIENT LIST TYPE foo\r\n",
+      "CLIENT LIST FOO\r\n",
+      "CLIENT LIST ID\r\n",
+      "CLIENT LIST ID 0 99999\r\n",
+      "CLIENT LIST TYPE\r\n",
+      "CLIENT LIST TYPE normal ID 1\r\n",
+      "CLIENT LIST TYPE replica\r\n",
+      "CLIENT LIST TYPE pubsub\r\n",
+      "CLIENT LIST ID -5\r\n",
+      "SHUTDOWN FOO\r\n",
+      "SHUTDOWN ABORT\r\n",
+      "SHUTDOWN ABORT NOSAVE\r\n",
+      "SHUTDOWN SAVE NOSAVE\r\n",
+      "COMMAND FOO\r\n",
+      "COMMAND COUNT x\r\n",
+      "COMMAND INFO nosuch\r\n",
+      "COMMAND DOCS nosuch\r\n",
+      "COMMAND GETKEYS\r\n",
+      "COMMAND GETKEYS get\r\n",
+      "COMMAND GETKEYS ping\r\n",
+      "COMMAND GETKEYS nosuch a\r\n",
+      "COMMAND GETKEYS get a\r\n",
+      "COMMAND GETKEYS get a b\r\n",
+      "COMMAND GETKEYS mset a\r\n",
+      "COMMAND GETKEYS ping x\r\n",
+      "COMMAND GETKEYS mset a b c d\r\n",
+      "COMMAND LIST FILTERBY module x\r\n",
+      "COMMAND LIST FILTERBY foo x\r\n",
+      "COMMAND LIST FILTERBY\r\n",
+      "COMMAND LIST x\r\n",
+      "COMMAND HELP x\r\n",
+      "INFO nosuch\r\n",
+      "INFO a b c\r\n",
+      "CONFIG GET save\r\n",
+      "CONFIG GET appendonly\r\n",
+      "CONFIG GET proto-max-bulk-len\r\n",
+      "CONFIG GET maxclients\r\n",
+      "CONFIG GET client-query-buffer-limit\r\n",
+      "CONFIG SET proto-max-bulk-len 100\r\n",
+      "CONFIG SET proto-max-bulk-len abc\r\n",
+      "CONFIG SET maxclients abc\r\n",
+      "CONFIG SET maxclients 0\r\n",
+      "CONFIG SET client-query-buffer-limit 1\r\n",
+      "CONFIG GET\r\n",
+      "CONFIG SET save \"\"\r\nCONFIG GET save\r\n",
+      // Limits: Redis's exact boundaries.
+      std::string(kProtoInlineMaxSize + 1, 'a'),
+      std::string(kProtoInlineMaxSize, 'a'),
+      "*1\r\n" + std::string(70000, '1'),
+      "*" + std::string(70000, '1'),
+  };
+  // A pipeline of 1000 commands in one write.
+  std::string pipeline;
+  for (int i = 0; i < 1000; ++i)
+    pipeline += "*2\r\n$4\r\nECHO\r\n$4\r\n" + std::to_string(1000 + i) + "\r\n";
+  cases.push_back(pipeline);
+  return cases;
+}
+
+TEST(Protocol, RepliesMatchRedisByteForByte) {
+  RedisServerOptions redis_options;
+  redis_options.unix_socket = true;
+  RedisServerProcess redis(redis_options);
+  Status s = redis.Start();
+  if (!s.ok()) GTEST_SKIP() << "no redis-server: " << s.ToString();
+  TestServer kvlab;
+  for (const std::string& request : DifferentialCases()) {
+    const std::string want = Exchange(redis.endpoint().unix_path, request);
+    const std::string got = Exchange(kvlab.socket_path(), request);
+    EXPECT_EQ(got, want) << "request: " << Escape(request) << "\nredis: " << Escape(want)
+                         << "\nkvlab: " << Escape(got);
+  }
+}
+
+TEST(Protocol, ErrorClosesOnlyItsConnection) {
+  TestServer kvlab;
+  RawClient bystander(kvlab.socket_path());
+  RawClient bad(kvlab.socket_path());
+  ASSERT_EQ(bystander.Call("SET k v\r\n"), "+OK\r\n");
+  for (const std::string garbage : {"*1\r\n$-5\r\n", "*1\r\nfoo\r\n", "*abc\r\n"}) {
+    RawClient c(kvlab.socket_path());
+    EXPECT_NE(c.Call(garbage).find("-ERR Protocol error"), std::string::npos);
+    EXPECT_TRUE(c.Closed()) << garbage;
+  }
+  EXPECT_EQ(bad.Call("*1\r\n$4\r\nPING\r\n*1\r\nx\r\n"),
+            "+PONG\r\n-ERR Protocol error: expected '$', got 'x'\r\n");
+  EXPECT_TRUE(bad.Closed());
+  EXPECT_EQ(bystander.Call("GET k\r\n"), "$1\r\nv\r\n");
+  EXPECT_FALSE(bystander.Closed());
+}
+
+TEST(Protocol, UnknownCommandAndArityKeepTheConnection) {
+  TestServer kvlab;
+  RawClient c(kvlab.socket_path());
+  EXPECT_EQ(c.Call("NOSUCH a\r\n"),
+            "-ERR unknown command 'NOSUCH', with args beginning with: 'a' \r\n");
+  EXPECT_EQ(c.Call("GET\r\n"), "-ERR wrong number of arguments for 'get' command\r\n");
+  EXPECT_EQ(c.Call("CLIENT NOPE\r\n"), "-ERR unknown subcommand 'NOPE'. Try CLIENT HELP.\r\n");
+  EXPECT_FALSE(c.Closed());
+  EXPECT_EQ(c.Call("PING\r\n"), "+PONG\r\n");
+}
+
+TEST(Protocol, HelloTwoAndThree) {
+  TestServer kvlab;
+  RawClient c(kvlab.socket_path());
+  EXPECT_EQ(c.Call("CLIENT ID\r\n"), ":1\r\n");
+  EXPECT_EQ(c.Call("HELLO 2 SETNAME app\r\n"),
+            "*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n"
+            ":2\r\n$2\r\nid\r\n:1\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\n"
+            "master\r\n$7\r\nmodules\r\n*0\r\n");
+  EXPECT_EQ(c.Call("CLIENT GETNAME\r\n"), "$3\r\napp\r\n");
+  // RESP3 is refused with the error Redis gives for a protocol it does not speak; the
+  // connection stays in RESP2.
+  EXPECT_EQ(c.Call("HELLO 3\r\n"), "-NOPROTO unsupported protocol version\r\n");
+  EXPECT_EQ(c.Call("PING\r\n"), "+PONG\r\n");
+}
+
+TEST(Protocol, BadInputDoesNotGrowMemory) {
+  TestServer kvlab([](ServerOptions* o) { o->query_buffer_limit = 1 << 20; });
+  // A multibulk that claims two billion arguments and sends them one byte at a time is cut
+  // off at the query buffer limit (its parsed arguments count too).
+  {
+    RawClient c(kvlab.socket_path());
+    std::string args = "*2000000000\r\n";
+    for (int i = 0; i < 60000; ++i) args += "$1\r\na\r\n";
+    c.Send(args);
+    EXPECT_TRUE(c.Closed());
+  }
+  // So is one bulk argument bigger than the limit, before it has fully arrived.
+  {
+    RawClient c(kvlab.socket_path());
+    c.Send("*2\r\n$4\r\nECHO\r\n$3000000\r\n");
+    c.Send(std::string(2 << 20, 'x'));
+    EXPECT_TRUE(c.Closed());
+  }
+  std::string info;
+  {
+    RawClient c(kvlab.socket_path());
+    info = c.Call("INFO stats\r\n");
+  }
+  EXPECT_NE(info.find("client_query_buffer_limit_disconnections:2\r\n"), std::string::npos) << info;
+}
+
+TEST(Protocol, ClientThatNeverReadsIsCutOffAtTheOutputLimit) {
+  TestServer kvlab([](ServerOptions* o) { o->output_buffer_limit = 4 << 20; });
+  RawClient writer(kvlab.socket_path());
+  ASSERT_EQ(writer.Call("SET big " + std::string(100000, 'v') + "\r\n"), "+OK\r\n");
+  RawClient greedy(kvlab.socket_path());
+  // 500 GETs of 100 KB each, never read: 50 MB of replies against a 4 MB limit. The sends
+  // stop succeeding once the server has closed the connection.
+  std::string gets;
+  for (int i = 0; i < 500; ++i) gets += "GET big\r\n";
+  greedy.Send(gets);
+  EXPECT_TRUE(greedy.Closed());
+  RawClient after(kvlab.socket_path());
+  EXPECT_NE(after.Call("INFO stats\r\n").find("client_output_buffer_limit_disconnections:1"),
+            std::string::npos);
+  EXPECT_EQ(writer.Call("STRLEN big\r\n"), ":100000\r\n");
+}
+
+TEST(Protocol, MaxClients) {
+  TestServer kvlab([](ServerOptions* o) { o->max_clients = 3; });
+  RawClient a(kvlab.socket_path()), b(kvlab.socket_path()), c(kvlab.socket_path());
+  ASSERT_EQ(c.Call("PING\r\n"), "+PONG\r\n");
+  RawClient d(kvlab.socket_path());
+  EXPECT_EQ(d.Read(), "-ERR max number of clients reached\r\n");
+  EXPECT_TRUE(d.Closed());
+  // CONFIG SET maxclients takes effect at once.
+  EXPECT_EQ(a.Call("CONFIG SET maxclients 4\r\n"), "+OK\r\n");
+  RawClient e(kvlab.socket_path());
+  EXPECT_EQ(e.Call("PING\r\n"), "+PONG\r\n");
+}
+
+TEST(Protocol, ManyIdleConnections) {
+  TestServer kvlab;
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 500; ++i) {
+    idle.push_back(std::make_unique<RawClient>(kvlab.socket_path()));
+    ASSERT_TRUE(idle.back()->connected());
+  }
+  RawClient c(kvlab.socket_path());
+  EXPECT_EQ(c.Call("PING\r\n"), "+PONG\r\n");
+  // Each worker registers its connections as it takes them: wait for both.
+  std::string info;
+  for (int i = 0; i < 100; ++i) {
+    info = c.Call("INFO clients\r\n");
+    if (info.find("connected_clients:501\r\n") != std::string::npos) break;
+  }
+  EXPECT_NE(info.find("connected_clients:501\r\n"), std::string::npos) << info;
+  idle.clear();
+  for (int i = 0; i < 100; ++i) {
+    info = c.Call("INFO clients\r\n");
+    if (info.find("connected_clients:1\r\n") != std::string::npos) break;
+  }
+  EXPECT_NE(info.find("connected_clients:1\r\n"), std::string::npos) << info;
+}
+
+}  // namespace
+}  // namespace kvlab

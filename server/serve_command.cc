@@ -1,0 +1,140 @@
+#include "server/serve_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "cli/common_flags.h"
+#include "cli/version.h"
+#include "server/server.h"
+
+namespace kvlab {
+namespace {
+
+struct ServeFlags {
+  StoreFlags store;
+  EngineFlags engine;
+  // The server's flags, as CONFIG values. Applied after --config FILE, so that the command
+  // line wins over the file, as with redis-server.
+  int port = 6379;
+  std::vector<std::string> bind = {"127.0.0.1"};
+  std::string unix_socket;
+  std::string unix_socket_perm;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  uint64_t max_clients = 10000;
+  std::string max_bulk_len = "512mb";
+  std::string query_buffer_limit = "1gb";
+  std::string output_buffer_limit = "256mb";
+};
+
+// (flag, CONFIG name) of every flag that has a CONFIG parameter.
+constexpr std::pair<const char*, const char*> kFlagParams[] = {
+    {"--port", "port"},
+    {"--bind", "bind"},
+    {"--unixsocket", "unixsocket"},
+    {"--unixsocketperm", "unixsocketperm"},
+    {"--threads", "worker-threads"},
+    {"--maxclients", "maxclients"},
+    {"--proto-max-bulk-len", "proto-max-bulk-len"},
+    {"--client-query-buffer-limit", "client-query-buffer-limit"},
+    {"--hash-encoding", "hash-encoding"},
+    {"--zset-encoding", "zset-encoding"},
+};
+
+// The explicitly given flags, as CONFIG SET pairs.
+std::vector<std::pair<std::string, std::string>> GivenFlags(const CLI::App& cmd,
+                                                            const ServeFlags& flags) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [flag, param] : kFlagParams) {
+    const CLI::Option* option = cmd.get_option(flag);
+    if (option->count() == 0) continue;
+    std::string value;
+    for (const std::string& word : option->results()) value += (value.empty() ? "" : " ") + word;
+    out.emplace_back(param, value);
+  }
+  if (cmd.get_option("--client-output-buffer-limit")->count() > 0) {
+    out.emplace_back("client-output-buffer-limit", "normal " + flags.output_buffer_limit + " 0 0");
+  }
+  return out;
+}
+
+int RunServe(const CLI::App& cmd, const ServeFlags& flags) {
+  std::unique_ptr<OpenedStore> opened = OpenStoreOrReport(flags.store);
+  if (opened == nullptr) return 1;
+  int exit_code = 0;
+  {
+    Engine engine(opened->store(), flags.engine.ToOptions());
+    ServerOptions options;
+    options.threads = flags.threads;
+    options.handle_signals = true;
+    options.version = kKvlabVersion;
+    if (!flags.engine.config_file.empty()) {
+      options.config_file = std::filesystem::absolute(flags.engine.config_file).string();
+    }
+    Server server(&engine, options);
+    Status s = flags.engine.ApplyConfigFile(&engine);
+    for (const auto& [name, value] : GivenFlags(cmd, flags)) {
+      if (!s.ok()) break;
+      s = engine.config().Set({{name, value}});
+    }
+    if (s.ok()) s = server.Start();
+    if (!s.ok()) {
+      std::fprintf(stderr, "kvlab: %s\n", s.message().c_str());
+      exit_code = 1;
+    } else {
+      std::string where;
+      for (const std::string& a : server.Addresses()) where += (where.empty() ? "" : ", ") + a;
+      std::fprintf(stderr,
+                   "kvlab: serving RESP2 on %s (%d worker threads, %s store, hash encoding %d, "
+                   "zset encoding %d)\n",
+                   where.c_str(), server.options().threads, opened->store()->name().c_str(),
+                   engine.hash_version(), engine.zset_version());
+      std::fflush(stderr);
+      server.Run();
+      std::fprintf(stderr, "kvlab: every connection is closed; closing the store\n");
+    }
+  }
+  opened->Close();
+  if (exit_code == 0) std::fprintf(stderr, "kvlab: store closed\n");
+  return exit_code;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve RESP2 over TCP and a unix socket, for redis-cli, redis-benchmark and "
+      "client libraries");
+  flags->store.AddTo(cmd);
+  flags->engine.AddTo(cmd);
+  cmd->add_option("--port", flags->port, "TCP port (0: no TCP listener)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--bind", flags->bind, "Addresses to listen on (repeatable; '*' for all IPv4)")
+      ->capture_default_str();
+  cmd->add_option("--unixsocket", flags->unix_socket, "Also listen on this unix socket");
+  cmd->add_option("--unixsocketperm", flags->unix_socket_perm,
+                  "Permissions of the unix socket, in octal (e.g. 700)");
+  cmd->add_option("--threads", flags->threads, "Worker threads")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--maxclients", flags->max_clients, "Most connections at once")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{4294967295}))
+      ->capture_default_str();
+  cmd->add_option("--proto-max-bulk-len", flags->max_bulk_len,
+                  "Longest bulk argument a client may send (e.g. 512mb)")
+      ->capture_default_str();
+  cmd->add_option("--client-query-buffer-limit", flags->query_buffer_limit,
+                  "Most input a client may have pending; past it the client is closed")
+      ->capture_default_str();
+  cmd->add_option("--client-output-buffer-limit", flags->output_buffer_limit,
+                  "Most unread replies a client may have; past it the client is closed (0: none)")
+      ->capture_default_str();
+  cmd->callback([cmd, flags, exit_code] { *exit_code = RunServe(*cmd, *flags); });
+}
+
+}  // namespace kvlab

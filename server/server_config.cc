@@ -1,0 +1,225 @@
+// The server's CONFIG parameters, in the engine's one parameter table (engine/config.h), so that
+// CONFIG GET/SET, `kvlab serve --config FILE` and the command-line flags all reach them.
+//
+// The listening addresses and the thread count are fixed once the server has started: CONFIG
+// SET on them then fails with Redis's "can't set immutable config". The limits change at once.
+// "save" and "appendonly" exist for tools that read them (redis-benchmark asks both): kvlab
+// writes every command through to the store, so there is no snapshot and no AOF to turn on.
+#include <strings.h>
+
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+#include "engine/config.h"
+#include "server/server.h"
+
+namespace kvlab {
+namespace {
+
+std::vector<std::string> SplitSpaces(std::string_view text) {
+  std::vector<std::string> out;
+  std::istringstream in{std::string(text)};
+  std::string word;
+  while (in >> word) out.push_back(word);
+  return out;
+}
+
+std::function<Status(std::string_view)> MemoryValidator(uint64_t min, uint64_t max) {
+  return [min, max](std::string_view text) {
+    uint64_t v = 0;
+    if (!ParseMemoryValue(text, &v))
+      return Status::InvalidArgument("argument must be a memory value");
+    if (v < min || v > max) {
+      return Status::InvalidArgument("argument must be between " + std::to_string(min) + " and " +
+                                     std::to_string(max) + " inclusive");
+    }
+    return Status::OK();
+  };
+}
+
+uint64_t MemoryValue(std::string_view text) {
+  uint64_t v = 0;
+  ParseMemoryValue(text, &v);
+  return v;
+}
+
+// client-output-buffer-limit: "<class> <hard> <soft> <soft seconds>" groups, as in Redis. kvlab
+// has only normal clients and only a hard limit: the normal class's soft limit must be 0; the
+// replica and pubsub classes are accepted (a redis.conf may set them) and have no clients.
+Status ParseOutputBufferLimit(std::string_view text, uint64_t* normal_hard) {
+  const std::vector<std::string> words = SplitSpaces(text);
+  if (words.empty() || words.size() % 4 != 0) {
+    return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
+  }
+  for (size_t i = 0; i < words.size(); i += 4) {
+    const char* cls = words[i].c_str();
+    const bool normal = !strcasecmp(cls, "normal");
+    if (!normal && strcasecmp(cls, "replica") && strcasecmp(cls, "slave") &&
+        strcasecmp(cls, "pubsub")) {
+      return Status::InvalidArgument(
+          "Invalid client class specified in buffer limit configuration.");
+    }
+    uint64_t hard = 0, soft = 0;
+    int64_t seconds = 0;
+    if (!ParseMemoryValue(words[i + 1], &hard) || !ParseMemoryValue(words[i + 2], &soft) ||
+        !IntegerValidator(0, INT64_MAX)(words[i + 3]).ok()) {
+      return Status::InvalidArgument(
+          "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+    }
+    seconds = std::stoll(words[i + 3]);
+    if (normal) {
+      if (soft != 0 || seconds != 0) {
+        return Status::InvalidArgument(
+            "kvlab has only a hard output buffer limit: the normal class's soft limit and "
+            "seconds must be 0");
+      }
+      if (normal_hard != nullptr) *normal_hard = hard;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ParseMemoryValue(std::string_view text, uint64_t* bytes) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 19) return false;
+  const std::string unit(text.substr(digits));
+  uint64_t multiplier = 0;
+  if (unit.empty() || !strcasecmp(unit.c_str(), "b")) {
+    multiplier = 1;
+  } else if (!strcasecmp(unit.c_str(), "k")) {
+    multiplier = 1000;
+  } else if (!strcasecmp(unit.c_str(), "kb")) {
+    multiplier = 1024;
+  } else if (!strcasecmp(unit.c_str(), "m")) {
+    multiplier = 1000 * 1000;
+  } else if (!strcasecmp(unit.c_str(), "mb")) {
+    multiplier = 1024 * 1024;
+  } else if (!strcasecmp(unit.c_str(), "g")) {
+    multiplier = 1000ull * 1000 * 1000;
+  } else if (!strcasecmp(unit.c_str(), "gb")) {
+    multiplier = 1024ull * 1024 * 1024;
+  } else {
+    return false;
+  }
+  const uint64_t number = std::stoull(std::string(text.substr(0, digits)));
+  if (number > UINT64_MAX / multiplier) return false;
+  *bytes = number * multiplier;
+  return true;
+}
+
+void Server::RegisterConfig() {
+  EngineConfig& config = engine_->config();
+  // A parameter fixed once the server listens.
+  auto startup_only = [this, &config](const char* name, std::function<std::string()> get,
+                                      std::function<Status(std::string_view)> validate,
+                                      std::function<void(std::string_view)> apply) {
+    EngineConfig::Param p;
+    p.name = name;
+    p.get = std::move(get);
+    p.validate = [this, validate = std::move(validate)](std::string_view v) {
+      if (started_) return Status::InvalidArgument("can't set immutable config");
+      return validate(v);
+    };
+    p.apply = std::move(apply);
+    config.Add(std::move(p));
+  };
+  auto runtime = [&config](const char* name, std::function<std::string()> get,
+                           std::function<Status(std::string_view)> validate,
+                           std::function<void(std::string_view)> apply) {
+    EngineConfig::Param p;
+    p.name = name;
+    p.get = std::move(get);
+    p.validate = std::move(validate);
+    p.apply = std::move(apply);
+    config.Add(std::move(p));
+  };
+
+  startup_only(
+      "port", [this] { return std::to_string(options_.port); }, IntegerValidator(0, 65535),
+      [this](std::string_view v) { options_.port = std::stoi(std::string(v)); });
+  startup_only(
+      "bind",
+      [this] {
+        std::string out;
+        for (const std::string& a : options_.bind) out += (out.empty() ? "" : " ") + a;
+        return out;
+      },
+      [](std::string_view v) {
+        if (SplitSpaces(v).empty()) return Status::InvalidArgument("bind needs an address");
+        return Status::OK();
+      },
+      [this](std::string_view v) { options_.bind = SplitSpaces(v); });
+  startup_only(
+      "unixsocket", [this] { return options_.unix_socket; },
+      [](std::string_view) { return Status::OK(); },
+      [this](std::string_view v) { options_.unix_socket = std::string(v); });
+  startup_only(
+      "unixsocketperm",
+      [this] {
+        char buf[16];
+        std::snprintf(buf, sizeof(buf), "%o", options_.unix_socket_perm);
+        return std::string(buf);
+      },
+      [](std::string_view v) {
+        if (v.empty() || v.size() > 4 || v.find_first_not_of("01234567") != std::string::npos) {
+          return Status::InvalidArgument("argument must be an octal number between 0 and 777");
+        }
+        return Status::OK();
+      },
+      [this](std::string_view v) {
+        options_.unix_socket_perm = static_cast<uint32_t>(std::stoul(std::string(v), nullptr, 8));
+      });
+  startup_only(
+      "worker-threads", [this] { return std::to_string(options_.threads); },
+      IntegerValidator(1, 1024),
+      [this](std::string_view v) { options_.threads = std::stoi(std::string(v)); });
+  runtime(
+      "maxclients", [this] { return std::to_string(max_clients_.load()); },
+      IntegerValidator(1, 4294967295ll),
+      [this](std::string_view v) { max_clients_.store(std::stoull(std::string(v))); });
+  runtime(
+      "proto-max-bulk-len", [this] { return std::to_string(max_bulk_len_.load()); },
+      MemoryValidator(1 << 20, INT64_MAX),
+      [this](std::string_view v) { max_bulk_len_.store(MemoryValue(v)); });
+  runtime(
+      "client-query-buffer-limit", [this] { return std::to_string(query_limit_.load()); },
+      MemoryValidator(1 << 20, INT64_MAX),
+      [this](std::string_view v) { query_limit_.store(MemoryValue(v)); });
+  runtime(
+      "client-output-buffer-limit",
+      [this] { return "normal " + std::to_string(output_limit_.load()) + " 0 0"; },
+      [](std::string_view v) { return ParseOutputBufferLimit(v, nullptr); },
+      [this](std::string_view v) {
+        uint64_t hard = output_limit_.load();
+        ParseOutputBufferLimit(v, &hard);
+        output_limit_.store(hard);
+      });
+  runtime(
+      "save", [] { return std::string(); },
+      [](std::string_view v) {
+        if (!v.empty()) {
+          return Status::InvalidArgument(
+              "kvlab writes every command to the store and takes no snapshots; only \"\" is "
+              "accepted");
+        }
+        return Status::OK();
+      },
+      [](std::string_view) {});
+  runtime(
+      "appendonly", [] { return std::string("no"); },
+      [](std::string_view v) {
+        if (strcasecmp(std::string(v).c_str(), "no") != 0) {
+          return Status::InvalidArgument(
+              "kvlab writes every command to the store and keeps no append-only file; only "
+              "\"no\" is accepted");
+        }
+        return Status::OK();
+      },
+      [](std::string_view) {});
+}
+
+}  // namespace kvlab

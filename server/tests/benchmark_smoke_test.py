@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""redis-benchmark against `kvlab serve`, as a smoke run: small request counts, with and
+without pipelining, its built-in tests that kvlab has and a custom command. Checks that every
+run completes without an error reply and that the data it wrote is there. Speed is measured by
+scripts/bench-serve, never here.
+
+Run: /usr/bin/python3 benchmark_smoke_test.py --kvlab build/kvlab
+"""
+import csv
+import io
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import redis  # noqa: E402
+import serverlib  # noqa: E402
+
+KVLAB = serverlib.kvlab_binary(sys.argv)
+
+
+def benchmark(port, args):
+    result = subprocess.run(["redis-benchmark", "-p", str(port), "--csv"] + args,
+                            capture_output=True, text=True, timeout=300)
+    return result
+
+
+class BenchmarkSmoke(unittest.TestCase):
+    def check(self, result):
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("rror", result.stdout + result.stderr)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertTrue(rows, result.stdout)
+        for row in rows:
+            self.assertGreater(float(row["rps"]), 0, row)
+        return rows
+
+    def test_benchmark_runs(self):
+        for backend in ("memory", "lmdb"):
+            with self.subTest(backend=backend):
+                server = serverlib.KvlabServer(KVLAB, backend=backend).start()
+                try:
+                    tests = "ping_inline,ping_mbulk,set,get,hset,zadd,zpopmin,mset"
+                    rows = self.check(benchmark(server.port,
+                                                ["-n", "2000", "-c", "8", "-t", tests]))
+                    self.assertEqual(len(rows), 8)
+                    self.check(benchmark(server.port,
+                                         ["-n", "4000", "-c", "8", "-P", "16", "-t", "set,get,hset"]))
+                    self.check(benchmark(server.port, ["-n", "1000", "-r", "1000", "-c", "4",
+                                                       "ZADD", "myzset", "__rand_int__",
+                                                       "element:__rand_int__"]))
+                    self.check(benchmark(server.port, ["-n", "1000", "-c", "4", "-P", "16",
+                                                       "ZRANGE", "myzset", "0", "9"]))
+                    client = redis.Redis(port=server.port)
+                    self.assertEqual(len(client.get("key:__rand_int__")), 3)  # -d 3
+                    self.assertEqual(len(client.hget("myhash", "element:__rand_int__")), 3)
+                    self.assertGreater(client.zcard("myzset"), 1)
+                    self.assertEqual(len(client.zrange("myzset", 0, 9)), 10)
+                    client.close()
+                finally:
+                    self.assertEqual(server.stop(), 0, server.log())
+                    server.cleanup()
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=1)
