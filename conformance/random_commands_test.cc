@@ -14,7 +14,9 @@ namespace {
 
 TEST(RandomCommands, GeneratesEveryCommandOfTheEngineAndNothingElse) {
   std::set<std::string> table;
-  for (const CommandSpec& spec : CommandTable::Get().all()) table.emplace(spec.name);
+  for (const CommandSpec& spec : CommandTable::Get().all()) {
+    if (!(spec.flags & kCmdAboutServer)) table.emplace(spec.name);
+  }
   const std::vector<std::string> listed = RandomCommandGenerator::Commands();
   EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), table);
 

@@ -28,6 +28,11 @@ enum CommandFlag : uint32_t {
   // Touches a whole database or all of them (FLUSHDB, FLUSHALL): runs alone.
   kCmdKeyspaceExclusive = 1u << 5,
   kCmdConnection = 1u << 6,  // about the session or the connection, not the data
+  // Answered by kvlab about itself (its commands, clients, statistics, lifetime), through the
+  // server: not a data command, and not comparable with a redis-server's reply. The
+  // conformance harness and the amplification table leave these out; the server's own tests
+  // check them against redis-server where their shapes must match.
+  kCmdAboutServer = 1u << 7,
 };
 
 struct CommandSpec {

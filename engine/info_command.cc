@@ -10,10 +10,18 @@
 //   hash_encoding:0
 //   zset_encoding:0
 //   kv_total:gets=10,multiget_calls=0,...,bytes_written=512
-//   kvstat_hset:calls=3,usec=41,usec_per_call=13.67,failed_calls=0,gets=3,...,bytes_written=90
+//   redis_cache:private redis-server at 127.0.0.1:40123
+//   redis_store:private redis-server (not started)
+//   cache_degraded_total:0
+//   cache_dirty_entries:0
+//   kvstat_hset:calls=3,usec=41,usec_per_call=13.67,failed_calls=0,gets=3,...,bytes_written=90,
+//     tier_round_trips=0,tier_commands=0,cache_hits=0,cache_misses=0,cache_degraded=0
 //
 // kvstat_<command> is the command's cumulative KV operations (every OpCounts field, in
-// OpCounts order), calls and latency; kv_total sums every command.
+// OpCounts order), its Redis-tier work, calls and latency; kv_total sums every command.
+// cache_degraded_total counts cache reads and writes that went without the cache because it
+// was down or dirty (the degradation of hash v2/v3 and zset v1/v2); cache_dirty_entries is how
+// many cache entries may be stale and are bypassed until deleted.
 #include <strings.h>
 
 #include <cctype>
@@ -70,6 +78,16 @@ void AppendCommandStats(Engine& engine, bool kvlab_format, std::string* out) {
     if (kvlab_format) {
       out->push_back(',');
       AppendOpCounts(s.kv.Snapshot(), out);
+      const std::pair<const char*, const std::atomic<uint64_t>*> tier[] = {
+          {"tier_round_trips", &s.tier_round_trips},
+          {"tier_commands", &s.tier_commands},
+          {"cache_hits", &s.cache_hits},
+          {"cache_misses", &s.cache_misses},
+          {"cache_degraded", &s.cache_degraded}};
+      for (const auto& [name, value] : tier) {
+        *out +=
+            ',' + std::string(name) + '=' + std::to_string(value->load(std::memory_order_relaxed));
+      }
     }
     *out += "\r\n";
   }
@@ -109,6 +127,12 @@ void AppendKvlab(Engine& engine, std::string* out) {
   *out += "kv_total:";
   AppendOpCounts(engine.TotalKvOps(), out);
   *out += "\r\n";
+  if (RedisTier* tier = engine.tier()) {
+    *out += "redis_cache:" + tier->Describe(TierRole::kCache) + "\r\n";
+    *out += "redis_store:" + tier->Describe(TierRole::kStore) + "\r\n";
+    *out += "cache_degraded_total:" + std::to_string(tier->degraded_total()) + "\r\n";
+    *out += "cache_dirty_entries:" + std::to_string(tier->dirty_keys()) + "\r\n";
+  }
   AppendCommandStats(engine, /*kvlab_format=*/true, out);
 }
 

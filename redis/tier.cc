@@ -83,7 +83,8 @@ RedisTier::RedisTier(RedisTierOptions options)
 RedisTier::~RedisTier() = default;
 
 std::string RedisTier::Describe(TierRole which) const {
-  const Role& r = which == TierRole::kCache ? *cache_ : *store_;
+  Role& r = which == TierRole::kCache ? *cache_ : *store_;
+  std::lock_guard lock(r.mu);
   if (!r.url.empty()) return r.url;
   if (r.resolved) return "private redis-server at " + r.endpoint.ToString();
   return "private redis-server (not started)";
