@@ -15,7 +15,7 @@
 // pages into the OS page cache and returns without fsync. The data then survives a SIGKILL of
 // the process (the kernel still holds the pages) but not a machine crash; Flush() forces the
 // fsync, and so does closing the store. sync_writes=true leaves LMDB's full sync on every
-// commit. StoreOptions::cache_bytes is ignored: LMDB reads through a memory map, and the OS
+// commit. The map is writable (MDB_WRITEMAP, see Open). StoreOptions::cache_bytes is ignored: LMDB reads through a memory map, and the OS
 // page cache is its only cache.
 //
 // Read transactions. The environment uses MDB_NOTLS, so a read transaction is not bound to the
@@ -299,7 +299,12 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
   if ((rc = mdb_env_set_maxreaders(env, kMaxReaders)) != MDB_SUCCESS) {
     return fail(rc, "set max readers");
   }
-  const unsigned flags = MDB_NOTLS | (options.sync_writes ? 0u : unsigned{MDB_NOSYNC});
+  // MDB_WRITEMAP: commits write into the shared memory map instead of through write(2) per dirty
+  // page. Measured with redis-benchmark -P 16 through kvlab serve, it doubles LMDB's write
+  // throughput. The data file becomes a sparse file of the map size (its allocated size is what
+  // DirectorySize reports); durability is unchanged (the kernel holds the dirty pages).
+  const unsigned flags =
+      MDB_NOTLS | MDB_WRITEMAP | (options.sync_writes ? 0u : unsigned{MDB_NOSYNC});
   if ((rc = mdb_env_open(env, dir.c_str(), flags, 0644)) != MDB_SUCCESS) {
     return fail(rc, "cannot open");
   }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -160,10 +161,14 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
 }
 
 uint64_t DirectorySize(const std::string& dir) {
+  // Allocated blocks, not apparent sizes: LMDB's data file is a sparse file of the map size.
   uint64_t total = 0;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec)) total += it->file_size(ec);
+    struct stat st;
+    if (it->is_regular_file(ec) && ::stat(it->path().c_str(), &st) == 0) {
+      total += static_cast<uint64_t>(st.st_blocks) * 512;
+    }
   }
   return total;
 }

@@ -64,7 +64,7 @@ class OpenedStore {
 
 Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out);
 
-// Bytes used by the files under dir (0 when it does not exist).
+// Bytes of disk allocated to the files under dir (0 when it does not exist).
 uint64_t DirectorySize(const std::string& dir);
 
 }  // namespace kvlab
