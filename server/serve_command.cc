@@ -65,7 +65,7 @@ int RunServe(const CLI::App& cmd, const ServeFlags& flags) {
   if (opened == nullptr) return 1;
   int exit_code = 0;
   {
-    Engine engine(opened->store(), flags.engine.ToOptions());
+    Engine engine(opened->store(), flags.engine.ToOptions(*opened));
     ServerOptions options;
     options.threads = flags.threads;
     options.handle_signals = true;
