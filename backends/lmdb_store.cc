@@ -15,8 +15,8 @@
 // pages into the OS page cache and returns without fsync. The data then survives a SIGKILL of
 // the process (the kernel still holds the pages) but not a machine crash; Flush() forces the
 // fsync, and so does closing the store. sync_writes=true leaves LMDB's full sync on every
-// commit. The map is writable (MDB_WRITEMAP, see Open). StoreOptions::cache_bytes is ignored: LMDB reads through a memory map, and the OS
-// page cache is its only cache.
+// commit. The map is writable (MDB_WRITEMAP, see Open). StoreOptions::cache_bytes is ignored:
+// LMDB reads through a memory map, and the OS page cache is its only cache.
 //
 // Read transactions. The environment uses MDB_NOTLS, so a read transaction is not bound to the
 // thread that began it: a thread may hold iterators (each owning a read transaction) while it

@@ -1,8 +1,8 @@
 #include "cli/subcommands.h"
 
 #include "conformance/conform_command.h"
-#include "workloads/bench_command.h"
 #include "server/serve_command.h"
+#include "workloads/bench_command.h"
 
 namespace kvlab {
 

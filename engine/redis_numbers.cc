@@ -2,10 +2,10 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <climits>
 #include <cstring>
 
 namespace kvlab {

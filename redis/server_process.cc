@@ -11,8 +11,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 

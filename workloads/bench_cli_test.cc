@@ -84,10 +84,10 @@ TEST(BenchCli, RunWritesResultAndReport) {
   testing::ScratchDir dir;
   const std::string results = dir.Sub("results");
   // The KV-only hash versions: an HGET is exactly two gets (v2/v3 would read their cache).
-  ChildRun r = Kvlab(Args({"bench", "run", "ycsb-c-field", "--backends", "memory,lmdb",
-                           "--hash-versions", "0,1", "--records", "100", "--operations", "300",
-                           "--seed", "5", "--results", results}),
-                     dir.path());
+  ChildRun r = Kvlab(
+      Args({"bench", "run", "ycsb-c-field", "--backends", "memory,lmdb", "--hash-versions", "0,1",
+            "--records", "100", "--operations", "300", "--seed", "5", "--results", results}),
+      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ycsb-c-field"), std::string::npos) << r.out;
   const auto files = ResultFiles(results);

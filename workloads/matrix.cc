@@ -42,6 +42,22 @@ Status RunOnConnection(TargetConnection& c, const std::vector<std::string>& argv
   return Status::OK();
 }
 
+// Runs w on target, or, when its setup failed, records the failure and marks the cell partial.
+void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& cell,
+                 const Status& setup, Target& target, CellResult* out) {
+  if (!setup.ok()) {
+    out->run.partial = true;
+    out->run.error = setup.ToString();
+    return;
+  }
+  RunOptions run_options;
+  run_options.stop = options.stop;
+  if (options.progress) {
+    run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
+  }
+  RunWorkload(w, target, run_options, &out->run);
+}
+
 void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cell& cell,
                       CellResult* out) {
   std::unique_ptr<OpenedStore> opened;
@@ -61,17 +77,8 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     s = ConfigureEngine(options, &engine);
     if (s.ok()) s = target.Connect(&setup);
     if (s.ok()) s = SetVersions(*setup, cell);
-    if (!s.ok()) {
-      out->run.partial = true;
-      out->run.error = s.ToString();
-      return;
-    }
-    RunOptions run_options;
-    run_options.stop = options.stop;
-    if (options.progress) {
-      run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
-    }
-    RunWorkload(w, target, run_options, &out->run);
+    RunOnTarget(w, options, cell, s, target, out);
+    if (!s.ok()) return;
   }
   s = opened->store()->Flush();
   if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
@@ -89,17 +96,7 @@ void RunRespCell(const Workload& w, const MatrixOptions& options, const Cell& ce
   Status s = target.Connect(&setup);
   if (s.ok()) s = RunOnConnection(*setup, {"FLUSHALL"});
   if (s.ok()) s = SetVersions(*setup, cell);
-  if (!s.ok()) {
-    out->run.partial = true;
-    out->run.error = s.ToString();
-    return;
-  }
-  RunOptions run_options;
-  run_options.stop = options.stop;
-  if (options.progress) {
-    run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
-  }
-  RunWorkload(w, target, run_options, &out->run);
+  RunOnTarget(w, options, cell, s, target, out);
 }
 
 }  // namespace

@@ -72,8 +72,8 @@ OpCounts ExpectedPerCall(const std::string& command, int version, uint64_t n) {
   for (const AmplificationRow& row : rows) {
     if (!kRow.count(command) || row.command != kRow.at(command)) continue;
     const bool is_string = row.type == "string";
-    if (!is_string && std::find(row.versions.begin(), row.versions.end(), version) ==
-                          row.versions.end()) {
+    if (!is_string &&
+        std::find(row.versions.begin(), row.versions.end(), version) == row.versions.end()) {
       continue;
     }
     if (row.cache != AmplificationRow::CacheState::kNone && !is_string) continue;
