@@ -183,6 +183,49 @@ TEST(BenchCli, CatalogueAndBadInput) {
   EXPECT_NE(r.err.find("hash encoding v7 is not available"), std::string::npos) << r.err;
 }
 
+// Over RESP to `kvlab serve`, each phase carries the server's exact KV operations per command
+// (INFO kvlab, read at the phase's start and end).
+TEST(BenchCli, OverRespToKvlabServeReportsTheServersCounters) {
+  testing::ScratchDir dir;
+  const std::string socket = dir.path() + "/kvlab.sock";
+  fs::create_directories(dir.Sub("serve"));
+  fs::create_directories(dir.Sub("bench"));
+  const pid_t server = Spawn(
+      {"serve", "--backend", "memory", "--port", "0", "--unixsocket", socket, "--threads", "1"},
+      dir.Sub("serve"));
+  for (int i = 0; i < 200 && !fs::exists(socket); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(fs::exists(socket)) << ReadFile(dir.path() + "/serve/stderr");
+  const std::string results = dir.Sub("results");
+  ChildRun r =
+      Kvlab(Args({"bench", "run", "ycsb-c-field", "--resp-only", "--resp", "unix://" + socket,
+                  "--hash-versions", "0", "--records", "100", "--operations", "300", "--seed", "5",
+                  "--results", results, "--no-report"}),
+            dir.Sub("bench"));
+  kill(server, SIGTERM);
+  EXPECT_EQ(Wait(server), 0) << ReadFile(dir.path() + "/serve/stderr");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto files = ResultFiles(results);
+  ASSERT_EQ(files.size(), 1u);
+  nlohmann::json j = nlohmann::json::parse(ReadFile(files[0]));
+  const auto& runs = j["workloads"][0]["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["target"], "resp");
+  EXPECT_EQ(runs[0]["hash_version"], 0);
+  const auto& run = runs[0]["phases"][1];
+  EXPECT_EQ(run["commands"]["HGET"]["calls"], 300);
+  const auto& server_counters = run["store_counters"];
+  ASSERT_TRUE(server_counters.contains("server.hget.calls")) << server_counters.dump();
+  // Warm-up commands run inside the phase too; every HGET of hash v0 is two gets.
+  const uint64_t calls = server_counters["server.hget.calls"];
+  EXPECT_GE(calls, 300u);
+  EXPECT_EQ(server_counters["server.hget.gets"], 2 * calls);
+  // No HSET ran in the run phase (a counter that did not move is 0 or absent).
+  EXPECT_EQ(server_counters.value("server.hset.calls", 0), 0) << server_counters.dump();
+  EXPECT_TRUE(runs[0]["phases"][0]["store_counters"].contains("server.hset.batches"));
+}
+
 // Without --allow-invalid-timing, a debug or sanitizer build refuses to time; a release-like
 // build runs.
 TEST(BenchCli, TimingValidityIsEnforced) {

@@ -131,6 +131,8 @@ TEST(Matrix, RunsOverRespAgainstRedis) {
     EXPECT_FALSE(st.has_kv);
   }
   EXPECT_EQ(run.ops.at("rmw").calls + run.ops.at("read").calls, 200u);
+  // redis-server has no kvlab section in INFO: no server counters.
+  EXPECT_TRUE(run.store_counters.empty());
 }
 
 TEST(Sweep, ClassifiesGrowth) {

@@ -312,5 +312,46 @@ TEST(RunWorkload, RoundTripsPerCommand) {
   EXPECT_GT(r.phases[1].store_counters.size(), 0u);
 }
 
+// What a RESP target reads from `kvlab serve` per phase: INFO kvlab's per-command counters, as
+// the engine writes them, equal the KV operations the commands reported one by one.
+TEST(ServerKvCounters, ParseTheEnginesInfoKvlab) {
+  EngineFixture f;
+  std::unique_ptr<TargetConnection> c;
+  ASSERT_TRUE(f.target().Connect(&c).ok());
+  Reply reply;
+  CommandSample hset, hget1, hget2, info;
+  ASSERT_TRUE(c->Execute({"HSET", "h", "a", "1", "b", "2"}, &reply, &hset).ok());
+  ASSERT_TRUE(c->Execute({"HGET", "h", "a"}, &reply, &hget1).ok());
+  ASSERT_TRUE(c->Execute({"HGET", "h", "zz"}, &reply, &hget2).ok());
+  ASSERT_TRUE(c->Execute({"INFO", "kvlab"}, &reply, &info).ok());
+  ASSERT_EQ(reply.type(), Reply::Type::kBulk) << reply.str();
+
+  std::map<std::string, uint64_t> counters;
+  for (const auto& [name, value] : ServerKvCounters(reply.str())) {
+    EXPECT_TRUE(counters.emplace(name, value).second) << name << " twice";
+  }
+  EXPECT_EQ(counters.at("server.hset.calls"), 1u);
+  EXPECT_EQ(counters.at("server.hset.gets"), hset.kv.gets);
+  EXPECT_EQ(counters.at("server.hset.batch_records"), hset.kv.batch_records);
+  EXPECT_EQ(counters.at("server.hset.bytes_written"), hset.kv.bytes_written);
+  EXPECT_EQ(counters.at("server.hget.calls"), 2u);
+  EXPECT_EQ(counters.at("server.hget.gets"), hget1.kv.gets + hget2.kv.gets);
+  EXPECT_EQ(counters.at("server.kv_total.gets"), hset.kv.gets + hget1.kv.gets + hget2.kv.gets);
+  // Timings and zero counters are left out.
+  EXPECT_EQ(counters.count("server.hset.usec"), 0u);
+  EXPECT_EQ(counters.count("server.hset.usec_per_call"), 0u);
+  EXPECT_EQ(counters.count("server.hget.nexts"), 0u);
+}
+
+TEST(ServerKvCounters, IgnoreWhatIsNotACounter) {
+  const PhysicalCounters c = ServerKvCounters(
+      "# Kvlab\r\nbackend:memory\r\nkvstat_get:calls=2,usec=5,gets=x,nexts=3,seeks=-1,prevs\r\n"
+      "kvstat_broken\r\ncmdstat_get:calls=9\r\nkv_total:gets=7");
+  const PhysicalCounters want = {
+      {"server.get.calls", 2}, {"server.get.nexts", 3}, {"server.kv_total.gets", 7}};
+  EXPECT_EQ(c, want);
+  EXPECT_TRUE(ServerKvCounters("").empty());
+}
+
 }  // namespace
 }  // namespace kvlab

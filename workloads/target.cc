@@ -1,5 +1,7 @@
 #include "workloads/target.h"
 
+#include <charconv>
+
 namespace kvlab {
 namespace {
 
@@ -78,6 +80,52 @@ Status RespTarget::Connect(std::unique_ptr<TargetConnection>* out) {
   }
   *out = std::move(connection);
   return Status::OK();
+}
+
+PhysicalCounters RespTarget::StoreCounters() {
+  RedisClient client(endpoint_);
+  Reply reply;
+  if (!client.Connect().ok() || !client.Command({"INFO", "kvlab"}, &reply).ok() ||
+      reply.type() != Reply::Type::kBulk) {
+    return {};
+  }
+  return ServerKvCounters(reply.str());
+}
+
+PhysicalCounters ServerKvCounters(std::string_view info) {
+  PhysicalCounters out;
+  while (!info.empty()) {
+    const size_t eol = info.find('\n');
+    std::string_view line = info.substr(0, eol);
+    info = eol == std::string_view::npos ? std::string_view() : info.substr(eol + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view command;
+    if (line.starts_with("kv_total:")) {
+      command = "kv_total";
+    } else if (line.starts_with("kvstat_")) {
+      const size_t colon = line.find(':');
+      if (colon == std::string_view::npos) continue;
+      command = line.substr(7, colon - 7);
+    } else {
+      continue;
+    }
+    std::string_view fields = line.substr(line.find(':') + 1);
+    while (!fields.empty()) {
+      const size_t comma = fields.find(',');
+      const std::string_view field = fields.substr(0, comma);
+      fields = comma == std::string_view::npos ? std::string_view() : fields.substr(comma + 1);
+      const size_t eq = field.find('=');
+      if (eq == std::string_view::npos) continue;
+      const std::string_view name = field.substr(0, eq);
+      const std::string_view text = field.substr(eq + 1);
+      if (name == "usec" || name == "usec_per_call") continue;
+      uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc() || end != text.data() + text.size() || value == 0) continue;
+      out.emplace_back("server." + std::string(command) + "." + std::string(name), value);
+    }
+  }
+  return out;
 }
 
 }  // namespace kvlab

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -83,7 +84,8 @@ class EngineTarget final : public Target {
   EngineTargetOptions options_;
 };
 
-// Over RESP, one RedisClient per connection. No KV counters: the server keeps them.
+// Over RESP, one RedisClient per connection. Commands carry no per-command KV counters: the
+// server keeps them. A `kvlab serve` target reports them per phase instead (StoreCounters).
 class RespTarget final : public Target {
  public:
   explicit RespTarget(RedisEndpoint endpoint) : endpoint_(std::move(endpoint)) {}
@@ -91,9 +93,20 @@ class RespTarget final : public Target {
   std::string kind() const override { return "resp"; }
   std::string Describe() const override { return "resp " + endpoint_.ToString(); }
   Status Connect(std::unique_ptr<TargetConnection>* out) override;
+  // The server's cumulative per-command counters from `INFO kvlab` (ServerKvCounters), on a
+  // connection of its own. Empty when the server has no kvlab section (a real redis-server) or
+  // cannot be reached. Exact per phase when the workload is the server's only client.
+  PhysicalCounters StoreCounters() override;
 
  private:
   RedisEndpoint endpoint_;
 };
+
+// Parses the `kv_total` and `kvstat_<command>` lines of INFO kvlab's text into counters named
+// "server.<command>.<field>" ("server.hget.gets", "server.kv_total.nexts"): every integer field
+// (calls, failed_calls, the KV operations, the Redis-tier work) that is not zero. Latency
+// fields (usec, usec_per_call) are timings, not counters, and are left out. Other lines are
+// ignored, so any INFO text may be passed.
+PhysicalCounters ServerKvCounters(std::string_view info);
 
 }  // namespace kvlab
