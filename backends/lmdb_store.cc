@@ -40,7 +40,9 @@
 // iterators over a busy store make the file grow.
 //
 // Keys. LMDB's key limit is a compile-time constant, 511 bytes in Debian's build; it is read
-// from mdb_env_get_maxkeysize() and reported as Capabilities::max_key_bytes. Writes validate
+// from mdb_env_get_maxkeysize(). OpenLmdbStore wraps the store in a LongKeyStore
+// (long_key_store.h), which keeps keys over 510 bytes in order-preserving buckets of 511-byte
+// base keys, so that the store as kvlab sees it takes keys of any length. Below it, writes validate
 // keys with ValidateKey/ValidateBatch (an invalid batch applies nothing); Get and MultiGet of
 // an empty or oversized key report NotFound without asking LMDB, since no such key can exist.
 // Seek targets, bounds and DeleteRange ends may be any length: LMDB's cursor search compares
@@ -75,6 +77,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "backends/long_key_store.h"
 
 namespace kvlab {
 namespace {
@@ -559,7 +563,10 @@ PhysicalCounters LmdbStore::ReadPhysicalCounters() {
 }  // namespace
 
 Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
-  return LmdbStore::Open(options, store);
+  std::unique_ptr<KvStore> lmdb;
+  KVLAB_RETURN_IF_ERROR(LmdbStore::Open(options, &lmdb));
+  *store = std::make_unique<LongKeyStore>(std::move(lmdb));
+  return Status::OK();
 }
 
 }  // namespace kvlab

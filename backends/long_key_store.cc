@@ -1,0 +1,414 @@
+#include "backends/long_key_store.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace kvlab {
+namespace {
+
+// A bucket's entries: suffix -> value, in suffix order.
+using Bucket = std::map<std::string, std::string, std::less<>>;
+
+void AppendFixed32(std::string* out, uint32_t v) {
+  char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+               static_cast<char>(v >> 24)};
+  out->append(b, 4);
+}
+
+bool ReadPiece(std::string_view* in, std::string_view* piece) {
+  if (in->size() < 4) return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(in->data());
+  const uint32_t n = p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+  if (in->size() - 4 < n) return false;
+  *piece = in->substr(4, n);
+  in->remove_prefix(4 + n);
+  return true;
+}
+
+std::string EncodeBucket(const Bucket& bucket) {
+  std::string out;
+  for (const auto& [suffix, value] : bucket) {
+    AppendFixed32(&out, static_cast<uint32_t>(suffix.size()));
+    out.append(suffix);
+    AppendFixed32(&out, static_cast<uint32_t>(value.size()));
+    out.append(value);
+  }
+  return out;
+}
+
+// Decodes a bucket record into (suffix, value) views of `data`, in suffix order.
+Status DecodeBucket(std::string_view data,
+                    std::vector<std::pair<std::string_view, std::string_view>>* out) {
+  out->clear();
+  while (!data.empty()) {
+    std::string_view suffix, value;
+    if (!ReadPiece(&data, &suffix) || !ReadPiece(&data, &value) || suffix.empty()) {
+      return Status::Corruption("long-key bucket record is malformed");
+    }
+    out->emplace_back(suffix, value);
+  }
+  return Status::OK();
+}
+
+Status LoadBucket(KvStore* base, const std::string& bucket_key, Bucket* bucket) {
+  bucket->clear();
+  std::string data;
+  Status s = base->Get(bucket_key, &data);
+  if (s.IsNotFound()) return Status::OK();
+  KVLAB_RETURN_IF_ERROR(s);
+  std::vector<std::pair<std::string_view, std::string_view>> entries;
+  KVLAB_RETURN_IF_ERROR(DecodeBucket(data, &entries));
+  for (const auto& [suffix, value] : entries) bucket->emplace(suffix, value);
+  return Status::OK();
+}
+
+// Iterates the base store, expanding each bucket record into its keys, within the caller's
+// bounds.
+class LongKeyIterator final : public Iterator {
+ public:
+  LongKeyIterator(KvStore* base, size_t short_max, const IteratorOptions& options)
+      : short_max_(short_max), lower_(options.lower_bound), upper_(options.upper_bound) {
+    // The base bounds must include the buckets the caller's bounds cut through: a long lower
+    // bound starts at its bucket; a long upper bound ends after its bucket. Entries of those
+    // buckets outside the caller's bounds are dropped when a bucket is loaded.
+    IteratorOptions base_options;
+    if (lower_) {
+      base_options.lower_bound =
+          lower_->size() > short_max_ ? BucketKeyOf(*lower_) : std::string(*lower_);
+    }
+    if (upper_) {
+      base_options.upper_bound =
+          upper_->size() > short_max_ ? BucketKeyOf(*upper_) + '\0' : std::string(*upper_);
+    }
+    base_ = base->NewIterator(base_options);
+  }
+
+  bool Valid() const override { return status_.ok() && valid_; }
+  Status status() const override { return status_.ok() ? base_->status() : status_; }
+
+  void Seek(std::string_view target) override {
+    if (target.size() <= short_max_) {
+      base_->Seek(target);
+      LoadForward();
+      return;
+    }
+    const std::string bucket_key = BucketKeyOf(target);
+    base_->Seek(bucket_key);
+    if (base_->Valid() && base_->key() == bucket_key) {
+      if (!Decode()) return;
+      const std::string_view suffix = target.substr(short_max_);
+      size_t i = 0;
+      while (i < entries_.size() && entries_[i].first < suffix) ++i;
+      if (!SettleForward(i)) {
+        base_->Next();
+        LoadForward();
+      }
+      return;
+    }
+    LoadForward();
+  }
+
+  void SeekForPrev(std::string_view target) override {
+    if (target.size() <= short_max_) {
+      base_->SeekForPrev(target);
+      LoadBackward();
+      return;
+    }
+    const std::string bucket_key = BucketKeyOf(target);
+    base_->SeekForPrev(bucket_key);
+    if (base_->Valid() && base_->key() == bucket_key) {
+      if (!Decode()) return;
+      const std::string_view suffix = target.substr(short_max_);
+      size_t n = 0;  // entries <= suffix
+      while (n < entries_.size() && entries_[n].first <= suffix) ++n;
+      if (!SettleBackward(static_cast<int64_t>(n) - 1)) {
+        base_->Prev();
+        LoadBackward();
+      }
+      return;
+    }
+    LoadBackward();
+  }
+
+  void SeekToFirst() override {
+    base_->SeekToFirst();
+    LoadForward();
+  }
+  void SeekToLast() override {
+    base_->SeekToLast();
+    LoadBackward();
+  }
+
+  void Next() override {
+    if (in_bucket_ && SettleForward(index_ + 1)) return;
+    base_->Next();
+    LoadForward();
+  }
+
+  void Prev() override {
+    if (in_bucket_ && SettleBackward(static_cast<int64_t>(index_) - 1)) return;
+    base_->Prev();
+    LoadBackward();
+  }
+
+  std::string_view key() const override {
+    return in_bucket_ ? std::string_view(key_) : base_->key();
+  }
+  std::string_view value() const override {
+    return in_bucket_ ? entries_[index_].second : base_->value();
+  }
+
+ private:
+  std::string BucketKeyOf(std::string_view key) const {
+    std::string out(key.substr(0, short_max_));
+    out.push_back('\0');
+    return out;
+  }
+  bool IsBucketRecord(std::string_view base_key) const {
+    return base_key.size() == short_max_ + 1;
+  }
+
+  // Decodes the bucket the base iterator is on.
+  bool Decode() {
+    bucket_data_.assign(base_->value());
+    prefix_.assign(base_->key().substr(0, short_max_));
+    Status s = DecodeBucket(bucket_data_, &entries_);
+    if (!s.ok()) {
+      status_ = s;
+      valid_ = false;
+      return false;
+    }
+    return true;
+  }
+
+  // The base iterator is on a record (or invalid); positions on its first entry within bounds,
+  // moving the base forward past buckets with none.
+  void LoadForward() {
+    while (base_->Valid()) {
+      if (!IsBucketRecord(base_->key())) {
+        in_bucket_ = false;
+        valid_ = true;
+        return;
+      }
+      if (!Decode() || SettleForward(0)) return;
+      base_->Next();
+    }
+    in_bucket_ = false;
+    valid_ = false;
+  }
+
+  void LoadBackward() {
+    while (base_->Valid()) {
+      if (!IsBucketRecord(base_->key())) {
+        in_bucket_ = false;
+        valid_ = true;
+        return;
+      }
+      if (!Decode() || SettleBackward(static_cast<int64_t>(entries_.size()) - 1)) return;
+      base_->Prev();
+    }
+    in_bucket_ = false;
+    valid_ = false;
+  }
+
+  // In the decoded bucket, positions on the first entry at or after i within bounds and returns
+  // true; also returns true (invalid) when an entry is past the upper bound, which ends the
+  // iteration. Returns false when the bucket has nothing more: the caller moves the base on.
+  bool SettleForward(size_t i) {
+    for (; i < entries_.size(); ++i) {
+      key_ = prefix_;
+      key_.append(entries_[i].first);
+      if (upper_ && key_ >= *upper_) return End();
+      if (!lower_ || key_ >= *lower_) return PositionAt(i);
+    }
+    in_bucket_ = false;
+    return false;
+  }
+
+  // The mirror image: the last entry at or before i within bounds.
+  bool SettleBackward(int64_t i) {
+    for (; i >= 0; --i) {
+      key_ = prefix_;
+      key_.append(entries_[static_cast<size_t>(i)].first);
+      if (lower_ && key_ < *lower_) return End();
+      if (!upper_ || key_ < *upper_) return PositionAt(static_cast<size_t>(i));
+    }
+    in_bucket_ = false;
+    return false;
+  }
+
+  bool PositionAt(size_t i) {
+    in_bucket_ = true;
+    valid_ = true;
+    index_ = i;
+    return true;
+  }
+  bool End() {
+    in_bucket_ = false;
+    valid_ = false;
+    return true;
+  }
+
+  const size_t short_max_;
+  const std::optional<std::string> lower_, upper_;
+  std::unique_ptr<Iterator> base_;
+  Status status_;
+  bool valid_ = false;
+  bool in_bucket_ = false;
+  std::string bucket_data_;
+  std::string prefix_;
+  std::vector<std::pair<std::string_view, std::string_view>> entries_;
+  size_t index_ = 0;
+  std::string key_;
+};
+
+}  // namespace
+
+LongKeyStore::LongKeyStore(std::unique_ptr<KvStore> base)
+    : base_(std::move(base)), short_max_(base_->capabilities().max_key_bytes - 1) {}
+
+Capabilities LongKeyStore::capabilities() const {
+  Capabilities c = base_->capabilities();
+  c.max_key_bytes = Capabilities().max_key_bytes;
+  // A long DeleteRange bound visits its keys; short bounds use the base's DeleteRange as is.
+  return c;
+}
+
+std::string LongKeyStore::BucketKey(std::string_view key) const {
+  std::string out(key.substr(0, short_max_));
+  out.push_back('\0');
+  return out;
+}
+
+Status LongKeyStore::Get(std::string_view key, std::string* value) {
+  if (!IsLong(key)) return base_->Get(key, value);
+  std::string data;
+  KVLAB_RETURN_IF_ERROR(base_->Get(BucketKey(key), &data));
+  std::vector<std::pair<std::string_view, std::string_view>> entries;
+  KVLAB_RETURN_IF_ERROR(DecodeBucket(data, &entries));
+  const std::string_view suffix = key.substr(short_max_);
+  auto it = std::lower_bound(entries.begin(), entries.end(), suffix,
+                             [](const auto& e, std::string_view s) { return e.first < s; });
+  if (it == entries.end() || it->first != suffix) return Status::NotFound();
+  value->assign(it->second);
+  return Status::OK();
+}
+
+Status LongKeyStore::MultiGet(const std::vector<std::string_view>& keys,
+                              std::vector<std::optional<std::string>>* values) {
+  bool any_long = false;
+  for (std::string_view k : keys) any_long = any_long || IsLong(k);
+  if (!any_long) return base_->MultiGet(keys, values);
+  values->assign(keys.size(), std::nullopt);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    std::string v;
+    Status s = Get(keys[i], &v);
+    if (s.ok()) {
+      (*values)[i] = std::move(v);
+    } else if (!s.IsNotFound()) {
+      return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status LongKeyStore::Put(std::string_view key, std::string_view value) {
+  if (!IsLong(key)) return base_->Put(key, value);
+  WriteBatch batch;
+  batch.Put(key, value);
+  return Write(batch);
+}
+
+Status LongKeyStore::Delete(std::string_view key) {
+  if (!IsLong(key)) return base_->Delete(key);
+  WriteBatch batch;
+  batch.Delete(key);
+  return Write(batch);
+}
+
+Status LongKeyStore::Write(const WriteBatch& batch) {
+  bool any_long = false;
+  for (const auto& r : batch.records()) any_long = any_long || IsLong(r.key);
+  if (!any_long) return base_->Write(batch);
+  KVLAB_RETURN_IF_ERROR(ValidateBatch(name(), batch, capabilities().max_key_bytes));
+
+  std::lock_guard<std::mutex> lock(bucket_mu_);
+  std::map<std::string, Bucket> buckets;  // bucket key -> its entries after the batch
+  WriteBatch out;
+  for (const auto& r : batch.records()) {
+    if (!IsLong(r.key)) {
+      if (r.op == WriteBatch::Op::kPut) {
+        out.Put(r.key, r.value);
+      } else {
+        out.Delete(r.key);
+      }
+      continue;
+    }
+    std::string bucket_key = BucketKey(r.key);
+    auto it = buckets.find(bucket_key);
+    if (it == buckets.end()) {
+      it = buckets.emplace(bucket_key, Bucket()).first;
+      KVLAB_RETURN_IF_ERROR(LoadBucket(base_.get(), bucket_key, &it->second));
+    }
+    std::string suffix(r.key.substr(short_max_));
+    if (r.op == WriteBatch::Op::kPut) {
+      it->second[std::move(suffix)] = r.value;
+    } else {
+      it->second.erase(suffix);
+    }
+  }
+  for (const auto& [bucket_key, bucket] : buckets) {
+    if (bucket.empty()) {
+      out.Delete(bucket_key);
+    } else {
+      out.Put(bucket_key, EncodeBucket(bucket));
+    }
+  }
+  return base_->Write(out);
+}
+
+Status LongKeyStore::DeleteRange(std::string_view begin, std::string_view end) {
+  std::lock_guard<std::mutex> lock(bucket_mu_);
+  // With short bounds every bucket lies wholly inside or outside [begin, end) (see the header).
+  if (!IsLong(begin) && !IsLong(end)) return base_->DeleteRange(begin, end);
+  if (begin >= end) return Status::OK();
+  // A long bound cuts through a bucket: delete the range's keys one by one, in one batch.
+  IteratorOptions options;
+  options.lower_bound = std::string(begin);
+  options.upper_bound = std::string(end);
+  LongKeyIterator it(base_.get(), short_max_, options);
+  std::map<std::string, Bucket> buckets;
+  WriteBatch out;
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    const std::string_view key = it.key();
+    if (!IsLong(key)) {
+      out.Delete(key);
+      continue;
+    }
+    std::string bucket_key = BucketKey(key);
+    auto b = buckets.find(bucket_key);
+    if (b == buckets.end()) {
+      b = buckets.emplace(bucket_key, Bucket()).first;
+      KVLAB_RETURN_IF_ERROR(LoadBucket(base_.get(), bucket_key, &b->second));
+    }
+    b->second.erase(std::string(key.substr(short_max_)));
+  }
+  KVLAB_RETURN_IF_ERROR(it.status());
+  for (const auto& [bucket_key, bucket] : buckets) {
+    if (bucket.empty()) {
+      out.Delete(bucket_key);
+    } else {
+      out.Put(bucket_key, EncodeBucket(bucket));
+    }
+  }
+  return out.empty() ? Status::OK() : base_->Write(out);
+}
+
+std::unique_ptr<Iterator> LongKeyStore::NewIterator(const IteratorOptions& options) {
+  return std::make_unique<LongKeyIterator>(base_.get(), short_max_, options);
+}
+
+}  // namespace kvlab
