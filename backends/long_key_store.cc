@@ -53,6 +53,17 @@ Status DecodeBucket(std::string_view data,
   return Status::OK();
 }
 
+// Adds each bucket's new record to `out`, or its deletion when the bucket became empty.
+void AddBucketWrites(const std::map<std::string, Bucket>& buckets, WriteBatch* out) {
+  for (const auto& [bucket_key, bucket] : buckets) {
+    if (bucket.empty()) {
+      out->Delete(bucket_key);
+    } else {
+      out->Put(bucket_key, EncodeBucket(bucket));
+    }
+  }
+}
+
 Status LoadBucket(KvStore* base, const std::string& bucket_key, Bucket* bucket) {
   bucket->clear();
   std::string data;
@@ -167,9 +178,7 @@ class LongKeyIterator final : public Iterator {
     out.push_back('\0');
     return out;
   }
-  bool IsBucketRecord(std::string_view base_key) const {
-    return base_key.size() == short_max_ + 1;
-  }
+  bool IsBucketRecord(std::string_view base_key) const { return base_key.size() == short_max_ + 1; }
 
   // Decodes the bucket the base iterator is on.
   bool Decode() {
@@ -360,13 +369,7 @@ Status LongKeyStore::Write(const WriteBatch& batch) {
       it->second.erase(suffix);
     }
   }
-  for (const auto& [bucket_key, bucket] : buckets) {
-    if (bucket.empty()) {
-      out.Delete(bucket_key);
-    } else {
-      out.Put(bucket_key, EncodeBucket(bucket));
-    }
-  }
+  AddBucketWrites(buckets, &out);
   return base_->Write(out);
 }
 
@@ -397,13 +400,7 @@ Status LongKeyStore::DeleteRange(std::string_view begin, std::string_view end) {
     b->second.erase(std::string(key.substr(short_max_)));
   }
   KVLAB_RETURN_IF_ERROR(it.status());
-  for (const auto& [bucket_key, bucket] : buckets) {
-    if (bucket.empty()) {
-      out.Delete(bucket_key);
-    } else {
-      out.Put(bucket_key, EncodeBucket(bucket));
-    }
-  }
+  AddBucketWrites(buckets, &out);
   return out.empty() ? Status::OK() : base_->Write(out);
 }
 
