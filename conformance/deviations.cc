@@ -111,6 +111,26 @@ std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv, in
     if (std::find(d.versions.begin(), d.versions.end(), version) == d.versions.end()) continue;
     if (Follows(d, argv, redis, kvlab)) return d.id;
   }
+  // The score-text rules describe how Redis prints scores, and one reply (a whole ZSCAN of a
+  // skiplist zset) can show both: Redis's reply read with every applicable one of them.
+  std::string ids;
+  Reply normalized = redis;
+  for (const Deviation& d : entries_) {
+    const int version = d.type == "hash" ? hash_version : zset_version;
+    if (std::find(d.commands.begin(), d.commands.end(), cmd) == d.commands.end()) continue;
+    if (std::find(d.versions.begin(), d.versions.end(), version) == d.versions.end()) continue;
+    if (d.rule == "negative_zero_printed_as_zero") {
+      normalized = ReadNegativeZeroAsZero(normalized);
+    } else if (d.rule == "integral_score_text") {
+      normalized = ReprintLongIntegerScores(normalized);
+    } else {
+      continue;
+    }
+    ids += (ids.empty() ? "" : "+") + d.id;
+  }
+  if (ids.find('+') != std::string::npos && normalized == ReprintLongIntegerScores(kvlab)) {
+    return ids;
+  }
   return "";
 }
 

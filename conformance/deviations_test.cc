@@ -84,6 +84,13 @@ TEST(Deviations, ZscanIntegralScoreRule) {
   EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, 0, 0, redis,
                       pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1"})),
             "");
+  // A skiplist zset's ZSCAN can show both score-text quirks at once.
+  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"a", "1.2345678901234568e+17", "z", "-0", "c", "1"}),
+                      pairs({"a", "123456789012345680", "z", "0", "c", "1"})),
+            "zset-negative-zero-score+zset-zscan-integral-score-text");
+  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"a", "1.2345678901234568e+17", "z", "-0", "c", "1"}),
+                      pairs({"a", "123456789012345680", "z", "0", "c", "2"})),
+            "");
 }
 
 TEST(Deviations, LoadRejectsMalformedCatalogues) {

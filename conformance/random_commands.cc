@@ -15,7 +15,16 @@ const Words kHashKeys = {"h1", "h2"};
 const Words kZsetKeys = {"z1", "z2"};
 const Words kStringKeys = {"s1", "s2"};
 const Words kAllKeys = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "zw", "hw", ""};
-const Words kFields = {"f1", "f2", "f3", "", std::string("f\0", 2), "a-long-field-name-20"};
+// The 521-byte words share their first 520 bytes: past LMDB's 511-byte key limit, their records
+// land in one LongKeyStore bucket (backends/long_key_store.h).
+const Words kFields = {"f1",
+                       "f2",
+                       "f3",
+                       "",
+                       std::string("f\0", 2),
+                       "a-long-field-name-20",
+                       std::string(520, 'F') + "1",
+                       std::string(520, 'F') + "2"};
 const Words kValues = {"v",
                        "1",
                        "-3",
@@ -28,8 +37,17 @@ const Words kValues = {"v",
                        "9223372036854775807",
                        "-9223372036854775808"};
 // "long-member-of-20-b" is long enough for the Redis-tier zset versions' long-member path.
-const Words kMembers = {
-    "a", "b", "c", "d", "aa", "", "m\xff", std::string("b\0", 2), "long-member-of-20-b"};
+const Words kMembers = {"a",
+                        "b",
+                        "c",
+                        "d",
+                        "aa",
+                        "",
+                        "m\xff",
+                        std::string("b\0", 2),
+                        "long-member-of-20-b",
+                        std::string(520, 'M') + "a",
+                        std::string(520, 'M') + "b"};
 const Words kScores = {"0",
                        "1",
                        "2",

@@ -255,10 +255,12 @@ std::string SummaryMarkdown(const MatrixResult& r, const ReportContext& ctx) {
   md += "\n## Deviations seen\n\n";
   if (r.totals.deviation_ids.empty()) md += "None.\n";
   for (const auto& [id, n] : r.totals.deviation_ids) {
-    std::string reason;
+    std::string reason;  // a combined id ("a+b") gets the reasons of its parts
     if (ctx.catalogue != nullptr) {
       for (const Deviation& d : ctx.catalogue->entries()) {
-        if (d.id == id) reason = d.reason;
+        if (d.id == id || ("+" + id + "+").find("+" + d.id + "+") != std::string::npos) {
+          reason += (reason.empty() ? "" : " ") + d.reason;
+        }
       }
     }
     md += "- `" + id + "`: " + std::to_string(n) + " replies. " + reason + "\n";
