@@ -42,7 +42,8 @@ struct Capabilities {
   // Data survives a SIGKILL of the process, up to the last completed Write() (with sync_writes,
   // also a machine crash).
   bool crash_safe = true;
-  // The longest key the backend accepts (LMDB's compile-time limit is 511).
+  // The longest key the backend accepts. (LMDB's own limit is 511 bytes; its backend lifts it
+  // with a LongKeyStore, long_key_store.h.)
   size_t max_key_bytes = 64 * 1024 * 1024;
 };
 
