@@ -64,6 +64,13 @@ void AddBucketWrites(const std::map<std::string, Bucket>& buckets, WriteBatch* o
   }
 }
 
+// The base key of the bucket that holds `key`, whose first short_max bytes are its prefix.
+std::string BucketKeyOf(std::string_view key, size_t short_max) {
+  std::string out(key.substr(0, short_max));
+  out.push_back('\0');
+  return out;
+}
+
 Status LoadBucket(KvStore* base, const std::string& bucket_key, Bucket* bucket) {
   bucket->clear();
   std::string data;
@@ -174,9 +181,7 @@ class LongKeyIterator final : public Iterator {
 
  private:
   std::string BucketKeyOf(std::string_view key) const {
-    std::string out(key.substr(0, short_max_));
-    out.push_back('\0');
-    return out;
+    return kvlab::BucketKeyOf(key, short_max_);
   }
   bool IsBucketRecord(std::string_view base_key) const { return base_key.size() == short_max_ + 1; }
 
@@ -286,16 +291,10 @@ Capabilities LongKeyStore::capabilities() const {
   return c;
 }
 
-std::string LongKeyStore::BucketKey(std::string_view key) const {
-  std::string out(key.substr(0, short_max_));
-  out.push_back('\0');
-  return out;
-}
-
 Status LongKeyStore::Get(std::string_view key, std::string* value) {
   if (!IsLong(key)) return base_->Get(key, value);
   std::string data;
-  KVLAB_RETURN_IF_ERROR(base_->Get(BucketKey(key), &data));
+  KVLAB_RETURN_IF_ERROR(base_->Get(BucketKeyOf(key, short_max_), &data));
   std::vector<std::pair<std::string_view, std::string_view>> entries;
   KVLAB_RETURN_IF_ERROR(DecodeBucket(data, &entries));
   const std::string_view suffix = key.substr(short_max_);
@@ -345,6 +344,10 @@ Status LongKeyStore::Write(const WriteBatch& batch) {
   KVLAB_RETURN_IF_ERROR(ValidateBatch(name(), batch, capabilities().max_key_bytes));
 
   std::lock_guard<std::mutex> lock(bucket_mu_);
+  return WriteLocked(batch);
+}
+
+Status LongKeyStore::WriteLocked(const WriteBatch& batch) {
   std::map<std::string, Bucket> buckets;  // bucket key -> its entries after the batch
   WriteBatch out;
   for (const auto& r : batch.records()) {
@@ -356,7 +359,7 @@ Status LongKeyStore::Write(const WriteBatch& batch) {
       }
       continue;
     }
-    std::string bucket_key = BucketKey(r.key);
+    std::string bucket_key = BucketKeyOf(r.key, short_max_);
     auto it = buckets.find(bucket_key);
     if (it == buckets.end()) {
       it = buckets.emplace(bucket_key, Bucket()).first;
@@ -383,25 +386,10 @@ Status LongKeyStore::DeleteRange(std::string_view begin, std::string_view end) {
   options.lower_bound = std::string(begin);
   options.upper_bound = std::string(end);
   LongKeyIterator it(base_.get(), short_max_, options);
-  std::map<std::string, Bucket> buckets;
-  WriteBatch out;
-  for (it.SeekToFirst(); it.Valid(); it.Next()) {
-    const std::string_view key = it.key();
-    if (!IsLong(key)) {
-      out.Delete(key);
-      continue;
-    }
-    std::string bucket_key = BucketKey(key);
-    auto b = buckets.find(bucket_key);
-    if (b == buckets.end()) {
-      b = buckets.emplace(bucket_key, Bucket()).first;
-      KVLAB_RETURN_IF_ERROR(LoadBucket(base_.get(), bucket_key, &b->second));
-    }
-    b->second.erase(std::string(key.substr(short_max_)));
-  }
+  WriteBatch deletes;
+  for (it.SeekToFirst(); it.Valid(); it.Next()) deletes.Delete(it.key());
   KVLAB_RETURN_IF_ERROR(it.status());
-  AddBucketWrites(buckets, &out);
-  return out.empty() ? Status::OK() : base_->Write(out);
+  return deletes.empty() ? Status::OK() : WriteLocked(deletes);
 }
 
 std::unique_ptr<Iterator> LongKeyStore::NewIterator(const IteratorOptions& options) {

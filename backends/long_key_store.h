@@ -54,7 +54,8 @@ class LongKeyStore final : public KvStore {
 
  private:
   bool IsLong(std::string_view key) const { return key.size() > short_max_; }
-  std::string BucketKey(std::string_view key) const;
+  // Write's work once bucket_mu_ is held. REQUIRES: bucket_mu_ held by the caller.
+  Status WriteLocked(const WriteBatch& batch);
 
   const std::unique_ptr<KvStore> base_;
   const size_t short_max_;

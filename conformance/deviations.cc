@@ -105,20 +105,21 @@ std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv, in
   if (argv.empty()) return "";
   std::string cmd = argv[0];
   for (char& c : cmd) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const Deviation& d : entries_) {
+  // Whether d is catalogued for this command on this command's encode-version.
+  auto applies = [&](const Deviation& d) {
     const int version = d.type == "hash" ? hash_version : zset_version;
-    if (std::find(d.commands.begin(), d.commands.end(), cmd) == d.commands.end()) continue;
-    if (std::find(d.versions.begin(), d.versions.end(), version) == d.versions.end()) continue;
-    if (Follows(d, argv, redis, kvlab)) return d.id;
+    return std::find(d.commands.begin(), d.commands.end(), cmd) != d.commands.end() &&
+           std::find(d.versions.begin(), d.versions.end(), version) != d.versions.end();
+  };
+  for (const Deviation& d : entries_) {
+    if (applies(d) && Follows(d, argv, redis, kvlab)) return d.id;
   }
   // The score-text rules describe how Redis prints scores, and one reply (a whole ZSCAN of a
   // skiplist zset) can show both: Redis's reply read with every applicable one of them.
   std::string ids;
   Reply normalized = redis;
   for (const Deviation& d : entries_) {
-    const int version = d.type == "hash" ? hash_version : zset_version;
-    if (std::find(d.commands.begin(), d.commands.end(), cmd) == d.commands.end()) continue;
-    if (std::find(d.versions.begin(), d.versions.end(), version) == d.versions.end()) continue;
+    if (!applies(d)) continue;
     if (d.rule == "negative_zero_printed_as_zero") {
       normalized = ReadNegativeZeroAsZero(normalized);
     } else if (d.rule == "integral_score_text") {
