@@ -1,7 +1,6 @@
 #include "backends/long_key_store.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>

@@ -49,8 +49,6 @@ class LongKeyStore final : public KvStore {
   PhysicalCounters ReadPhysicalCounters() override { return base_->ReadPhysicalCounters(); }
 
   KvStore* base() const { return base_.get(); }
-  // The longest key stored as itself.
-  size_t short_max() const { return short_max_; }
 
  private:
   bool IsLong(std::string_view key) const { return key.size() > short_max_; }
@@ -58,7 +56,7 @@ class LongKeyStore final : public KvStore {
   Status WriteLocked(const WriteBatch& batch);
 
   const std::unique_ptr<KvStore> base_;
-  const size_t short_max_;
+  const size_t short_max_;  // the longest key stored as itself (the base limit - 1)
   // Held by every write that reads and rewrites a bucket, and by DeleteRange, so that a bucket
   // is never rewritten from a stale read.
   std::mutex bucket_mu_;
