@@ -49,8 +49,8 @@ std::vector<TieGroup> PooledTieGroups(std::span<const double> x, std::span<const
 }
 
 // The permutation distribution of the doubled rank sum of a subset of `k` of the pooled
-// observations: result[s] = the number of subsets (as a double: C(40, 20) ~ 1.4e11 is
-// represented to 1e-16 relative) whose doubled rank sum is s.
+// observations: result[s] = the number of subsets (as a double, exact: C(40, 20) ~ 1.4e11 is far
+// below 2^53) whose doubled rank sum is s.
 std::vector<double> DoubledRankSumCounts(const std::vector<TieGroup>& groups, std::size_t k) {
   std::int64_t max_sum = 0;
   for (const TieGroup& g : groups) max_sum += static_cast<std::int64_t>(g.size) * g.doubled_rank;
