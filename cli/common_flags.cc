@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "encodings/hash_extra_read.h"
+
 namespace kvlab {
 
 void StoreFlags::AddTo(CLI::App* app) {
@@ -58,6 +60,11 @@ void EngineFlags::AddTo(CLI::App* app) {
   app->add_option("--store-redis", store_redis,
                   "The store Redis of zset v3, with maxmemory-policy noeviction (default: a "
                   "private redis-server with AOF in the store directory)");
+  // Test-only, hidden from --help (empty group): one extra KV get per hash field read, so that
+  // the gate's tests can prove it catches one extra read.
+  app->add_flag("--test-extra-hget-read", test_extra_hget_read,
+                "Test only: one extra KV get per HGET")
+      ->group("");
 }
 
 EngineOptions EngineFlags::ToOptions(const OpenedStore& store) const {
@@ -74,6 +81,7 @@ EngineOptions EngineFlags::ToOptions() const {
   options.zset_version = static_cast<uint8_t>(zset_version);
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
+  if (test_extra_hget_read) options.hash_decorator = NewExtraReadHashEncoding;
   return options;
 }
 

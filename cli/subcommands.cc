@@ -1,6 +1,7 @@
 #include "cli/subcommands.h"
 
 #include "conformance/conform_command.h"
+#include "gate/gate_command.h"
 #include "server/serve_command.h"
 #include "workloads/bench_command.h"
 
@@ -11,6 +12,7 @@ std::vector<SubcommandFactory> Subcommands() {
       &AddServeCommand,
       &AddBenchCommand,
       &AddConformCommand,
+      &gate::AddGateCommand,
   };
 }
 

@@ -56,6 +56,9 @@ Engine::Engine(KvStore* store, EngineOptions options)
   hash_encodings_[1] = NewBlindHashEncoding(1);
   hash_encodings_[2] = NewCachedHashEncoding(NewCountedHashEncoding(2), 2, false);
   hash_encodings_[3] = NewCachedHashEncoding(NewBlindHashEncoding(3), 3, true);
+  if (options_.hash_decorator) {
+    for (auto& encoding : hash_encodings_) encoding = options_.hash_decorator(std::move(encoding));
+  }
   zset_encodings_[0] = NewIndexedZsetEncoding();
   for (uint8_t v = 1; v <= 3; ++v) zset_encodings_[v] = NewTieredZsetEncoding(v);
   RegisterConfig();

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ struct EngineOptions {
   // REQUIRES: outlives the engine.
   RedisTier* tier = nullptr;
   RedisTierOptions tier_options;
+  // When set, wraps the encoding of every hash version (a decorator on the decorator chain,
+  // e.g. the test-only NewExtraReadHashEncoding of encodings/hash_extra_read.h).
+  std::function<std::unique_ptr<HashEncoding>(std::unique_ptr<HashEncoding>)> hash_decorator;
 };
 
 // One client's state across commands (a connection, a workload thread).

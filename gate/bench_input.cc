@@ -1,0 +1,225 @@
+// Reading a `kvlab bench` result (docs/results-schema.md) into gate cells.
+#include <fmt/format.h>
+
+#include "gate/dataset.h"
+
+namespace kvlab::gate {
+
+using nlohmann::json;
+
+namespace {
+
+// Physical counters depend on the storage engine's background work (flushes, compactions,
+// page splits): reported by bench, not compared by the gate.
+bool IsPhysicalCounter(const std::string& name) {
+  return name.starts_with("rocksdb.") || name.starts_with("wiredtiger.") ||
+         name.starts_with("lmdb.");
+}
+
+// A type's one-letter tag in profile labels: "hash" -> 'h'.
+std::string Label(const std::map<std::string, std::string>& profile) {
+  std::string out;
+  for (const auto& [type, version] : profile) {
+    if (!out.empty()) out += " ";
+    out += type.substr(0, 1) + version;
+  }
+  return out;
+}
+
+std::string Canonical(const std::map<std::string, std::string>& profile) {
+  std::string out;
+  for (const auto& [type, version] : profile) {
+    if (!out.empty()) out += " ";
+    out += type + "=" + version;
+  }
+  return out;
+}
+
+// The encoding profile of a run or sweep point: schema 2's "profile" map, or schema 1's
+// hash_version / zset_version (null when the workload does not use the type).
+void ReadProfile(const json& j, int schema, std::string* canonical, std::string* label) {
+  std::map<std::string, std::string> profile;
+  if (schema >= 2 && j.contains("profile") && j["profile"].is_object()) {
+    for (const auto& [type, version] : j["profile"].items()) {
+      profile[type] = version.is_string() ? version.get<std::string>() : version.dump();
+    }
+  } else {
+    for (const char* type : {"hash", "zset"}) {
+      const std::string member = std::string(type) + "_version";
+      if (j.contains(member) && j[member].is_number_integer()) {
+        profile[type] = std::to_string(j[member].get<int64_t>());
+      }
+    }
+  }
+  *canonical = Canonical(profile);
+  *label = j.contains("profile_label") && j["profile_label"].is_string()
+               ? j["profile_label"].get<std::string>()
+               : Label(profile);
+}
+
+void AddSample(Cell* cell, const std::string& name, MetricKind kind, analysis::Direction dir,
+               const std::string& unit, double value) {
+  Metric& m = cell->metrics[name];
+  m.kind = kind;
+  m.direction = dir;
+  m.unit = unit;
+  m.samples.push_back(value);
+}
+
+// One command's call statistics of one repetition.
+void AddCommand(const json& st, const LoadOptions& options, Cell* cell) {
+  const uint64_t calls = st.at("calls").get<uint64_t>();
+  cell->calls += calls;
+  if (calls == 0) return;
+  const double n = static_cast<double>(calls);
+  using analysis::Direction;
+  AddSample(cell, "errors", MetricKind::kCounter, Direction::kLowerIsBetter, "per call",
+            static_cast<double>(st.value("errors", uint64_t{0})) / n);
+  if (st.contains("kv") && st["kv"].is_object()) {
+    // Totals divided here rather than the rounded kv_per_call: both files divide the same way.
+    for (const auto& [name, value] : st["kv"].items()) {
+      AddSample(cell, "kv." + name, MetricKind::kCounter, Direction::kLowerIsBetter, "per call",
+                value.get<double>() / n);
+    }
+  }
+  if (st.contains("counters") && st["counters"].is_object()) {
+    for (const auto& [name, value] : st["counters"].items()) {
+      if (IsPhysicalCounter(name)) continue;
+      if (name == "cache_degraded" && value.get<double>() > 0 && cell->degraded.empty()) {
+        cell->degraded = fmt::format("{} commands ran without their Redis tier (cache_degraded)",
+                                     value.get<uint64_t>());
+      }
+      AddSample(cell, name, MetricKind::kCounter, Direction::kLowerIsBetter, "per call",
+                value.get<double>() / n);
+    }
+  }
+  const json& latency = st.at("latency_ns");
+  for (const std::string& p : options.latency_metrics) {
+    if (!latency.contains(p)) continue;
+    AddSample(cell, p + "_ns", MetricKind::kTiming, Direction::kLowerIsBetter, "ns",
+              latency[p].get<double>());
+  }
+  if (options.throughput) {
+    AddSample(cell, "throughput", MetricKind::kTiming, Direction::kHigherIsBetter, "calls/s",
+              st.at("throughput_per_s").get<double>());
+  }
+}
+
+// A counter absent from one repetition's map (the maps list non-zero counters only) is 0 there:
+// pads every counter to one sample per repetition of the cell.
+void PadCounters(Cell* cell, size_t repetitions) {
+  for (auto& [name, m] : cell->metrics) {
+    if (m.kind == MetricKind::kCounter && m.samples.size() < repetitions) {
+      m.samples.insert(m.samples.begin(), repetitions - m.samples.size(), 0.0);
+    }
+  }
+}
+
+void AddPhases(const json& phases, const std::string& workload, const std::string& backend,
+               const std::string& profile, const std::string& label, const std::string& error,
+               const std::string& degraded, const std::string& point, const LoadOptions& options,
+               Dataset* out, std::map<CellKey, size_t>* repetitions) {
+  for (const json& ph : phases) {
+    const std::string phase = ph.at("name").get<std::string>() + point;
+    for (const auto& [command, st] : ph.at("commands").items()) {
+      CellKey key{workload, phase, command, backend, profile};
+      Cell& cell = out->cells[key];
+      cell.key = key;
+      cell.profile_label = label;
+      if (!error.empty() && cell.error.empty()) cell.error = error;
+      if (!degraded.empty() && cell.degraded.empty()) cell.degraded = degraded;
+      const size_t rep = (*repetitions)[key]++;
+      PadCounters(&cell, rep);
+      AddCommand(st, options, &cell);
+    }
+  }
+}
+
+std::string RunDegraded(const json& run) {
+  if (run.contains("degraded")) {
+    const json& d = run["degraded"];
+    if (d.is_boolean() && d.get<bool>()) return "the run is marked degraded";
+    if (d.is_string() && !d.get<std::string>().empty()) return d.get<std::string>();
+    if (d.is_object() && !d.empty()) return "the run is marked degraded: " + d.dump();
+  }
+  return "";
+}
+
+std::string RunError(const json& run) {
+  if (run.contains("error") && run["error"].is_string()) return run["error"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+Status ParseBenchResult(const json& doc, const LoadOptions& options, Dataset* out) {
+  const int schema = doc.at("schema_version").get<int>();
+  if (schema != 1 && schema != 2) {
+    return Status::InvalidArgument(fmt::format(
+        "kvlab bench result of schema_version {}, this kvlab reads versions 1 and 2", schema));
+  }
+  out->description = fmt::format("kvlab bench result (schema {})", schema);
+  const json& ctx = doc.at("context");
+  Environment& env = out->env;
+  if (ctx.contains("host")) {
+    const json& h = ctx["host"];
+    env.machine = fmt::format("{}, {} logical cpus", h.value("cpu_model", "?"),
+                              h.value("logical_cpus", 0));
+    env.hostname = h.value("hostname", "");
+    env.load_average = h.value("load_average_1m", -1.0);
+    env.usable_cpus = h.value("usable_cpus", 0);
+  }
+  if (ctx.contains("build")) {
+    const json& b = ctx["build"];
+    env.build = b.value("build_type", "");
+    if (b.value("assertions", false)) env.build += ", assertions";
+    const std::string sanitizers = b.value("sanitizers", "");
+    if (!sanitizers.empty()) env.build += ", sanitizers " + sanitizers;
+    env.commit = b.value("commit", "");
+    if (b.value("commit_dirty", false)) env.commit += " (dirty)";
+  }
+  env.timing_valid = doc.value("timing_valid", true);
+  env.timing_invalid_reason = ctx.value("timing_invalid_reason", "");
+  if (ctx.contains("command_line") && ctx["command_line"].is_array()) {
+    const json& argv = ctx["command_line"];
+    for (size_t i = 1; i < argv.size(); ++i) out->command_args.push_back(argv[i].get<std::string>());
+  }
+
+  std::map<CellKey, size_t> repetitions;
+  for (const json& w : doc.at("workloads")) {
+    const std::string workload = w.at("name").get<std::string>();
+    for (const json& run : w.at("runs")) {
+      std::string profile, label;
+      ReadProfile(run, schema, &profile, &label);
+      std::string backend = run.at("backend").get<std::string>();
+      if (run.value("target", "in-process") == "resp") backend = "resp";
+      std::string error = RunError(run);
+      if (error.empty() && run.value("partial", false)) error = "the run is partial";
+      AddPhases(run.at("phases"), workload, backend, profile, label, error, RunDegraded(run), "",
+                options, out, &repetitions);
+    }
+  }
+  if (doc.contains("sweeps")) {
+    for (const json& p : doc["sweeps"]) {
+      std::string profile, label;
+      ReadProfile(p, schema, &profile, &label);
+      const std::string kind = p.at("kind").get<std::string>();
+      const std::string workload = "sweep " + kind + " " + p.value("type", "");
+      const std::string point = kind == "rtt" ? fmt::format(" @rtt {} us", p.value("rtt_us", 0))
+                                              : fmt::format(" @n={}", p.value("size", 0));
+      std::string error = RunError(p);
+      if (error.empty() && p.value("partial", false)) error = "the sweep point is partial";
+      AddPhases(p.at("phases"), workload, p.at("backend").get<std::string>(), profile, label,
+                error, RunDegraded(p), point, options, out, &repetitions);
+    }
+  }
+  for (auto& [key, cell] : out->cells) PadCounters(&cell, repetitions[key]);
+  for (auto& [key, cell] : out->cells) {
+    if (!cell.degraded.empty()) {
+      out->untrustworthy.push_back(CellName(cell) + ": " + cell.degraded);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace kvlab::gate

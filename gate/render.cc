@@ -1,0 +1,380 @@
+#include "gate/render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace kvlab::gate {
+
+namespace {
+
+constexpr size_t kListLimit = 50;
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += " ";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Num(double v) { return fmt::format("{:.6g}", v); }
+
+int Order(RowVerdict v) {
+  switch (v) {
+    case RowVerdict::kWorse:
+      return 0;
+    case RowVerdict::kBetter:
+      return 1;
+    case RowVerdict::kInconclusive:
+      return 2;
+    case RowVerdict::kUnchanged:
+      return 3;
+  }
+  return 4;
+}
+
+std::string VerdictCell(RowVerdict v, bool gated = true) {
+  switch (v) {
+    case RowVerdict::kWorse:
+      return gated ? "**worse**" : "worse (not gated)";
+    case RowVerdict::kBetter:
+      return "better";
+    case RowVerdict::kInconclusive:
+      return "inconclusive";
+    case RowVerdict::kUnchanged:
+      return "unchanged";
+  }
+  return "?";
+}
+
+template <typename Row>
+std::map<RowVerdict, size_t> Count(const std::vector<Row>& rows) {
+  std::map<RowVerdict, size_t> n;
+  for (const Row& r : rows) ++n[r.verdict];
+  return n;
+}
+
+std::string Counts(const std::map<RowVerdict, size_t>& n, bool with_inconclusive) {
+  auto get = [&](RowVerdict v) {
+    const auto it = n.find(v);
+    return it == n.end() ? size_t{0} : it->second;
+  };
+  std::string out = fmt::format("{} worse, {} better", get(RowVerdict::kWorse),
+                                get(RowVerdict::kBetter));
+  if (with_inconclusive) out += fmt::format(", {} inconclusive", get(RowVerdict::kInconclusive));
+  out += fmt::format(", {} unchanged", get(RowVerdict::kUnchanged));
+  return out;
+}
+
+std::string Describe(const std::string& path, const std::string& description,
+                     const Environment& env) {
+  std::string out = fmt::format("`{}`: {}", path, description);
+  if (!env.commit.empty()) out += ", commit " + env.commit;
+  if (!env.build.empty()) out += ", " + env.build;
+  if (!env.machine.empty()) out += ", " + env.machine;
+  return out;
+}
+
+std::string CounterValue(double median, bool varies, double lo, double hi) {
+  if (!varies) return Num(median);
+  return fmt::format("{} (repetitions {}..{})", Num(median), Num(lo), Num(hi));
+}
+
+std::string SampleCell(const analysis::Summary& s) {
+  return fmt::format("{} [{}, {}]", Num(s.median), Num(s.min), Num(s.max));
+}
+
+std::string ChangeCell(const TimingRow& row) {
+  const analysis::Comparison& c = row.comparison;
+  if (std::isinf(c.ratio)) return "from 0";
+  std::string out = fmt::format("{:+.1f}%", 100 * (c.ratio - 1));
+  if (c.has_interval && c.interval.confidence > 0) {
+    out += fmt::format(" [{:.3g}×, {:.3g}× at {:.0f}%]", c.interval.low, c.interval.high,
+                       100 * c.interval.confidence);
+  }
+  if (row.verdict == RowVerdict::kUnchanged && std::fabs(c.ratio - 1) > 0.005) {
+    out = "≈ " + out;  // a difference the data do not support
+  }
+  return out;
+}
+
+// The table (header first, only when a row is shown): worse, better, inconclusive, unchanged.
+// Unchanged rows, and inconclusive ones when `hide_inconclusive`, are counted unless `all`.
+template <typename Row, typename Emit>
+void Rows(std::vector<const Row*> rows, bool all, bool hide_inconclusive,
+          const std::string& header, std::string* md, Emit emit) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row* a, const Row* b) { return Order(a->verdict) < Order(b->verdict); });
+  size_t hidden = 0;
+  bool any = false;
+  for (const Row* r : rows) {
+    const bool quiet = r->verdict == RowVerdict::kUnchanged ||
+                       (hide_inconclusive && r->verdict == RowVerdict::kInconclusive);
+    if (!all && quiet) {
+      ++hidden;
+      continue;
+    }
+    if (!any) *md += header;
+    any = true;
+    *md += emit(*r);
+  }
+  if (hidden > 0) {
+    *md += fmt::format("\n{} {} rows not shown (`--all` lists them).\n", hidden,
+                       hide_inconclusive ? "unchanged or inconclusive" : "unchanged");
+  }
+}
+
+void List(const std::string& title, const std::vector<std::string>& items, bool all,
+          std::string* md) {
+  if (items.empty()) return;
+  *md += fmt::format("\n{} ({}):\n", title, items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!all && i == kListLimit) {
+      *md += fmt::format("- ... and {} more (`--all` lists them)\n", items.size() - kListLimit);
+      break;
+    }
+    *md += "- " + Escape(items[i]) + "\n";
+  }
+}
+
+std::string Xml(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        if (c < 0x20 && c != '\n' && c != '\t') {
+          out += fmt::format("&#x{:x};", c == 0 ? 0xfffd : c);  // XML 1.0 has no NUL
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
+  std::string md;
+  const size_t n = r.regressions.size();
+  if (n > 0) {
+    md += fmt::format("## kvlab gate: FAIL ({} regression{})\n\n", n, n == 1 ? "" : "s");
+  } else if (!r.inconclusive.empty()) {
+    md += fmt::format(
+        "## kvlab gate: INCONCLUSIVE ({} gated timing{} cannot be judged with these "
+        "repetitions; run more, or gate counters only with `--timings report` or `off`)\n\n",
+        r.inconclusive.size(), r.inconclusive.size() == 1 ? "" : "s");
+  } else {
+    md += "## kvlab gate: PASS\n\n";
+  }
+  md += "- Baseline: " + Describe(r.baseline_path, r.baseline_description, r.baseline_env) + "\n";
+  md += "- Current: " + Describe(r.current_path, r.current_description, r.current_env) + "\n";
+  if (r.kind != InputKind::kConform) {
+    md += "- Counters: compared exactly; any increase is a regression.\n";
+    if (r.timings_compared) {
+      md += fmt::format(
+          "- Timings: {}: worse or better only when significant (two-sided Mann-Whitney, alpha "
+          "{:g}) and beyond {:g}%; too few repetitions are inconclusive.\n",
+          r.timings_gated ? "gated" : "reported, not gated (--timings report)", r.options.alpha,
+          100 * r.options.threshold);
+    } else {
+      md += "- Timings: " + r.timings_note + "\n";
+    }
+  }
+  if (n > 0) {
+    md += "\n### Regressions\n\n";
+    for (size_t i = 0; i < n; ++i) {
+      if (!options.all && i == kListLimit) {
+        md += fmt::format("- ... and {} more (`--all` lists them)\n", n - kListLimit);
+        break;
+      }
+      md += "- " + Escape(r.regressions[i]) + "\n";
+    }
+  }
+
+  if (!r.counters.empty()) {
+    md += "\n### Counters: " + Counts(Count(r.counters), false) + "\n\n";
+    std::vector<const CounterRow*> rows;
+    for (const CounterRow& c : r.counters) rows.push_back(&c);
+    const std::string header =
+        "| verdict | cell | counter | baseline | current | change |\n|---|---|---|---:|---:|---:|\n";
+    Rows(rows, options.all, false, header, &md, [](const CounterRow& c) {
+      return fmt::format("| {} | {} | {} {} | {} | {} | {:+.6g} |\n", VerdictCell(c.verdict),
+                         Escape(c.cell), c.metric, c.unit,
+                         CounterValue(c.baseline, c.baseline_varies, c.baseline_min, c.baseline_max),
+                         CounterValue(c.current, c.current_varies, c.current_min, c.current_max),
+                         c.current - c.baseline);
+    });
+  }
+  if (r.improved && !options.update_command.empty()) {
+    md += "\nImprovements: when they are intended, refresh the baseline with `" +
+          options.update_command + "`.\n";
+  }
+
+  if (!r.timings.empty()) {
+    md += fmt::format("\n### Timings ({}): {}\n\n", r.timings_gated ? "gated" : "not gated",
+                      Counts(Count(r.timings), true));
+    const std::string header =
+        "| verdict | cell | metric | baseline median [min, max] | current median [min, max] | "
+        "change [interval of the ratio] | p | n |\n|---|---|---|---:|---:|---:|---:|---:|\n";
+    std::vector<const TimingRow*> rows;
+    for (const TimingRow& t : r.timings) rows.push_back(&t);
+    const bool gated = r.timings_gated;
+    // Ungated inconclusive rows (e.g. single repetitions in CI) would only be noise.
+    Rows(rows, options.all, !gated, header, &md, [gated](const TimingRow& t) {
+      const analysis::Comparison& c = t.comparison;
+      return fmt::format("| {} | {} | {} {} | {} | {} | {} | {:.2g} | {} vs {} |\n",
+                         VerdictCell(t.verdict, gated), Escape(t.cell), t.metric, t.unit,
+                         SampleCell(c.baseline), SampleCell(c.current), ChangeCell(t),
+                         c.test.p_value, c.baseline.n, c.current.n);
+    });
+    const auto inconclusive = Count(r.timings)[RowVerdict::kInconclusive];
+    if (inconclusive > 0) {
+      for (const TimingRow& t : r.timings) {
+        if (t.verdict != RowVerdict::kInconclusive) continue;
+        md += "\nInconclusive: " + t.comparison.reason + ".\n";
+        break;
+      }
+    }
+  }
+
+  if (!r.conformance.empty() || r.kind == InputKind::kConform) {
+    md += "\n### Conformance: " + Counts(Count(r.conformance), false) + "\n\n";
+    if (r.kind == InputKind::kConform) {
+      md += fmt::format(
+          "{} matrix cells (subject, version, command) in both results; failing replies: {} in "
+          "the baseline, {} now.\n\n",
+          r.conform_cells_compared, r.baseline_failures_total, r.current_failures_total);
+    }
+    if (!r.conformance.empty()) {
+      std::vector<const ConformRow*> rows;
+      for (const ConformRow& c : r.conformance) rows.push_back(&c);
+      Rows(rows, true, false, "| verdict | case | detail |\n|---|---|---|\n", &md,
+           [](const ConformRow& c) {
+        return fmt::format("| {} | {} | {} |\n", VerdictCell(c.verdict), Escape(c.what),
+                           Escape(c.detail));
+      });
+    } else {
+      md += "No failing case in either result.\n";
+    }
+  }
+
+  if (!r.cell_errors.empty()) {
+    md += "\n### Cells that failed\n\n";
+    for (const CellErrorRow& e : r.cell_errors) {
+      md += fmt::format("- {}{}: {}\n", Escape(e.cell),
+                        e.regression ? " (**new**)" : " (failed in the baseline too)",
+                        Escape(e.error));
+    }
+  }
+  if (!r.only_in_baseline.empty() || !r.only_in_current.empty()) {
+    md += "\n### Unmatched cells\n";
+    List(r.options.allow_missing ? "Only in the baseline (allowed by --allow-missing)"
+                                 : "Only in the baseline (missing now: a regression)",
+         r.only_in_baseline, options.all, &md);
+    List("Only in the current result (new, not compared)", r.only_in_current, options.all, &md);
+  }
+  if (!r.notes.empty()) {
+    md += "\n### Notes\n\n";
+    for (const std::string& note : r.notes) md += "- " + Escape(note) + "\n";
+  }
+  return md;
+}
+
+std::string RenderJUnit(const GateReport& r) {
+  struct Case {
+    std::string classname, name, failure, skipped, out;
+  };
+  std::map<std::string, std::vector<Case>> suites;
+  for (const CounterRow& c : r.counters) {
+    Case k{c.cell, c.metric, "", "", ""};
+    const std::string numbers =
+        fmt::format("{} {}: baseline {}, current {}", c.metric, c.unit, Num(c.baseline), Num(c.current));
+    if (c.verdict == RowVerdict::kWorse) k.failure = numbers;
+    k.out = numbers;
+    suites["counters"].push_back(std::move(k));
+  }
+  for (const TimingRow& t : r.timings) {
+    Case k{t.cell, t.metric, "", "", ""};
+    const std::string numbers = fmt::format(
+        "{}: baseline median {}, current median {} ({:+.1f}%), p = {:.2g}: {}", t.metric,
+        Num(t.comparison.baseline.median), Num(t.comparison.current.median),
+        100 * (t.comparison.ratio - 1), t.comparison.test.p_value, t.comparison.reason);
+    if (t.verdict == RowVerdict::kWorse && r.timings_gated) k.failure = numbers;
+    if (t.verdict == RowVerdict::kInconclusive) k.skipped = t.comparison.reason;
+    k.out = numbers;
+    suites["timings"].push_back(std::move(k));
+  }
+  for (const ConformRow& c : r.conformance) {
+    Case k{"conformance", c.what, "", "", c.detail};
+    if (c.verdict == RowVerdict::kWorse) k.failure = c.detail;
+    suites["conformance"].push_back(std::move(k));
+  }
+  for (const CellErrorRow& e : r.cell_errors) {
+    Case k{e.cell, "runs", "", "", e.error};
+    if (e.regression) k.failure = e.error;
+    suites["cells"].push_back(std::move(k));
+  }
+  for (const std::string& m : r.only_in_baseline) {
+    Case k{m, "present", "", "", "in the baseline, missing from the current result"};
+    if (!r.options.allow_missing) k.failure = k.out;
+    suites["cells"].push_back(std::move(k));
+  }
+  size_t tests = 0, failures = 0, skipped = 0;
+  for (const auto& [name, cases] : suites) {
+    for (const Case& c : cases) {
+      ++tests;
+      if (!c.failure.empty()) ++failures;
+      if (!c.skipped.empty()) ++skipped;
+    }
+  }
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += fmt::format("<testsuites name=\"kvlab gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+                     tests, failures, skipped);
+  for (const auto& [suite, cases] : suites) {
+    size_t f = 0, s = 0;
+    for (const Case& c : cases) {
+      f += !c.failure.empty();
+      s += !c.skipped.empty();
+    }
+    xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+                       suite, cases.size(), f, s);
+    for (const Case& c : cases) {
+      xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", Xml(c.classname),
+                         Xml(c.name));
+      if (!c.failure.empty()) {
+        xml += fmt::format("<failure message=\"{}\"/>", Xml(c.failure));
+      } else if (!c.skipped.empty()) {
+        xml += fmt::format("<skipped message=\"{}\"/>", Xml(c.skipped));
+      }
+      if (!c.out.empty()) xml += "<system-out>" + Xml(c.out) + "</system-out>";
+      xml += "</testcase>\n";
+    }
+    xml += "  </testsuite>\n";
+  }
+  xml += "</testsuites>\n";
+  return xml;
+}
+
+}  // namespace kvlab::gate
