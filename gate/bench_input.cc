@@ -163,8 +163,8 @@ Status ParseBenchResult(const json& doc, const LoadOptions& options, Dataset* ou
   Environment& env = out->env;
   if (ctx.contains("host")) {
     const json& h = ctx["host"];
-    env.machine = fmt::format("{}, {} logical cpus", h.value("cpu_model", "?"),
-                              h.value("logical_cpus", 0));
+    env.machine =
+        fmt::format("{}, {} logical cpus", h.value("cpu_model", "?"), h.value("logical_cpus", 0));
     env.hostname = h.value("hostname", "");
     env.load_average = h.value("load_average_1m", -1.0);
     env.usable_cpus = h.value("usable_cpus", 0);
@@ -182,7 +182,8 @@ Status ParseBenchResult(const json& doc, const LoadOptions& options, Dataset* ou
   env.timing_invalid_reason = ctx.value("timing_invalid_reason", "");
   if (ctx.contains("command_line") && ctx["command_line"].is_array()) {
     const json& argv = ctx["command_line"];
-    for (size_t i = 1; i < argv.size(); ++i) out->command_args.push_back(argv[i].get<std::string>());
+    for (size_t i = 1; i < argv.size(); ++i)
+      out->command_args.push_back(argv[i].get<std::string>());
   }
 
   std::map<CellKey, size_t> repetitions;
@@ -209,8 +210,8 @@ Status ParseBenchResult(const json& doc, const LoadOptions& options, Dataset* ou
                                               : fmt::format(" @n={}", p.value("size", 0));
       std::string error = RunError(p);
       if (error.empty() && p.value("partial", false)) error = "the sweep point is partial";
-      AddPhases(p.at("phases"), workload, p.at("backend").get<std::string>(), profile, label,
-                error, RunDegraded(p), point, options, out, &repetitions);
+      AddPhases(p.at("phases"), workload, p.at("backend").get<std::string>(), profile, label, error,
+                RunDegraded(p), point, options, out, &repetitions);
     }
   }
   for (auto& [key, cell] : out->cells) PadCounters(&cell, repetitions[key]);

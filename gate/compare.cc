@@ -26,10 +26,9 @@ std::string RowVerdictName(RowVerdict v) {
 
 namespace {
 
-// Per-call counters are ratios of integers written as JSON doubles; equal counts give equal
-// doubles, but allow for the last bit of a division done by another writer.
-bool SameCount(double a, double b) {
-  return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
+// Equal within the metric's tolerance (Metric::tolerance says why there is one).
+bool SameCount(double a, double b, double tolerance) {
+  return std::fabs(a - b) <= tolerance * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
 
 double Median(std::vector<double> v) {
@@ -49,8 +48,8 @@ std::string TimingMismatch(const Environment& b, const Environment& c) {
         fmt::format("different machines: baseline ran on {}, current on {}", b.machine, c.machine));
   }
   if (!b.build.empty() && !c.build.empty() && b.build != c.build) {
-    reasons.push_back(fmt::format("different build types: baseline {}, current {}", b.build,
-                                  c.build));
+    reasons.push_back(
+        fmt::format("different build types: baseline {}, current {}", b.build, c.build));
   }
   if (!b.timing_valid) {
     reasons.push_back("the baseline's timings are invalid (" + b.timing_invalid_reason + ")");
@@ -79,16 +78,16 @@ void CompareCounter(const std::string& cell, const std::string& name, const Metr
   row.baseline_max = *bmax;
   row.current_min = *cmin;
   row.current_max = *cmax;
-  row.baseline_varies = !SameCount(*bmin, *bmax);
-  row.current_varies = !SameCount(*cmin, *cmax);
-  if (SameCount(row.baseline, row.current)) {
+  const double tolerance = (b ? b : c)->tolerance;
+  row.baseline_varies = !SameCount(*bmin, *bmax, tolerance);
+  row.current_varies = !SameCount(*cmin, *cmax, tolerance);
+  if (SameCount(row.baseline, row.current, tolerance)) {
     row.verdict = RowVerdict::kUnchanged;
   } else if (row.current > row.baseline) {
     row.verdict = RowVerdict::kWorse;
     report->regressions.push_back(fmt::format("{}: {} {} -> {} {} ({:+.6g})", cell, name,
-                                              FormatNumber(row.baseline),
-                                              FormatNumber(row.current), row.unit,
-                                              row.current - row.baseline));
+                                              FormatNumber(row.baseline), FormatNumber(row.current),
+                                              row.unit, row.current - row.baseline));
   } else {
     row.verdict = RowVerdict::kBetter;
     report->improved = true;
@@ -115,10 +114,10 @@ void CompareTiming(const std::string& cell, const std::string& name, const Metri
     case analysis::Verdict::kWorse:
       row.verdict = RowVerdict::kWorse;
       if (report->timings_gated) {
-        report->regressions.push_back(fmt::format(
-            "{}: {} median {} -> {} {}: {}", cell, name,
-            FormatNumber(row.comparison.baseline.median),
-            FormatNumber(row.comparison.current.median), row.unit, row.comparison.reason));
+        report->regressions.push_back(fmt::format("{}: {} median {} -> {} {}: {}", cell, name,
+                                                  FormatNumber(row.comparison.baseline.median),
+                                                  FormatNumber(row.comparison.current.median),
+                                                  row.unit, row.comparison.reason));
       }
       break;
     case analysis::Verdict::kBetter:
@@ -184,8 +183,8 @@ void CompareConformance(const Dataset& baseline, const Dataset& current, GateRep
   for (const ConformFailure& f : current.conform_failures) {
     now.insert(f.Id());
     if (before.count(f.Id())) {
-      report->conformance.push_back({f.Name(), "still failing (as in the baseline)",
-                                     RowVerdict::kUnchanged});
+      report->conformance.push_back(
+          {f.Name(), "still failing (as in the baseline)", RowVerdict::kUnchanged});
       continue;
     }
     std::string detail = fmt::format("Redis replied {}, kvlab {}", f.redis, f.kvlab);
@@ -195,15 +194,16 @@ void CompareConformance(const Dataset& baseline, const Dataset& current, GateRep
   }
   for (const ConformFailure& f : baseline.conform_failures) {
     if (now.count(f.Id())) continue;
-    report->conformance.push_back({f.Name(), "passes now (failed in the baseline)",
-                                   RowVerdict::kBetter});
+    report->conformance.push_back(
+        {f.Name(), "passes now (failed in the baseline)", RowVerdict::kBetter});
     report->improved = true;
   }
   // The matrix tallies: coverage, and failures beyond the recorded list (conform keeps the
   // first 500 failures).
   using Key = std::tuple<std::string, std::string, std::string>;
   std::map<Key, const ConformTally*> base;
-  for (const ConformTally& t : baseline.conform_tallies) base[{t.subject, t.version, t.command}] = &t;
+  for (const ConformTally& t : baseline.conform_tallies)
+    base[{t.subject, t.version, t.command}] = &t;
   std::set<Key> seen;
   const bool truncated = current.conform_failures_total > current.conform_failures.size();
   for (const ConformTally& t : current.conform_tallies) {
@@ -218,14 +218,15 @@ void CompareConformance(const Dataset& baseline, const Dataset& current, GateRep
     const ConformTally& b = *it->second;
     ++report->conform_cells_compared;
     if (truncated && t.fail > b.fail) {
-      const std::string detail = fmt::format("{} failing replies, {} in the baseline", t.fail, b.fail);
+      const std::string detail =
+          fmt::format("{} failing replies, {} in the baseline", t.fail, b.fail);
       report->conformance.push_back({name, detail, RowVerdict::kWorse});
       report->regressions.push_back("conformance: " + name + ": " + detail);
     }
     if (t.deviation != b.deviation) {
       report->notes.push_back(fmt::format(
-          "conformance {}: {} catalogued deviations, {} in the baseline (allowed, not gated)",
-          name, t.deviation, b.deviation));
+          "conformance {}: {} catalogued deviations, {} in the baseline (allowed, not gated)", name,
+          t.deviation, b.deviation));
     }
   }
   for (const auto& [key, t] : base) {
@@ -243,9 +244,10 @@ void CompareConformance(const Dataset& baseline, const Dataset& current, GateRep
 std::string LoadNote(const char* which, const Environment& env) {
   if (env.load_average < 0 || env.usable_cpus <= 0) return "";
   if (env.load_average <= env.usable_cpus) return "";
-  return fmt::format("the {} run started on a loaded machine (load average {:.1f} on {} usable "
-                     "cpus): its timings are noisier",
-                     which, env.load_average, env.usable_cpus);
+  return fmt::format(
+      "the {} run started on a loaded machine (load average {:.1f} on {} usable "
+      "cpus): its timings are noisier",
+      which, env.load_average, env.usable_cpus);
 }
 
 }  // namespace
@@ -258,13 +260,14 @@ Status Compare(const Dataset& baseline, const Dataset& current, const GateOption
         "cannot compare a {} ({}) with a {} ({}): give two results of the same kind",
         InputKindName(baseline.kind), baseline.path, InputKindName(current.kind), current.path));
   }
-  for (const auto& [which, d] : {std::pair{"baseline", &baseline}, std::pair{"current", &current}}) {
+  for (const auto& [which, d] :
+       {std::pair{"baseline", &baseline}, std::pair{"current", &current}}) {
     if (!d->untrustworthy.empty()) {
       std::string why;
       for (const std::string& u : d->untrustworthy) why += "\n  - " + u;
       return Status::InvalidArgument(
-          fmt::format("the {} result {} cannot be trusted, so the gate cannot pass on it:{}",
-                      which, d->path, why));
+          fmt::format("the {} result {} cannot be trusted, so the gate cannot pass on it:{}", which,
+                      d->path, why));
     }
   }
   if (!(options.threshold >= 0)) {
@@ -308,7 +311,8 @@ Status Compare(const Dataset& baseline, const Dataset& current, const GateOption
       break;
     case TimingMode::kAuto:
       report->timings_compared = report->timings_gated = mismatch.empty();
-      if (!mismatch.empty()) report->timings_note = "timings not compared: " + mismatch + ". Counters only.";
+      if (!mismatch.empty())
+        report->timings_note = "timings not compared: " + mismatch + ". Counters only.";
       break;
   }
   for (const char* which : {"baseline", "current"}) {

@@ -47,11 +47,15 @@ std::string ConformFailure::Name() const {
 const std::set<std::string>& DefaultExactCounterNames() {
   // backends/counting_store.h (OpCounts) and redis/tier.h (TierCounts): the counters kvlab's
   // benchmarks report per call. They are deterministic for a fixed workload and seed.
-  static const std::set<std::string> names = {
-      "gets",         "multiget_calls", "multiget_keys", "puts",          "deletes",
-      "range_deletes", "batches",       "batch_records", "seeks",         "nexts",
-      "prevs",        "bytes_read",     "bytes_written", "tier_round_trips", "tier_commands",
-      "cache_hits",   "cache_misses",   "cache_degraded"};
+  static const std::set<std::string> names = {"gets",          "multiget_calls",
+                                              "multiget_keys", "puts",
+                                              "deletes",       "range_deletes",
+                                              "batches",       "batch_records",
+                                              "seeks",         "nexts",
+                                              "prevs",         "bytes_read",
+                                              "bytes_written", "tier_round_trips",
+                                              "tier_commands", "cache_hits",
+                                              "cache_misses",  "cache_degraded"};
   return names;
 }
 
@@ -83,14 +87,14 @@ void CheckCompletion(const json& doc, Dataset* out) {
 
 }  // namespace
 
-
 Status ParseDataset(const json& doc, const std::string& path, const LoadOptions& options,
                     Dataset* out) {
   *out = Dataset();
   out->path = path;
   if (!doc.is_object()) {
-    return Status::InvalidArgument(path + ": not a kvlab bench, kvlab conform or Google Benchmark "
-                                          "result (the document is not a JSON object)");
+    return Status::InvalidArgument(path +
+                                   ": not a kvlab bench, kvlab conform or Google Benchmark "
+                                   "result (the document is not a JSON object)");
   }
   Status s;
   try {
@@ -112,8 +116,9 @@ Status ParseDataset(const json& doc, const std::string& path, const LoadOptions&
       s = ParseGoogleBenchmark(doc, options, out);
     } else {
       return Status::InvalidArgument(
-          path + ": not a kvlab bench, kvlab conform or Google Benchmark result (no \"schema\", "
-                 "\"tool\" or \"benchmarks\" member)");
+          path +
+          ": not a kvlab bench, kvlab conform or Google Benchmark result (no \"schema\", "
+          "\"tool\" or \"benchmarks\" member)");
     }
   } catch (const json::exception& e) {
     return Status::InvalidArgument(
@@ -124,6 +129,47 @@ Status ParseDataset(const json& doc, const std::string& path, const LoadOptions&
   return Status::OK();
 }
 
+namespace {
+
+// Google Benchmark writes non-finite values as bare NaN / inf / -nan tokens (its "cv" aggregate
+// of a constant counter is 0/0), which JSON does not have: they become null, outside strings.
+std::string NullNonFinite(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (const char* token : {"-Infinity", "Infinity", "-nan", "-inf", "NaN", "nan", "inf"}) {
+      const size_t n = std::char_traits<char>::length(token);
+      if (text.compare(i, n, token) == 0) {
+        out += "null";
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 Status LoadDataset(const std::string& path, const LoadOptions& options, Dataset* out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::InvalidArgument(path + ": cannot read the file (missing or unreadable)");
@@ -131,7 +177,7 @@ Status LoadDataset(const std::string& path, const LoadOptions& options, Dataset*
   text << in.rdbuf();
   json doc;
   try {
-    doc = json::parse(text.str());
+    doc = json::parse(NullNonFinite(text.str()));
   } catch (const json::parse_error& e) {
     return Status::InvalidArgument(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
@@ -197,13 +243,27 @@ double ToNanoseconds(double value, const std::string& unit) {
 }
 
 bool IsStandardMember(const std::string& name) {
-  static const std::set<std::string> standard = {
-      "name",        "family_index",   "per_family_instance_index", "run_name",
-      "run_type",    "repetitions",    "repetition_index",          "threads",
-      "iterations",  "real_time",      "cpu_time",                  "time_unit",
-      "label",       "error_occurred", "error_message",             "aggregate_name",
-      "aggregate_unit", "big_o",       "rms",                       "skipped",
-      "skip_message"};
+  static const std::set<std::string> standard = {"name",
+                                                 "family_index",
+                                                 "per_family_instance_index",
+                                                 "run_name",
+                                                 "run_type",
+                                                 "repetitions",
+                                                 "repetition_index",
+                                                 "threads",
+                                                 "iterations",
+                                                 "real_time",
+                                                 "cpu_time",
+                                                 "time_unit",
+                                                 "label",
+                                                 "error_occurred",
+                                                 "error_message",
+                                                 "aggregate_name",
+                                                 "aggregate_unit",
+                                                 "big_o",
+                                                 "rms",
+                                                 "skipped",
+                                                 "skip_message"};
   return standard.count(name) > 0;
 }
 
@@ -226,8 +286,8 @@ Status ParseGoogleBenchmark(const json& doc, const LoadOptions& options, Dataset
                             c.value("size", 0));
     }
   }
-  env.machine = fmt::format("{} cpus at {} MHz,{}", ctx.value("num_cpus", 0),
-                            ctx.value("mhz_per_cpu", 0), caches.empty() ? " caches ?" : caches);
+  env.machine = fmt::format("{} cpus at {} MHz{}", ctx.value("num_cpus", 0),
+                            ctx.value("mhz_per_cpu", 0), caches.empty() ? "" : "," + caches);
   env.build = ctx.value("library_build_type", "");
   if (ctx.contains("kvlab_build_type")) {
     env.build = ctx["kvlab_build_type"].get<std::string>() + " (library " + env.build + ")";
@@ -283,6 +343,7 @@ Status ParseGoogleBenchmark(const json& doc, const LoadOptions& options, Dataset
       m.direction = HigherIsBetter(member) ? analysis::Direction::kHigherIsBetter
                                            : analysis::Direction::kLowerIsBetter;
       m.unit = exact ? "per iteration" : "";
+      m.tolerance = 1e-3;
       m.samples.push_back(value.get<double>());
     }
     cell.calls += b.value("iterations", uint64_t{0});

@@ -14,11 +14,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "analysis/comparison.h"
 #include "backends/status.h"
@@ -38,8 +37,13 @@ enum class MetricKind {
 struct Metric {
   MetricKind kind = MetricKind::kCounter;
   analysis::Direction direction = analysis::Direction::kLowerIsBetter;
-  std::string unit;              // "per call", "ns", "ops/s"
-  std::vector<double> samples;   // one per repetition, in file order
+  std::string unit;             // "per call", "ns", "ops/s"
+  std::vector<double> samples;  // one per repetition, in file order
+  // Counters: the relative difference below which two values are the same count. kvlab's
+  // per-call counters are ratios of exact integers (1e-9 absorbs the last bit of a division);
+  // Google Benchmark averages its counters over a number of iterations that differs from run
+  // to run, so a byte count per iteration moves in the 5th digit without any change (1e-3).
+  double tolerance = 1e-9;
 };
 
 // The matching key of a cell. Empty members are not part of the key (Google Benchmark cells
@@ -59,9 +63,9 @@ struct Cell {
   CellKey key;
   std::string profile_label;  // for people: "h0 z1"
   std::map<std::string, Metric> metrics;
-  uint64_t calls = 0;         // summed over repetitions (0 when unknown)
-  std::string error;          // the first error of the cell's runs ("" when none)
-  std::string degraded;       // why the cell's numbers cannot be trusted ("" when they can)
+  uint64_t calls = 0;    // summed over repetitions (0 when unknown)
+  std::string error;     // the first error of the cell's runs ("" when none)
+  std::string degraded;  // why the cell's numbers cannot be trusted ("" when they can)
 };
 
 // "ycsb-c-field · run · HGET · memory · h0": a cell for people.

@@ -59,9 +59,20 @@ ChildRun Kvlab(const std::vector<std::string>& args, const std::string& dir,
 // A small, deterministic HGET workload over memory and RocksDB and the KV-only hash versions
 // (the Redis-tier versions need redis-servers; the CI gate covers them).
 std::vector<std::string> HgetRun() {
-  return {"bench",    "run",       "ycsb-c-field", "--backends", "memory,rocksdb",
-          "--hash-versions", "0,1", "--operations", "300",       "--records",
-          "50",       "--warmup",  "0",            "--allow-invalid-timing"};
+  return {"bench",
+          "run",
+          "ycsb-c-field",
+          "--backends",
+          "memory,rocksdb",
+          "--hash-versions",
+          "0,1",
+          "--operations",
+          "300",
+          "--records",
+          "50",
+          "--warmup",
+          "0",
+          "--allow-invalid-timing"};
 }
 
 TEST(GateCli, OneExtraKvReadInHgetFailsTheGateByName) {
@@ -78,8 +89,8 @@ TEST(GateCli, OneExtraKvReadInHgetFailsTheGateByName) {
   const std::string junit = dir.path() + "/gate.xml";
   const std::string summary = dir.path() + "/summary.md";
   std::ofstream(summary) << "# earlier step\n";
-  std::vector<std::string> check = {"gate",      "--baseline", baseline, "--timings",
-                                    "report",    "--junit",    junit,    "--run"};
+  std::vector<std::string> check = {"gate",   "--baseline", baseline, "--timings",
+                                    "report", "--junit",    junit,    "--run"};
   check.insert(check.end(), workload.begin(), workload.end());
   r = Kvlab(check, dir.path(), {{"GITHUB_STEP_SUMMARY", summary}});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -107,10 +118,9 @@ TEST(GateCli, OneExtraKvReadInHgetFailsTheGateByName) {
 
 TEST(GateCli, BadInputExitsTwoNamingTheProblem) {
   kvlab::testing::ScratchDir dir;
-  const std::string bench = testing::WriteTemp(
-      "bench.json", testing::BenchResult({testing::FixtureCell{}}).dump());
-  const std::string conform =
-      testing::WriteTemp("conform.json", testing::ConformResult({}).dump());
+  const std::string bench =
+      testing::WriteTemp("bench.json", testing::BenchResult({testing::FixtureCell{}}).dump());
+  const std::string conform = testing::WriteTemp("conform.json", testing::ConformResult({}).dump());
   const std::string garbage = testing::WriteTemp("garbage.json", "{\"schema\": \"kvlab-bench");
   const std::string foreign = testing::WriteTemp("foreign.json", "{\"name\": \"not a result\"}");
   struct Case {
@@ -123,8 +133,7 @@ TEST(GateCli, BadInputExitsTwoNamingTheProblem) {
       {{"gate", "--baseline", bench, "--current", garbage}, "garbage.json: not valid JSON"},
       {{"gate", "--baseline", bench, "--current", foreign},
        "foreign.json: not a kvlab bench, kvlab conform or Google Benchmark result"},
-      {{"gate", "--baseline", bench, "--current", conform},
-       "cannot compare a kvlab bench result"},
+      {{"gate", "--baseline", bench, "--current", conform}, "cannot compare a kvlab bench result"},
       {{"gate", "--baseline", bench, "--current", bench, "--threshold", "ten"},
        "--threshold 'ten' is not a percentage"},
       {{"gate", "--baseline", bench, "--current", bench, "--threshold", "10"},

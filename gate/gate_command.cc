@@ -60,8 +60,8 @@ Status ParseThreshold(const std::string& text, double* out) {
   }
   if (!percent && v > 1) {
     return Status::InvalidArgument(fmt::format(
-        "--threshold {} is a fraction above 1 (a {:g}% change): write {}% if you meant that",
-        text, 100 * v, text));
+        "--threshold {} is a fraction above 1 (a {:g}% change): write {}% if you meant that", text,
+        100 * v, text));
   }
   *out = percent ? v / 100 : v;
   return Status::OK();
@@ -308,8 +308,8 @@ int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
       Error(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
       return kExitBadInput;
     }
-    Status s = RunWorkload(baseline_exists ? &baseline : nullptr, run_args, temp.path(),
-                           &current_path);
+    Status s =
+        RunWorkload(baseline_exists ? &baseline : nullptr, run_args, temp.path(), &current_path);
     if (!s.ok()) {
       Error(s.message());
       return kExitBadInput;
@@ -418,8 +418,7 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
   gate->add_flag("--update", f->update,
                  "Make the current result (--current or --run) the baseline, after showing the "
                  "comparison");
-  gate->add_option("--threshold", f->threshold,
-                   "Smallest timing change that counts: 10% or 0.1")
+  gate->add_option("--threshold", f->threshold, "Smallest timing change that counts: 10% or 0.1")
       ->capture_default_str();
   gate->add_option("--alpha", f->alpha, "Significance level of the timing test")
       ->capture_default_str();
@@ -441,9 +440,7 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   // Everything after the first argument the gate does not know (after --run) is the run's.
   gate->prefix_command();
-  gate->final_callback([gate, f, exit_code] {
-    *exit_code = Gate(*f, gate->remaining());
-  });
+  gate->final_callback([gate, f, exit_code] { *exit_code = Gate(*f, gate->remaining()); });
 }
 
 }  // namespace kvlab::gate

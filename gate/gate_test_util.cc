@@ -32,9 +32,9 @@ json Commands(const FixtureCell& c, size_t rep) {
   const double p50 = rep < c.p50.size() ? c.p50[rep] : p99 / 2;
   const double tput = rep < c.throughput.size() ? c.throughput[rep] : 1e9 / p50;
   json kv = json::object(), kv_per_call = json::object();
-  for (const char* f : {"gets", "multiget_calls", "multiget_keys", "puts", "deletes",
-                        "range_deletes", "batches", "batch_records", "seeks", "nexts", "prevs",
-                        "bytes_read", "bytes_written"}) {
+  for (const char* f :
+       {"gets", "multiget_calls", "multiget_keys", "puts", "deletes", "range_deletes", "batches",
+        "batch_records", "seeks", "nexts", "prevs", "bytes_read", "bytes_written"}) {
     const auto it = c.kv.find(f);
     const uint64_t v = it == c.kv.end() ? 0 : it->second;
     kv[f] = v;
@@ -67,29 +67,28 @@ json Commands(const FixtureCell& c, size_t rep) {
 }  // namespace
 
 json BenchResult(const std::vector<FixtureCell>& cells, int schema, const FixtureContext& ctx) {
-  json context = {
-      {"date", "2026-01-01T00:00:00Z"},
-      {"kvlab_version", "0.1"},
-      {"command_line", {"kvlab", "bench", "run", "ycsb-c-field"}},
-      {"build",
-       {{"commit", "abc123"},
-        {"commit_dirty", false},
-        {"build_type", ctx.build_type},
-        {"compiler", "GNU 12.2.0"},
-        {"cxx_flags", "-O2 -g"},
-        {"assertions", false},
-        {"sanitizer", false},
-        {"sanitizers", ""}}},
-      {"host",
-       {{"cpu_model", ctx.cpu_model},
-        {"logical_cpus", ctx.logical_cpus},
-        {"usable_cpus", ctx.logical_cpus},
-        {"kernel", "6.1"},
-        {"hostname", "test"},
-        {"load_average_1m", 0.5}}},
-      {"timing_valid", ctx.timing_valid},
-      {"timing_invalid_reason", ctx.timing_valid ? "" : "debug build"},
-      {"repetitions", 3}};
+  json context = {{"date", "2026-01-01T00:00:00Z"},
+                  {"kvlab_version", "0.1"},
+                  {"command_line", {"kvlab", "bench", "run", "ycsb-c-field"}},
+                  {"build",
+                   {{"commit", "abc123"},
+                    {"commit_dirty", false},
+                    {"build_type", ctx.build_type},
+                    {"compiler", "GNU 12.2.0"},
+                    {"cxx_flags", "-O2 -g"},
+                    {"assertions", false},
+                    {"sanitizer", false},
+                    {"sanitizers", ""}}},
+                  {"host",
+                   {{"cpu_model", ctx.cpu_model},
+                    {"logical_cpus", ctx.logical_cpus},
+                    {"usable_cpus", ctx.logical_cpus},
+                    {"kernel", "6.1"},
+                    {"hostname", "test"},
+                    {"load_average_1m", 0.5}}},
+                  {"timing_valid", ctx.timing_valid},
+                  {"timing_invalid_reason", ctx.timing_valid ? "" : "debug build"},
+                  {"repetitions", 3}};
   std::map<std::string, json> workloads;
   std::vector<std::string> order;
   for (const FixtureCell& c : cells) {

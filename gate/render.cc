@@ -68,8 +68,8 @@ std::string Counts(const std::map<RowVerdict, size_t>& n, bool with_inconclusive
     const auto it = n.find(v);
     return it == n.end() ? size_t{0} : it->second;
   };
-  std::string out = fmt::format("{} worse, {} better", get(RowVerdict::kWorse),
-                                get(RowVerdict::kBetter));
+  std::string out =
+      fmt::format("{} worse, {} better", get(RowVerdict::kWorse), get(RowVerdict::kBetter));
   if (with_inconclusive) out += fmt::format(", {} inconclusive", get(RowVerdict::kInconclusive));
   out += fmt::format(", {} unchanged", get(RowVerdict::kUnchanged));
   return out;
@@ -110,10 +110,11 @@ std::string ChangeCell(const TimingRow& row) {
 // The table (header first, only when a row is shown): worse, better, inconclusive, unchanged.
 // Unchanged rows, and inconclusive ones when `hide_inconclusive`, are counted unless `all`.
 template <typename Row, typename Emit>
-void Rows(std::vector<const Row*> rows, bool all, bool hide_inconclusive,
-          const std::string& header, std::string* md, Emit emit) {
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row* a, const Row* b) { return Order(a->verdict) < Order(b->verdict); });
+void Rows(std::vector<const Row*> rows, bool all, bool hide_inconclusive, const std::string& header,
+          std::string* md, Emit emit) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Row* a, const Row* b) {
+    return Order(a->verdict) < Order(b->verdict);
+  });
   size_t hidden = 0;
   bool any = false;
   for (const Row* r : rows) {
@@ -128,7 +129,7 @@ void Rows(std::vector<const Row*> rows, bool all, bool hide_inconclusive,
     *md += emit(*r);
   }
   if (hidden > 0) {
-    *md += fmt::format("\n{} {} rows not shown (`--all` lists them).\n", hidden,
+    *md += fmt::format("{}{} {} rows not shown (`--all` lists them).\n", any ? "\n" : "", hidden,
                        hide_inconclusive ? "unchanged or inconclusive" : "unchanged");
   }
 }
@@ -218,13 +219,15 @@ std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
     std::vector<const CounterRow*> rows;
     for (const CounterRow& c : r.counters) rows.push_back(&c);
     const std::string header =
-        "| verdict | cell | counter | baseline | current | change |\n|---|---|---|---:|---:|---:|\n";
+        "| verdict | cell | counter | baseline | current | change "
+        "|\n|---|---|---|---:|---:|---:|\n";
     Rows(rows, options.all, false, header, &md, [](const CounterRow& c) {
-      return fmt::format("| {} | {} | {} {} | {} | {} | {:+.6g} |\n", VerdictCell(c.verdict),
-                         Escape(c.cell), c.metric, c.unit,
-                         CounterValue(c.baseline, c.baseline_varies, c.baseline_min, c.baseline_max),
-                         CounterValue(c.current, c.current_varies, c.current_min, c.current_max),
-                         c.current - c.baseline);
+      return fmt::format(
+          "| {} | {} | {} {} | {} | {} | {:+.6g} |\n", VerdictCell(c.verdict), Escape(c.cell),
+          c.metric, c.unit,
+          CounterValue(c.baseline, c.baseline_varies, c.baseline_min, c.baseline_max),
+          CounterValue(c.current, c.current_varies, c.current_min, c.current_max),
+          c.current - c.baseline);
     });
   }
   if (r.improved && !options.update_command.empty()) {
@@ -272,9 +275,9 @@ std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
       for (const ConformRow& c : r.conformance) rows.push_back(&c);
       Rows(rows, true, false, "| verdict | case | detail |\n|---|---|---|\n", &md,
            [](const ConformRow& c) {
-        return fmt::format("| {} | {} | {} |\n", VerdictCell(c.verdict), Escape(c.what),
-                           Escape(c.detail));
-      });
+             return fmt::format("| {} | {} | {} |\n", VerdictCell(c.verdict), Escape(c.what),
+                                Escape(c.detail));
+           });
     } else {
       md += "No failing case in either result.\n";
     }
@@ -309,18 +312,18 @@ std::string RenderJUnit(const GateReport& r) {
   std::map<std::string, std::vector<Case>> suites;
   for (const CounterRow& c : r.counters) {
     Case k{c.cell, c.metric, "", "", ""};
-    const std::string numbers =
-        fmt::format("{} {}: baseline {}, current {}", c.metric, c.unit, Num(c.baseline), Num(c.current));
+    const std::string numbers = fmt::format("{} {}: baseline {}, current {}", c.metric, c.unit,
+                                            Num(c.baseline), Num(c.current));
     if (c.verdict == RowVerdict::kWorse) k.failure = numbers;
     k.out = numbers;
     suites["counters"].push_back(std::move(k));
   }
   for (const TimingRow& t : r.timings) {
     Case k{t.cell, t.metric, "", "", ""};
-    const std::string numbers = fmt::format(
-        "{}: baseline median {}, current median {} ({:+.1f}%), p = {:.2g}: {}", t.metric,
-        Num(t.comparison.baseline.median), Num(t.comparison.current.median),
-        100 * (t.comparison.ratio - 1), t.comparison.test.p_value, t.comparison.reason);
+    const std::string numbers =
+        fmt::format("{}: baseline median {}, current median {} ({:+.1f}%), p = {:.2g}: {}",
+                    t.metric, Num(t.comparison.baseline.median), Num(t.comparison.current.median),
+                    100 * (t.comparison.ratio - 1), t.comparison.test.p_value, t.comparison.reason);
     if (t.verdict == RowVerdict::kWorse && r.timings_gated) k.failure = numbers;
     if (t.verdict == RowVerdict::kInconclusive) k.skipped = t.comparison.reason;
     k.out = numbers;
@@ -350,8 +353,9 @@ std::string RenderJUnit(const GateReport& r) {
     }
   }
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += fmt::format("<testsuites name=\"kvlab gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-                     tests, failures, skipped);
+  xml +=
+      fmt::format("<testsuites name=\"kvlab gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+                  tests, failures, skipped);
   for (const auto& [suite, cases] : suites) {
     size_t f = 0, s = 0;
     for (const Case& c : cases) {
@@ -361,8 +365,8 @@ std::string RenderJUnit(const GateReport& r) {
     xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
                        suite, cases.size(), f, s);
     for (const Case& c : cases) {
-      xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", Xml(c.classname),
-                         Xml(c.name));
+      xml +=
+          fmt::format("    <testcase classname=\"{}\" name=\"{}\">", Xml(c.classname), Xml(c.name));
       if (!c.failure.empty()) {
         xml += fmt::format("<failure message=\"{}\"/>", Xml(c.failure));
       } else if (!c.skipped.empty()) {
