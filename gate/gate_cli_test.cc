@@ -139,6 +139,10 @@ TEST(GateCli, BadInputExitsTwoNamingTheProblem) {
       {{"gate", "--baseline", bench, "--current", bench, "--threshold", "10"},
        "write 10% if you meant that"},
       {{"gate", "--baseline", bench}, "give --current FILE, or --run"},
+      {{"gate", "--baseline", bench, "--current", bench, "--alpha", "1.5"},
+       "--alpha '1.5' must be a number between 0 and 1"},
+      {{"gate", "--baseline", bench, "--current", bench, "--timings", "sometimes"},
+       "--timings 'sometimes': expected auto, gate, report or off"},
       {{"gate", "--baseline", bench, "--current", bench, "extra"}, "unexpected arguments: extra"},
   };
   for (const Case& c : cases) {

@@ -31,7 +31,7 @@ struct GateFlags {
   bool run = false;
   bool update = false;
   std::string threshold = "10%";
-  double alpha = 0.01;
+  std::string alpha = "0.01";  // parsed here, so that a bad value exits 2 like any bad input
   std::string timings = "auto";
   bool allow_missing = false;
   std::string junit;
@@ -251,10 +251,14 @@ int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
     Error(s.message());
     return kExitBadInput;
   }
-  options.alpha = f.alpha;
-  if (!(f.alpha > 0 && f.alpha < 1)) {
-    Error(fmt::format("--alpha {} must be between 0 and 1", f.alpha));
-    return kExitBadInput;
+  {
+    char* end = nullptr;
+    options.alpha = std::strtod(f.alpha.c_str(), &end);
+    if (f.alpha.empty() || end != f.alpha.c_str() + f.alpha.size() ||
+        !(options.alpha > 0 && options.alpha < 1)) {
+      Error("--alpha '" + f.alpha + "' must be a number between 0 and 1 (e.g. 0.01)");
+      return kExitBadInput;
+    }
   }
   const std::map<std::string, TimingMode> modes = {{"auto", TimingMode::kAuto},
                                                    {"gate", TimingMode::kGate},
@@ -413,8 +417,9 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
   gate->add_option("--baseline", f->baseline, "The baseline result (or the file --update writes)");
   gate->add_option("--current", f->current, "The result to check");
   gate->add_flag("--run", f->run,
-                 "Run the workload now and check its result: every argument after --run goes to "
-                 "kvlab (bench ... or conform ...; none: the baseline's own command line)");
+                 "Run the workload now and check its result. Put it last: the arguments after "
+                 "it, from the first one the gate does not know, go to kvlab (bench ... or "
+                 "conform ...; none: the baseline's own command line)");
   gate->add_flag("--update", f->update,
                  "Make the current result (--current or --run) the baseline, after showing the "
                  "comparison");

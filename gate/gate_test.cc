@@ -1,6 +1,8 @@
 // The gate's comparison on fixtures in the exact formats of its three inputs.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "gate/compare.h"
 #include "gate/dataset.h"
 #include "gate/gate_test_util.h"
@@ -171,6 +173,28 @@ TEST(GateInputs, SchemaOneAndTwoMatchTheSameCells) {
   ASSERT_TRUE(Compare(one, two, {}, &r).ok());
   EXPECT_TRUE(r.regressions.empty());
   EXPECT_TRUE(r.only_in_current.empty());
+}
+
+TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
+  json doc = BenchResult({FixtureCell{}}, 2);
+  json point = {{"kind", "size"},        {"type", "zset"},
+                {"backend", "rocksdb"},  {"profile", {{"zset", "1"}}},
+                {"profile_label", "z1"}, {"size", 1000},
+                {"rtt_us", 0},           {"partial", false},
+                {"error", nullptr},      {"phases", doc["workloads"][0]["runs"][0]["phases"]}};
+  point["phases"][0]["name"] = "ZRANGE-10";
+  doc["sweeps"].push_back(point);
+  json resp = doc["workloads"][0]["runs"][0];
+  resp["target"] = "resp";
+  resp["backend"] = "127.0.0.1:7000";
+  doc["workloads"][0]["runs"].push_back(resp);
+  const Dataset d = Parse(doc, "sweep.json");
+  std::set<std::string> names;
+  for (const auto& [key, cell] : d.cells) names.insert(CellName(cell));
+  EXPECT_TRUE(names.count("sweep size zset · ZRANGE-10 @n=1000 · HGET · rocksdb · z1"))
+      << *names.begin();
+  EXPECT_TRUE(names.count("ycsb-c-field · run · HGET · resp · h0"));
+  EXPECT_EQ(names.size(), 3u);
 }
 
 TEST(GateInputs, UnmatchedCellsAreListedAndMissingOnesFail) {
