@@ -1,6 +1,9 @@
 // Reading a `kvlab bench` result (docs/results-schema.md) into gate cells.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <set>
+
 #include "gate/dataset.h"
 
 namespace kvlab::gate {
@@ -64,6 +67,41 @@ void AddSample(Cell* cell, const std::string& name, MetricKind kind, analysis::D
   m.direction = dir;
   m.unit = unit;
   m.samples.push_back(value);
+}
+
+bool IsKvField(const std::string& name) {
+  static const std::set<std::string> kv = {
+      "gets",          "multiget_calls", "multiget_keys", "puts",  "deletes",
+      "range_deletes", "batches",        "batch_records", "seeks", "nexts",
+      "prevs",         "bytes_read",     "bytes_written"};
+  return kv.count(name) > 0;
+}
+
+// Over RESP the client sees no KV counts ("kv": null); against kvlab serve the phase's
+// store_counters carry the server's own per-command totals from INFO kvlab,
+// "server.<command>.<field>" (zeros left out, warm-up included), exact when the workload is the
+// server's only client. They become the cell's counters, per server-side call.
+void AddServerCounters(const json& store_counters, const std::string& command, Cell* cell) {
+  std::string lower = command;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string prefix = "server." + lower + ".";
+  if (!store_counters.contains(prefix + "calls")) return;
+  const double calls = store_counters[prefix + "calls"].get<double>();
+  if (calls <= 0) return;
+  using analysis::Direction;
+  for (const auto& [name, value] : store_counters.items()) {
+    if (!name.starts_with(prefix)) continue;
+    const std::string field = name.substr(prefix.size());
+    if (field == "calls" || field == "rejected_calls") continue;
+    const std::string metric = field == "failed_calls" ? "errors"
+                               : IsKvField(field)      ? "kv." + field
+                                                       : field;
+    if (field == "cache_degraded" && value.get<double>() > 0 && cell->degraded.empty()) {
+      cell->degraded = "the server's commands ran without their Redis tier (cache_degraded)";
+    }
+    AddSample(cell, metric, MetricKind::kCounter, Direction::kLowerIsBetter, "per call",
+              value.get<double>() / calls);
+  }
 }
 
 // One command's call statistics of one repetition.
@@ -131,6 +169,11 @@ void AddPhases(const json& phases, const std::string& workload, const std::strin
       const size_t rep = (*repetitions)[key]++;
       PadCounters(&cell, rep);
       AddCommand(st, options, &cell);
+      if (!st.contains("kv") || st["kv"].is_null()) {
+        if (ph.contains("store_counters") && ph["store_counters"].is_object()) {
+          AddServerCounters(ph["store_counters"], command, &cell);
+        }
+      }
     }
   }
 }

@@ -187,6 +187,14 @@ TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
   json resp = doc["workloads"][0]["runs"][0];
   resp["target"] = "resp";
   resp["backend"] = "127.0.0.1:7000";
+  // Over RESP: no KV counts on the client side, the server's own in store_counters.
+  json& hget = resp["phases"][0]["commands"]["HGET"];
+  hget["kv"] = nullptr;
+  hget["kv_per_call"] = nullptr;
+  resp["phases"][0]["store_counters"] = {{"server.hget.calls", 1200},
+                                         {"server.hget.gets", 2400},
+                                         {"server.hget.bytes_read", 120000},
+                                         {"server.kv_total.gets", 2500}};
   doc["workloads"][0]["runs"].push_back(resp);
   const Dataset d = Parse(doc, "sweep.json");
   std::set<std::string> names;
@@ -195,6 +203,12 @@ TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
       << *names.begin();
   EXPECT_TRUE(names.count("ycsb-c-field · run · HGET · resp · h0"));
   EXPECT_EQ(names.size(), 3u);
+  for (const auto& [key, cell] : d.cells) {
+    if (key.backend != "resp") continue;
+    EXPECT_DOUBLE_EQ(cell.metrics.at("kv.gets").samples.at(0), 2.0);
+    EXPECT_DOUBLE_EQ(cell.metrics.at("kv.bytes_read").samples.at(0), 100.0);
+    EXPECT_EQ(cell.metrics.count("kv.seeks"), 0u);  // zero: left out by the server
+  }
 }
 
 TEST(GateInputs, UnmatchedCellsAreListedAndMissingOnesFail) {
