@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "backends/kv_test_util.h"
 #include "gate/gate_test_util.h"
 
 namespace kvlab::gate {
@@ -76,23 +76,24 @@ std::vector<std::string> HgetRun() {
 }
 
 TEST(GateCli, OneExtraKvReadInHgetFailsTheGateByName) {
-  kvlab::testing::ScratchDir dir;
-  const std::string baseline = dir.path() + "/baseline.json";
+  const std::string dir = testing::TempDir() + "/hget";
+  std::filesystem::create_directories(dir);
+  const std::string baseline = dir + "/baseline.json";
   std::vector<std::string> make = {"gate", "--update", "--baseline", baseline, "--run"};
   const std::vector<std::string> workload = HgetRun();
   make.insert(make.end(), workload.begin(), workload.end());
-  ChildRun r = Kvlab(make, dir.path());
+  ChildRun r = Kvlab(make, dir);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_NE(r.err.find("new baseline"), std::string::npos) << r.err;
 
   // Unchanged code: the same run passes (timings reported, never gated with 1 repetition).
-  const std::string junit = dir.path() + "/gate.xml";
-  const std::string summary = dir.path() + "/summary.md";
+  const std::string junit = dir + "/gate.xml";
+  const std::string summary = dir + "/summary.md";
   std::ofstream(summary) << "# earlier step\n";
   std::vector<std::string> check = {"gate",   "--baseline", baseline, "--timings",
                                     "report", "--junit",    junit,    "--run"};
   check.insert(check.end(), workload.begin(), workload.end());
-  r = Kvlab(check, dir.path(), {{"GITHUB_STEP_SUMMARY", summary}});
+  r = Kvlab(check, dir, {{"GITHUB_STEP_SUMMARY", summary}});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("## kvlab gate: PASS"), std::string::npos) << r.out;
   const std::string appended = ReadFile(summary);
@@ -102,7 +103,7 @@ TEST(GateCli, OneExtraKvReadInHgetFailsTheGateByName) {
   // One extra KV get per HGET: exit 1, and the report names command, version, backend and
   // counter for every cell.
   check.push_back("--test-extra-hget-read");
-  r = Kvlab(check, dir.path());
+  r = Kvlab(check, dir);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   // kv.gets, and kv.bytes_read (which counts the extra get's key), per cell.
   EXPECT_NE(r.out.find("## kvlab gate: FAIL (8 regressions)"), std::string::npos) << r.out;
@@ -117,7 +118,8 @@ TEST(GateCli, OneExtraKvReadInHgetFailsTheGateByName) {
 }
 
 TEST(GateCli, BadInputExitsTwoNamingTheProblem) {
-  kvlab::testing::ScratchDir dir;
+  const std::string dir = testing::TempDir() + "/bad-input";
+  std::filesystem::create_directories(dir);
   const std::string bench =
       testing::WriteTemp("bench.json", testing::BenchResult({testing::FixtureCell{}}).dump());
   const std::string conform = testing::WriteTemp("conform.json", testing::ConformResult({}).dump());
@@ -146,15 +148,15 @@ TEST(GateCli, BadInputExitsTwoNamingTheProblem) {
       {{"gate", "--baseline", bench, "--current", bench, "extra"}, "unexpected arguments: extra"},
   };
   for (const Case& c : cases) {
-    const ChildRun r = Kvlab(c.args, dir.path());
+    const ChildRun r = Kvlab(c.args, dir);
     EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.message << "\n" << r.err;
   }
   // Same file against itself: a pass, 3 repetitions reported but too few to gate timings.
-  ChildRun r = Kvlab({"gate", "--baseline", bench, "--current", bench}, dir.path());
+  ChildRun r = Kvlab({"gate", "--baseline", bench, "--current", bench}, dir);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("INCONCLUSIVE"), std::string::npos) << r.out;
-  r = Kvlab({"gate", "--baseline", bench, "--current", bench, "--timings", "report"}, dir.path());
+  r = Kvlab({"gate", "--baseline", bench, "--current", bench, "--timings", "report"}, dir);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 

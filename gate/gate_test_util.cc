@@ -211,22 +211,26 @@ json GoogleBenchmark(const std::string& name, const std::vector<double>& real_ti
           {"benchmarks", benchmarks}};
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  static const std::string dir = [] {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kvlab-gate-test-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    return pattern;
-  }();
-  static const bool cleanup = [] {
-    std::atexit([] {
+const std::string& TempDir() {
+  // Removed by its destructor when the test binary exits.
+  struct Dir {
+    std::string path;
+    Dir() {
+      const char* base = std::getenv("TMPDIR");
+      path = std::string(base && *base ? base : "/tmp") + "/kvlab-gate-test-XXXXXX";
+      if (::mkdtemp(path.data()) == nullptr) std::abort();
+    }
+    ~Dir() {
       std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    });
-    return true;
-  }();
-  (void)cleanup;
-  const std::string path = dir + "/" + name;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = TempDir() + "/" + name;
   std::ofstream(path) << text;
   return path;
 }

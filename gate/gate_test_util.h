@@ -58,7 +58,10 @@ nlohmann::json ConformResult(const std::vector<FixtureFailure>& failures);
 nlohmann::json GoogleBenchmark(const std::string& name, const std::vector<double>& real_time,
                                double gets, int num_cpus = 2);
 
-// Writes `text` to a fresh file in the test's temporary directory; returns its path.
+// The test's temporary directory (created on first use, removed at exit).
+const std::string& TempDir();
+
+// Writes `text` to a fresh file in TempDir(); returns its path.
 std::string WriteTemp(const std::string& name, const std::string& text);
 
 // n values around `center`, each within ±spread (a fraction), from a fixed seed.
