@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
@@ -171,4 +171,4 @@ PhysicalCounters SubtractPhysical(const PhysicalCounters& b, const PhysicalCount
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

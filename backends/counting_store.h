@@ -25,7 +25,7 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 // A plain snapshot of the counters.
 struct OpCounts {
@@ -146,4 +146,4 @@ class CountingStore final : public KvStore {
 // from zero). Gauges subtract too; callers that want the gauge read `b` directly.
 PhysicalCounters SubtractPhysical(const PhysicalCounters& b, const PhysicalCounters& a);
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

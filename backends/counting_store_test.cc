@@ -8,7 +8,7 @@
 #include "backends/memory_store.h"
 #include "backends/remote_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 std::unique_ptr<KvStore> NewMemory() {
@@ -112,4 +112,4 @@ TEST(NoReverseScanStore, TakesAwayReverseIterationOnly) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

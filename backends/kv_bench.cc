@@ -8,7 +8,7 @@
 
 #include "backends/registry.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 constexpr int kPreload = 100000;
@@ -123,6 +123,6 @@ BENCHMARK(BM_Seek10Next)->Apply(AllBackends);
 BENCHMARK(BM_SeekForPrev10Prev)->Apply(AllBackends);
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends
 
 BENCHMARK_MAIN();

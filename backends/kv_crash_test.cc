@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 constexpr int kKeysPerBatch = 10;
@@ -127,11 +127,11 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, CrashTest, ::testing::ValuesIn(BackendName
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "--crash-writer") == 0) {
-    return kvlab::RunCrashWriter(argv[2], argv[3]);
+    return kvlab::backends::RunCrashWriter(argv[2], argv[3]);
   }
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

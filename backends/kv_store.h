@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 // What a backend can do. Encodings consult these flags to choose a plan; the choice shows up in
 // the operation counters, never in replies.
@@ -177,4 +177,4 @@ inline Status ValidateBatch(std::string_view backend, const WriteBatch& batch,
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

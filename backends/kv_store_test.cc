@@ -6,9 +6,9 @@
 #include <random>
 
 #include "backends/counting_store.h"
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 using testing::ScratchDir;
@@ -376,4 +376,4 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, KvStoreTest, ::testing::ValuesIn(testing::
                          [](const auto& info) { return info.param.Name(); });
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

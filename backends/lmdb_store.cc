@@ -80,7 +80,7 @@
 
 #include "backends/long_key_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 // The map size of a new store; see "Map size" above.
@@ -569,4 +569,4 @@ Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* stor
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -13,9 +13,9 @@
 #include <set>
 #include <thread>
 
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 using testing::ScratchDir;
@@ -388,4 +388,4 @@ TEST_F(LmdbStoreTest, ConcurrentReadersAndWriters) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 // A bucket's entries: suffix -> value, in suffix order.
@@ -180,7 +180,7 @@ class LongKeyIterator final : public Iterator {
 
  private:
   std::string BucketKeyOf(std::string_view key) const {
-    return kvlab::BucketKeyOf(key, short_max_);
+    return backends::BucketKeyOf(key, short_max_);
   }
   bool IsBucketRecord(std::string_view base_key) const { return base_key.size() == short_max_ + 1; }
 
@@ -395,4 +395,4 @@ std::unique_ptr<Iterator> LongKeyStore::NewIterator(const IteratorOptions& optio
   return std::make_unique<LongKeyIterator>(base_.get(), short_max_, options);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

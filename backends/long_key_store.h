@@ -28,7 +28,7 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 class LongKeyStore final : public KvStore {
  public:
@@ -62,4 +62,4 @@ class LongKeyStore final : public KvStore {
   std::mutex bucket_mu_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -9,7 +9,7 @@
 
 #include "backends/memory_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 using Model = std::map<std::string, std::string>;
@@ -206,4 +206,4 @@ TEST_F(LongKeyStoreTest, CorruptBucketIsAnError) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

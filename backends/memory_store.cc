@@ -6,7 +6,7 @@
 #include <fstream>
 #include <mutex>
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'V', 'L', 'A', 'B', 'M', 'E', 'M'};
@@ -293,4 +293,4 @@ PhysicalCounters MemoryStore::ReadPhysicalCounters() {
   return {{"memory.entries", map_.size()}};
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

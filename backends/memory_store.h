@@ -21,7 +21,7 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 class MemoryStore final : public KvStore {
  public:
@@ -58,4 +58,4 @@ class MemoryStore final : public KvStore {
   Map map_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -17,7 +17,7 @@
 #include "backends/rocksdb_store.h"
 #include "backends/wiredtiger_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace fs = std::filesystem;
 
 namespace {
@@ -173,4 +173,4 @@ uint64_t DirectorySize(const std::string& dir) {
   return total;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -18,7 +18,7 @@
 #include "backends/kv_store.h"
 #include "backends/remote_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 struct StoreSpec {
   std::string backend = "memory";  // one of BackendNames()
@@ -67,4 +67,4 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out);
 // Bytes of disk allocated to the files under dir (0 when it does not exist).
 uint64_t DirectorySize(const std::string& dir);
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 namespace fs = std::filesystem;
@@ -144,4 +144,4 @@ TEST(Registry, UnknownBackendIsAClearError) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -2,7 +2,7 @@
 
 #include <time.h>
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 // Forwards forward-only operations; reverse ones end the iteration with NotSupported.
@@ -154,4 +154,4 @@ PhysicalCounters RemoteLatencyStore::ReadPhysicalCounters() {
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

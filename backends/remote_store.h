@@ -19,7 +19,7 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 class NoReverseScanStore final : public KvStore {
  public:
@@ -84,4 +84,4 @@ class RemoteLatencyStore final : public KvStore {
   std::atomic<uint64_t> round_trips_{0};
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

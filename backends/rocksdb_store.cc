@@ -45,7 +45,7 @@
 
 #include <cstdio>
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 constexpr const char* kBackend = "rocksdb";
@@ -320,4 +320,4 @@ Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* s
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -5,10 +5,10 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 // Opens or creates a RocksDB store in options.dir.
 // REQUIRES: options.dir exists (OpenStore in registry.h creates it and checks its marker).
 Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

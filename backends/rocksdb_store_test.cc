@@ -11,9 +11,9 @@
 #include <random>
 #include <thread>
 
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 using testing::ScratchDir;
@@ -327,4 +327,4 @@ TEST(RocksDbOpen, FailureNamesTheBackendAndThePath) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -54,7 +54,7 @@
 #include <mutex>
 #include <thread>
 
-namespace kvlab {
+namespace kvlab::backends {
 namespace {
 
 constexpr const char* kTable = "table:kvlab";
@@ -613,4 +613,4 @@ Status OpenWiredTigerStore(const StoreOptions& options, std::unique_ptr<KvStore>
   return WiredTigerStore::Open(options, store);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

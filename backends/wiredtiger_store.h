@@ -6,10 +6,10 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::backends {
 
 // Opens or creates a WiredTiger store in options.dir.
 // REQUIRES: options.dir exists (OpenStore in registry.h creates it and checks its marker).
 Status OpenWiredTigerStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
 
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -9,9 +9,10 @@
 #include <map>
 #include <thread>
 
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::backends {
+
 namespace {
 
 using testing::ScratchDir;
@@ -268,4 +269,4 @@ TEST(WiredTigerOpen, ErrorNamesTheBackendAndThePath) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::backends

@@ -5,7 +5,11 @@
 #include "server/serve_command.h"
 #include "workloads/bench_command.h"
 
-namespace kvlab {
+namespace kvlab::cli {
+
+using conformance::AddConformCommand;
+using server::AddServeCommand;
+using workloads::AddBenchCommand;
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
@@ -16,4 +20,4 @@ std::vector<SubcommandFactory> Subcommands() {
   };
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::cli

@@ -5,10 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::cli {
 
 using SubcommandFactory = void (*)(CLI::App& app, int* exit_code);
 
 std::vector<SubcommandFactory> Subcommands();
 
-}  // namespace kvlab
+}  // namespace kvlab::cli

@@ -7,9 +7,12 @@
 #include <map>
 #include <sstream>
 
-#include "engine/split_args.h"
+#include "resp/split_args.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using resp::SplitArgs;
+
 namespace {
 
 constexpr size_t kMaxDefinedBytes = size_t{64} << 20;
@@ -221,4 +224,4 @@ std::string DisplayCommandLine(const std::vector<std::string>& argv, size_t max_
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 struct CaseStep {
   int line = 0;                   // 1-based line in the file
@@ -44,4 +44,4 @@ std::string FormatCommandLine(const std::vector<std::string>& argv);
 // The same, for people: arguments over `max_arg_bytes` are cut and marked with their length.
 std::string DisplayCommandLine(const std::vector<std::string>& argv, size_t max_arg_bytes = 80);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

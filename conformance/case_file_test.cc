@@ -4,9 +4,9 @@
 
 #include <random>
 
-#include "engine/split_args.h"
+#include "resp/split_args.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 namespace {
 
 TEST(CaseFile, ParsesCommandsCommentsBlankLinesAndSleeps) {
@@ -108,4 +108,4 @@ TEST(CaseFile, TheCorpusParses) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

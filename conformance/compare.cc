@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using resp::Reply;
+
 namespace {
 
 // The elements of an array reply, sorted (pairs kept together when `pairs`).
@@ -114,4 +117,4 @@ std::string CompareReplies(const std::vector<std::string>& argv, const Reply& re
   return redis == subject ? "" : explain();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "redis/reply.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 struct CompareOptions {
   int64_t ttl_tolerance_ms = 250;  // PTTL and PEXPIRETIME
@@ -29,8 +29,8 @@ struct CompareOptions {
 };
 
 // "" when the replies agree, otherwise a one-line explanation (long values cut).
-std::string CompareReplies(const std::vector<std::string>& argv, const Reply& redis,
-                           const Reply& subject, const CompareOptions& options);
+std::string CompareReplies(const std::vector<std::string>& argv, const resp::Reply& redis,
+                           const resp::Reply& subject, const CompareOptions& options);
 
 // Whether a command's reply order is unspecified by Redis (and so normalised). `argv` is the
 // whole command: CONFIG GET is unordered, other CONFIG subcommands are not.
@@ -38,8 +38,8 @@ bool IsUnorderedReply(const std::vector<std::string>& argv);
 // Whether a command is a SCAN-family command (compared over whole iterations).
 bool IsScanCommand(const std::string& command);
 // Reply::Describe, cut to about max_chars with the full length noted.
-std::string DescribeShort(const Reply& reply, size_t max_chars = 300);
+std::string DescribeShort(const resp::Reply& reply, size_t max_chars = 300);
 // The lower-case form of a command name.
 std::string LowerCommand(const std::string& name);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using resp::Reply;
+
 namespace {
 
 Reply Bulks(const std::vector<std::string>& v) {
@@ -100,4 +103,4 @@ TEST(Compare, ScanFamilyAndDescribeShort) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

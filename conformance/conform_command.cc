@@ -19,7 +19,16 @@
 #include "conformance/report.h"
 #include "redis/server_process.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using backends::StoreSpec;
+using engine::EngineOptions;
+using redis::RedisClient;
+using redis::RedisEndpoint;
+using redis::RedisServerOptions;
+using redis::RedisServerProcess;
+using resp::Reply;
+
 namespace {
 
 struct ConformFlags {
@@ -332,4 +341,4 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   cmd->callback([flags, exit_code] { *exit_code = RunConform(*flags); });
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -3,10 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 // Adds `conform` to the app; its callback sets *exit_code (0 pass, 1 failures, 2 could not
 // run).
 void AddConformCommand(CLI::App& app, int* exit_code);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -7,7 +7,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using resp::Reply;
+
 namespace {
 
 Reply ReadNegativeZeroAsZero(const Reply& r) {
@@ -135,4 +138,4 @@ std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv, in
   return "";
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

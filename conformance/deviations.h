@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
-#include "redis/reply.h"
+#include "base/status.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 struct Deviation {
   std::string id;
@@ -40,7 +40,7 @@ class DeviationCatalogue {
   // The id of the entry that explains kvlab's reply, or "" when none does. hash_version and
   // zset_version are the encode-versions of the keys the command touched.
   std::string Explain(const std::vector<std::string>& argv, int hash_version, int zset_version,
-                      const Reply& redis, const Reply& kvlab) const;
+                      const resp::Reply& redis, const resp::Reply& kvlab) const;
 
  private:
   std::vector<Deviation> entries_;
@@ -49,4 +49,4 @@ class DeviationCatalogue {
 // The catalogue's path in the source tree.
 std::string DefaultDeviationCataloguePath();
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

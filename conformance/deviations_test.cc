@@ -6,7 +6,10 @@
 #include <fstream>
 #include <set>
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using resp::Reply;
+
 namespace {
 
 DeviationCatalogue Real() {
@@ -120,4 +123,4 @@ TEST(Deviations, LoadRejectsMalformedCatalogues) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

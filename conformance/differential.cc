@@ -7,7 +7,13 @@
 
 #include "engine/command_table.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using engine::CommandSpec;
+using engine::CommandTable;
+using engine::kCmdReadonly;
+using resp::Reply;
+
 namespace {
 
 // Runs a SCAN-family command from cursor 0 until the cursor comes back to 0. Returns what it
@@ -169,4 +175,4 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -19,42 +19,43 @@
 #include "conformance/redis_tier_hook.h"
 #include "engine/engine.h"
 #include "redis/client.h"
-#include "redis/reply.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 class ReplyTarget {
  public:
   virtual ~ReplyTarget() = default;
   virtual std::string name() const = 0;
-  virtual Reply Execute(const std::vector<std::string>& argv) = 0;
+  virtual resp::Reply Execute(const std::vector<std::string>& argv) = 0;
 };
 
 // The engine, in-process, through one session.
 class EngineReplyTarget final : public ReplyTarget {
  public:
-  explicit EngineReplyTarget(Engine* engine) : engine_(engine) {}
+  explicit EngineReplyTarget(engine::Engine* engine) : engine_(engine) {}
   std::string name() const override { return "kvlab"; }
-  Reply Execute(const std::vector<std::string>& argv) override {
+  resp::Reply Execute(const std::vector<std::string>& argv) override {
     return engine_->Execute(session_, argv);
   }
 
  private:
-  Engine* engine_;
-  Session session_;
+  engine::Engine* engine_;
+  engine::Session session_;
 };
 
 // A redis-server (or `kvlab serve`) over one connection. A transport failure becomes an error
 // reply that names it, so that it shows as a mismatch rather than passing silently.
 class RedisTarget final : public ReplyTarget {
  public:
-  RedisTarget(std::string name, RedisClient* client) : name_(std::move(name)), client_(client) {}
+  RedisTarget(std::string name, redis::RedisClient* client)
+      : name_(std::move(name)), client_(client) {}
   std::string name() const override { return name_; }
-  Reply Execute(const std::vector<std::string>& argv) override;
+  resp::Reply Execute(const std::vector<std::string>& argv) override;
 
  private:
   std::string name_;
-  RedisClient* client_;
+  redis::RedisClient* client_;
 };
 
 enum class Verdict { kPass, kDeviation, kFail };
@@ -69,8 +70,8 @@ struct StepOutcome {
   // Only for kDeviation and kFail:
   std::vector<std::string> argv;
   std::string explanation;
-  Reply redis;
-  Reply subject;
+  resp::Reply redis;
+  resp::Reply subject;
 };
 
 struct CaseOutcome {
@@ -94,8 +95,8 @@ struct RunContext {
   // REQUIRED when tier != kNone.
   RedisTierControl* tier_control = nullptr;
   // Optional: sees every command with both replies and the verdict (transcripts).
-  std::function<void(const std::vector<std::string>& argv, const Reply& redis, const Reply& subject,
-                     const StepOutcome& outcome)>
+  std::function<void(const std::vector<std::string>& argv, const resp::Reply& redis,
+                     const resp::Reply& subject, const StepOutcome& outcome)>
       observe;
 };
 
@@ -108,4 +109,4 @@ bool IsReadOnlyCommand(const std::string& command);
 CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subject,
                     const RunContext& context);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

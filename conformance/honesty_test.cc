@@ -3,11 +3,18 @@
 // also checks that the catalogue forgives a deviation only on the versions it names.
 #include <gtest/gtest.h>
 
-#include "conformance/conform_test_util.h"
 #include "conformance/matrix.h"
 #include "redis/server_process.h"
+#include "testing/conform_test_util.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using backends::StoreSpec;
+using engine::EngineOptions;
+using redis::RedisClient;
+using redis::RedisServerProcess;
+using resp::Reply;
+
 namespace {
 
 using testing::CountingTarget;
@@ -135,4 +142,4 @@ TEST_F(Honesty, TheMatrixReportsAWrongCommandAndNothingElse) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -7,7 +7,12 @@
 #include "conformance/reproducer.h"
 #include "engine/command_table.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using engine::CommandSpec;
+using engine::CommandTable;
+using resp::Reply;
+
 namespace {
 
 std::string JoinInts(const std::vector<int>& v) {
@@ -326,4 +331,4 @@ Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

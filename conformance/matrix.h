@@ -32,7 +32,7 @@
 #include "conformance/differential.h"
 #include "conformance/subjects.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 enum class VersionPairing { kLockstep, kCross };
 
@@ -137,4 +137,4 @@ class ProgressSink {
 Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
                  const MatrixPlan& plan, ProgressSink* progress, MatrixResult* out);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

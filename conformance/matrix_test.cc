@@ -9,11 +9,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backends/kv_test_util.h"
-#include "conformance/conform_test_util.h"
 #include "conformance/report.h"
+#include "testing/conform_test_util.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using backends::StoreSpec;
+using engine::Engine;
+using engine::EngineOptions;
+using resp::Reply;
+
 namespace {
 
 using testing::CountingTarget;
@@ -350,4 +356,4 @@ TEST(Matrix, RandomFailuresAreShrunkToAVerifiedReproducer) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

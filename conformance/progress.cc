@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 StderrProgress::StderrProgress()
     : terminal_(::isatty(STDERR_FILENO) == 1), last_(std::chrono::steady_clock::now()) {}
@@ -39,4 +39,4 @@ void StderrProgress::Message(const std::string& line) {
   std::fflush(stderr);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -12,7 +12,7 @@
 
 #include "conformance/matrix.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 class StderrProgress final : public ProgressSink {
  public:
@@ -29,4 +29,4 @@ class StderrProgress final : public ProgressSink {
   std::chrono::steady_clock::time_point last_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-namespace kvlab {
+namespace kvlab::conformance {
 namespace {
 
 using Argv = std::vector<std::string>;
@@ -592,4 +592,4 @@ CaseFile RandomSequence(uint64_t run_seed, uint64_t index, size_t steps) {
   return c;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

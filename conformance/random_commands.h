@@ -25,7 +25,7 @@
 
 #include "conformance/case_file.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 class RandomCommandGenerator {
  public:
@@ -55,4 +55,4 @@ uint64_t SequenceSeed(uint64_t run_seed, uint64_t index);
 // 1-based positions.
 CaseFile RandomSequence(uint64_t run_seed, uint64_t index, size_t steps);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

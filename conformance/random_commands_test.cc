@@ -6,10 +6,16 @@
 #include <set>
 
 #include "conformance/compare.h"
-#include "conformance/conform_test_util.h"
 #include "engine/command_table.h"
+#include "testing/conform_test_util.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using engine::CommandSpec;
+using engine::CommandTable;
+using engine::kCmdAboutServer;
+using resp::Reply;
+
 namespace {
 
 TEST(RandomCommands, GeneratesEveryCommandOfTheEngineAndNothingElse) {
@@ -107,4 +113,4 @@ TEST(RandomCommands, ExpiryComparisonsUseAbsoluteTimes) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -1,6 +1,6 @@
 #include "conformance/redis_tier_hook.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 std::string_view TierStateName(TierState state) {
   switch (state) {
@@ -26,4 +26,4 @@ bool ParseTierState(std::string_view name, TierState* out) {
   return false;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

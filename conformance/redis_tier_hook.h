@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 enum class TierState { kNone, kCold, kWarm, kFlushed };
 
@@ -43,4 +43,4 @@ class RedisTierControl {
   virtual Status FlushCache() = 0;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

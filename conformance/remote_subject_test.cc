@@ -3,11 +3,18 @@
 // deviation, and an injected fault on that path must still fail.
 #include <gtest/gtest.h>
 
-#include "conformance/conform_test_util.h"
 #include "conformance/matrix.h"
 #include "redis/server_process.h"
+#include "testing/conform_test_util.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using redis::FreeLoopbackPort;
+using redis::RedisClient;
+using redis::RedisEndpoint;
+using redis::RedisServerProcess;
+using resp::Reply;
+
 namespace {
 
 class RemoteSubjectTest : public ::testing::Test {
@@ -82,4 +89,4 @@ TEST_F(RemoteSubjectTest, AnUnreachableServerIsAnError) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

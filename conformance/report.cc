@@ -7,7 +7,12 @@
 
 #include "engine/command_table.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using engine::CommandSpec;
+using engine::CommandTable;
+using engine::kCmdAboutServer;
+
 namespace {
 
 using nlohmann::json;
@@ -321,4 +326,4 @@ Status WriteReports(const std::string& dir, const MatrixResult& result,
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 #include "conformance/deviations.h"
 #include "conformance/matrix.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 struct ReportContext {
   std::string reference;     // "redis-server 7.0.15 at 127.0.0.1:40123"
@@ -35,4 +35,4 @@ std::string SummaryMarkdown(const MatrixResult& result, const ReportContext& con
 Status WriteReports(const std::string& dir, const MatrixResult& result,
                     const ReportContext& context, std::vector<std::string>* written);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -5,7 +5,7 @@
 
 #include "conformance/shrink.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 namespace {
 
 const StepOutcome* FailureOn(const CaseOutcome& outcome, const std::string& command) {
@@ -90,4 +90,4 @@ Status WriteVerifiedReproducer(const std::string& dir, const std::string& name,
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -13,7 +13,7 @@
 #include "conformance/case_file.h"
 #include "conformance/differential.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 // Shrinks `sequence`, whose step `failure` failed, to a minimal case that still fails.
 // `tests_run` (optional) receives how many replays the search took.
@@ -47,4 +47,4 @@ Status WriteVerifiedReproducer(const std::string& dir, const std::string& name,
                                ReplyTarget& reference, ReplyTarget& subject,
                                const RunContext& context, std::string* path, bool* reproduces);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 ShrinkResult ShrinkIndices(size_t n, const std::function<bool(const std::vector<size_t>&)>& fails,
                            size_t max_tests) {
@@ -55,4 +55,4 @@ ShrinkResult ShrinkIndices(size_t n, const std::function<bool(const std::vector<
   return result;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

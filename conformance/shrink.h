@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 struct ShrinkResult {
   std::vector<size_t> kept;  // ascending positions
@@ -23,4 +23,4 @@ struct ShrinkResult {
 ShrinkResult ShrinkIndices(size_t n, const std::function<bool(const std::vector<size_t>&)>& fails,
                            size_t max_tests);
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-namespace kvlab {
+namespace kvlab::conformance {
 namespace {
 
 // A test that fails when every position of `culprits` is kept.
@@ -55,4 +55,4 @@ TEST(Shrink, StopsAtTheBudgetWithAStillFailingSet) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::conformance

@@ -2,7 +2,21 @@
 
 #include <algorithm>
 
-namespace kvlab {
+namespace kvlab::conformance {
+
+using backends::BackendNames;
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::StoreSpec;
+using engine::Engine;
+using engine::EngineOptions;
+using redis::RedisClient;
+using redis::RedisEndpoint;
+using redis::RedisTier;
+using redis::TierCounts;
+using redis::TierRole;
+using resp::Reply;
+
 namespace {
 
 constexpr int kMaxProbedVersion = 15;
@@ -237,4 +251,4 @@ TierWiring EngineTierWiring() {
   return wiring;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

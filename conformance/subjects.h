@@ -22,7 +22,7 @@
 #include "engine/engine.h"
 #include "redis/client.h"
 
-namespace kvlab {
+namespace kvlab::conformance {
 
 // One run configuration of a subject.
 struct Profile {
@@ -40,7 +40,7 @@ struct TierWiring {
   // Whether encode-version `version` of `type` ("hash" or "zset") keeps state in the tier.
   std::function<bool(std::string_view type, int version)> uses_tier;
   // The control of `engine`'s tier. Called only for versions that use it.
-  std::function<std::unique_ptr<RedisTierControl>(Engine& engine)> attach;
+  std::function<std::unique_ptr<RedisTierControl>(engine::Engine& engine)> attach;
 };
 
 // The wiring of the engine's own Redis tier: hash v2/v3 and zset v1-v3 use it; flushing empties
@@ -73,7 +73,8 @@ class Subject {
 class EngineSubject final : public Subject {
  public:
   // `name`: the column name; `options`: everything but the versions, which profiles set.
-  EngineSubject(std::string name, StoreSpec spec, EngineOptions options, TierWiring tier = {});
+  EngineSubject(std::string name, backends::StoreSpec spec, engine::EngineOptions options,
+                TierWiring tier = {});
   std::string name() const override { return name_; }
   std::vector<int> HashVersions() override;
   std::vector<int> ZsetVersions() override;
@@ -84,8 +85,8 @@ class EngineSubject final : public Subject {
   Status Probe();
 
   const std::string name_;
-  const StoreSpec spec_;
-  const EngineOptions options_;
+  const backends::StoreSpec spec_;
+  const engine::EngineOptions options_;
   const TierWiring tier_;
   bool probed_ = false;
   std::vector<int> hash_versions_, zset_versions_;
@@ -93,12 +94,12 @@ class EngineSubject final : public Subject {
 
 // Parses a --backends entry: "NAME" or "NAME:noreverse" (the backend without reverse scan, so
 // the engine takes its fallback paths), into a StoreSpec.
-Status ParseBackendColumn(const std::string& column, StoreSpec* out);
+Status ParseBackendColumn(const std::string& column, backends::StoreSpec* out);
 
 // A RESP server at `endpoint`. The harness FLUSHALLs it before every case.
 class RemoteSubject final : public Subject {
  public:
-  explicit RemoteSubject(RedisEndpoint endpoint);
+  explicit RemoteSubject(redis::RedisEndpoint endpoint);
   ~RemoteSubject() override;
   std::string name() const override { return "serve " + endpoint_.ToString(); }
   std::vector<int> HashVersions() override;
@@ -111,12 +112,12 @@ class RemoteSubject final : public Subject {
  private:
   Status Probe();
 
-  const RedisEndpoint endpoint_;
-  RedisClient client_;
+  const redis::RedisEndpoint endpoint_;
+  redis::RedisClient client_;
   bool probed_ = false;
   std::vector<int> hash_versions_, zset_versions_;
   // The server's versions before the run, restored by the destructor ("" if it has none).
   std::string original_hash_, original_zset_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::conformance

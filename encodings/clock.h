@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 class Clock {
  public:
@@ -37,4 +37,4 @@ class ManualClock final : public Clock {
   std::atomic<int64_t> now_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

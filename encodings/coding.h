@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 inline void PutFixed32BE(std::string* dst, uint32_t v) {
   char buf[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
@@ -48,4 +48,4 @@ inline std::string PrefixSuccessor(std::string_view prefix) {
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -15,9 +15,15 @@
 #include <sstream>
 #include <tuple>
 
-#include "engine/engine_test_util.h"
+#include "testing/engine_test_util.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
+
+using engine::EngineOptions;
+using redis::TierCounts;
+using redis::TierRole;
+using resp::Reply;
+
 namespace {
 
 struct Token {
@@ -232,4 +238,4 @@ TEST(EncodingsDoc, EveryRecordBlockMatchesTheStore) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -13,7 +13,10 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/tier_ops.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
+
+using resp::Reply;
+
 namespace {
 
 class CachedHash final : public HashEncoding {
@@ -213,4 +216,4 @@ std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding
   return std::make_unique<CachedHash>(std::move(inner), version, length_from_cache);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

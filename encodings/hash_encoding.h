@@ -27,7 +27,7 @@
 
 #include "encodings/kv_txn.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 using FieldValue = std::pair<std::string, std::string>;
 
@@ -83,4 +83,4 @@ std::unique_ptr<HashEncoding> NewBlindHashEncoding(uint8_t version);
 std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding> inner,
                                                     uint8_t version, bool length_from_cache);
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-namespace kvlab {
+namespace kvlab::encodings {
 namespace {
 
 class ExtraReadHash final : public HashEncoding {
@@ -60,4 +60,4 @@ std::unique_ptr<HashEncoding> NewExtraReadHashEncoding(std::unique_ptr<HashEncod
   return std::make_unique<ExtraReadHash>(std::move(inner));
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

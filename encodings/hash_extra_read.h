@@ -11,10 +11,10 @@
 
 #include "encodings/hash_encoding.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 // `inner` with one extra, counted KV get (of a key no encoding writes) in Get. Every other
 // method is inner's. The reply is unchanged.
 std::unique_ptr<HashEncoding> NewExtraReadHashEncoding(std::unique_ptr<HashEncoding> inner);
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -10,7 +10,7 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/kv_reads.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 namespace {
 
 // What v0 and v1 share: the read path.
@@ -247,4 +247,4 @@ std::unique_ptr<HashEncoding> NewBlindHashEncoding(uint8_t version) {
   return std::make_unique<BlindHash>(version);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -3,7 +3,7 @@
 #include "encodings/coding.h"
 #include "encodings/md5.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 void KeyCodec::AppendNamespace(std::string* out, uint8_t db) const {
   out->append(options_.ns_prefix);
@@ -70,4 +70,4 @@ std::string KeyCodec::SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view k
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

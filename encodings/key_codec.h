@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 struct KeyCodecOptions {
   std::string ns_prefix;    // prepended to the db byte to form the namespace
@@ -66,4 +66,4 @@ class KeyCodec {
   const KeyCodecOptions options_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

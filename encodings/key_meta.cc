@@ -2,7 +2,7 @@
 
 #include "encodings/coding.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 const char* KeyTypeName(KeyType type) {
   switch (type) {
@@ -83,4 +83,4 @@ Status KeyMeta::Decode(std::string_view bytes, KeyMeta* meta) {
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

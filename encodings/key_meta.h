@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 // Reaches disk in every key-meta: DO NOT CHANGE the values.
 enum class KeyType : uint8_t {
@@ -61,4 +61,4 @@ struct KeyMeta {
   static Status Decode(std::string_view bytes, KeyMeta* meta);
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

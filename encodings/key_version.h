@@ -14,7 +14,7 @@
 
 #include "encodings/clock.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 class KeyVersionGenerator {
  public:
@@ -38,4 +38,4 @@ class KeyVersionGenerator {
   std::atomic<uint64_t> last_{0};
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

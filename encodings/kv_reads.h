@@ -12,10 +12,10 @@
 #include "backends/kv_store.h"
 #include "encodings/coding.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 // Reads prefix|suffix for every suffix. values->at(i) is empty when absent.
-inline Status ReadPoints(KvStore& kv, std::string_view prefix,
+inline Status ReadPoints(backends::KvStore& kv, std::string_view prefix,
                          const std::vector<std::string_view>& suffixes,
                          std::vector<std::optional<std::string>>* values) {
   values->assign(suffixes.size(), std::nullopt);
@@ -40,10 +40,10 @@ inline Status ReadPoints(KvStore& kv, std::string_view prefix,
 // false. Skipped rows cost a next (or prev) each: KV stores have no order statistics.
 // REQUIRES: reverse only when the store has Capabilities::reverse_scan.
 template <typename Visitor>
-Status ScanRange(KvStore& kv, std::string lower, std::string upper, bool reverse, uint64_t skip,
-                 int64_t take, Visitor&& visit) {
+Status ScanRange(backends::KvStore& kv, std::string lower, std::string upper, bool reverse,
+                 uint64_t skip, int64_t take, Visitor&& visit) {
   if (take == 0 || !(lower < upper)) return Status::OK();
-  IteratorOptions options;
+  backends::IteratorOptions options;
   options.lower_bound = lower;
   options.upper_bound = std::move(upper);
   auto it = kv.NewIterator(options);
@@ -72,10 +72,10 @@ Status ScanRange(KvStore& kv, std::string lower, std::string upper, bool reverse
 // Calls visit(suffix, value) for each key that starts with prefix, in key order, until visit
 // returns false.
 template <typename Visitor>
-Status ScanPrefix(KvStore& kv, std::string_view prefix, Visitor&& visit) {
+Status ScanPrefix(backends::KvStore& kv, std::string_view prefix, Visitor&& visit) {
   return ScanRange(
       kv, std::string(prefix), PrefixSuccessor(prefix), false, 0, -1,
       [&](std::string_view k, std::string_view v) { return visit(k.substr(prefix.size()), v); });
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

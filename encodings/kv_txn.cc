@@ -2,7 +2,10 @@
 
 #include "encodings/tier_ops.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
+
+using redis::TierRole;
+using resp::Reply;
 
 namespace {
 
@@ -174,4 +177,4 @@ KeyMeta KvTxn::NewMeta(KeyType type, uint8_t encode_version) {
   return meta;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -22,7 +22,7 @@
 #include "encodings/key_version.h"
 #include "redis/tier.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 // A Redis key as one command sees it: its name, its key-meta, and whether that meta is only in
 // memory so far (a key this command creates). A new key has a fresh key-version, so it has no
@@ -36,8 +36,8 @@ struct KeyHandle {
 class KvTxn {
  public:
   // REQUIRES: every pointer outlives the transaction.
-  KvTxn(KvStore* kv, const KeyCodec* codec, KeyVersionGenerator* versions, uint8_t db,
-        int64_t now_ms, RedisTier* tier = nullptr)
+  KvTxn(backends::KvStore* kv, const KeyCodec* codec, KeyVersionGenerator* versions, uint8_t db,
+        int64_t now_ms, redis::RedisTier* tier = nullptr)
       : kv_(kv),
         caps_(kv->capabilities()),
         codec_(codec),
@@ -46,13 +46,13 @@ class KvTxn {
         now_ms_(now_ms),
         tier_(tier) {}
 
-  KvStore& kv() { return *kv_; }
-  const Capabilities& capabilities() const { return caps_; }
+  backends::KvStore& kv() { return *kv_; }
+  const backends::Capabilities& capabilities() const { return caps_; }
   const KeyCodec& codec() const { return *codec_; }
   uint8_t db() const { return db_; }
   // The command's time: fixed for the whole command, as Redis does.
   int64_t now_ms() const { return now_ms_; }
-  WriteBatch& batch() { return batch_; }
+  backends::WriteBatch& batch() { return batch_; }
 
   // Reads the key-meta of `key`. *found is false when the key is absent or expired.
   // Fails with Corruption when the stored meta does not decode.
@@ -77,11 +77,11 @@ class KvTxn {
 
   // The Redis tier, or nullptr when the engine has none. Its calls are counted in
   // tier_counts(), per command.
-  RedisTier* tier() const { return tier_; }
-  TierCounts& tier_counts() { return tier_counts_; }
+  redis::RedisTier* tier() const { return tier_; }
+  redis::TierCounts& tier_counts() { return tier_counts_; }
   // The Redis-tier key prefix of the key's current incarnation: "c#" ns "{" key "}" version.
   std::string TierPrefix(const KeyHandle& handle) const {
-    return TierKeyPrefix(codec_->Namespace(db_), handle.key, handle.meta.key_version);
+    return redis::TierKeyPrefix(codec_->Namespace(db_), handle.key, handle.meta.key_version);
   }
 
   // Runs `step` after the command's batch has committed (Redis-tier writes that must follow
@@ -95,16 +95,16 @@ class KvTxn {
   }
 
  private:
-  KvStore* kv_;
-  const Capabilities caps_;
+  backends::KvStore* kv_;
+  const backends::Capabilities caps_;
   const KeyCodec* codec_;
   KeyVersionGenerator* versions_;
   const uint8_t db_;
   const int64_t now_ms_;
-  RedisTier* tier_;
-  TierCounts tier_counts_;
+  redis::RedisTier* tier_;
+  redis::TierCounts tier_counts_;
   std::vector<std::function<Status()>> after_commit_;
-  WriteBatch batch_;
+  backends::WriteBatch batch_;
   // The meta this command wrote for key, if any: *written is false when it wrote none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;
   // The optional key-meta cache (kv.key.meta.cache.enable): "c#" ns "{" key "}meta" -> meta.
@@ -123,4 +123,4 @@ class KvTxn {
   std::vector<std::pair<std::string, std::optional<KeyMeta>>> written_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

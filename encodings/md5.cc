@@ -2,7 +2,7 @@
 
 #include <openssl/evp.h>
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 Md5Digest Md5(std::string_view data) {
   Md5Digest out{};
@@ -24,4 +24,4 @@ std::string Md5Hex(std::string_view data) {
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

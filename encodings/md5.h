@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 using Md5Digest = std::array<unsigned char, 16>;
 
@@ -14,4 +14,4 @@ Md5Digest Md5(std::string_view data);
 // Lower-case hexadecimal, 32 characters.
 std::string Md5Hex(std::string_view data);
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

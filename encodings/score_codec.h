@@ -17,7 +17,7 @@
 
 #include "encodings/coding.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 inline uint64_t ScoreToOrderedBits(double score) {
   uint64_t bits = std::bit_cast<uint64_t>(score);
@@ -36,4 +36,4 @@ inline void PutScore(std::string* dst, double score) {
 // REQUIRES: p points at 8 readable bytes.
 inline double DecodeScore(const char* p) { return OrderedBitsToScore(DecodeFixed64BE(p)); }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

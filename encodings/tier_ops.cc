@@ -1,6 +1,11 @@
 #include "encodings/tier_ops.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
+
+using redis::RedisTier;
+using redis::TierRole;
+using resp::Reply;
+
 namespace {
 
 // KEYS[1] is the key; ARGV[1] the command; ARGV[2..] its arguments after the key. The result
@@ -63,4 +68,4 @@ void CacheWriteAfterCommit(KvTxn& txn, const std::string& prefix,
       });
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -8,7 +8,7 @@
 
 #include "encodings/kv_txn.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 // Redis's Lua stack allows ~8000 unpacked arguments; chunk larger argument lists below this.
 inline constexpr size_t kMaxLuaArgs = 4000;
@@ -24,7 +24,8 @@ std::vector<std::string> IfExists(std::string_view command, const std::string& k
 // a degraded operation (the cache is unusable for `prefix`, or failed). A failure to read never
 // makes the cache dirty.
 bool CacheRead(KvTxn& txn, const std::string& prefix,
-               const std::vector<std::vector<std::string>>& commands, std::vector<Reply>* replies);
+               const std::vector<std::vector<std::string>>& commands,
+               std::vector<resp::Reply>* replies);
 
 // Sends cache writes for `prefix` after the command commits. When the cache is unusable or the
 // write fails, the keys it meant to update become dirty (see RedisTier). Never fails the command.
@@ -37,4 +38,4 @@ void CacheWriteNow(KvTxn& txn, const std::string& prefix,
                    const std::vector<std::vector<std::string>>& commands,
                    const std::vector<std::string>& touched_keys);
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -1,6 +1,6 @@
 #include "encodings/zset_encoding.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 namespace {
 
 // Compares a member with a lex bound's value: <0, 0, >0 as for memcmp order.
@@ -46,4 +46,4 @@ bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first,
   return true;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

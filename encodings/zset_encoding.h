@@ -25,7 +25,7 @@
 
 #include "encodings/kv_txn.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 struct ScoredMember {
   std::string member;
@@ -147,4 +147,4 @@ std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding();
 // v1, v2 and v3: the Redis-tier versions (zset_tiered.cc).
 std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version);
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -22,7 +22,7 @@
 #include "encodings/zset_encoding.h"
 #include "encodings/zset_memory.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 namespace {
 
 class IndexedZset final : public ZsetEncoding {
@@ -342,4 +342,4 @@ class IndexedZset final : public ZsetEncoding {
 
 std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding() { return std::make_unique<IndexedZset>(); }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 std::vector<size_t> ZAddPlan::Changed() const {
   std::vector<size_t> out;
@@ -125,4 +125,4 @@ std::optional<uint64_t> SortedMembers::Rank(std::string_view member, bool revers
   return std::nullopt;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

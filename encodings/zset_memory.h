@@ -15,7 +15,7 @@
 
 #include "encodings/zset_encoding.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
 
 // The outcome of ZADD over previous scores: the new score of every distinct member (in
 // first-appearance order), and the reply counts.
@@ -65,4 +65,4 @@ class SortedMembers {
 // Applies offset and count to a list already in the requested order.
 std::vector<ScoredMember> ApplyLimit(std::vector<ScoredMember> in, const RangeLimit& limit);
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

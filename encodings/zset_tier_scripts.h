@@ -6,7 +6,7 @@
 // Each script answers nil when the zset does not exist (a cache miss for v2).
 #pragma once
 
-namespace kvlab::zset_scripts {
+namespace kvlab::encodings::zset_scripts {
 
 // ARGV: start stop reverse(0|1). Clamps the ranks as Redis does over n = ZCARD, turns reverse
 // ranks into forward ones, and returns {n, a, b, r0, group}: the forward ranks [a, b] of the
@@ -64,4 +64,4 @@ local r0 = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. s)
 return {n, r0, redis.call('ZRANGE', KEYS[1], s, s, 'BYSCORE')}
 )lua";
 
-}  // namespace kvlab::zset_scripts
+}  // namespace kvlab::encodings::zset_scripts

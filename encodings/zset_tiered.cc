@@ -28,7 +28,13 @@
 #include "encodings/zset_memory.h"
 #include "encodings/zset_tier_scripts.h"
 
-namespace kvlab {
+namespace kvlab::encodings {
+
+using backends::WriteBatch;
+using redis::TierCounts;
+using redis::TierRole;
+using resp::Reply;
+
 namespace {
 
 constexpr size_t kShortMemberLimit = 15;  // members shorter than this are their own ref
@@ -425,7 +431,9 @@ class TieredZset final : public ZsetEncoding {
     txn.AfterCommit([&txn, after] {
       std::vector<Reply> ignored;
       TierCounts& counts = txn.tier_counts();
-      txn.tier()->Pipeline(TierRole::kStore, {after}, &ignored, &counts);  // best effort
+      // Best effort: on failure the store key keeps the later expiry set before the commit, so
+      // it outlives the key-meta, which is safe (the collector reclaims it).
+      txn.tier()->Pipeline(TierRole::kStore, {after}, &ignored, &counts).IgnoreError();
       return Status::OK();
     });
     return Status::OK();
@@ -437,7 +445,9 @@ class TieredZset final : public ZsetEncoding {
     txn.AfterCommit([&txn, key] {
       // Best effort: an unreachable zset is garbage either way; a failure leaves it for GC.
       std::vector<Reply> ignored;
-      txn.tier()->Pipeline(TierRole::kStore, {{"UNLINK", key}}, &ignored, &txn.tier_counts());
+      txn.tier()
+          ->Pipeline(TierRole::kStore, {{"UNLINK", key}}, &ignored, &txn.tier_counts())
+          .IgnoreError();
       return Status::OK();
     });
     return Status::OK();
@@ -729,4 +739,4 @@ std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version) {
   return std::make_unique<TieredZset>(version);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::encodings

@@ -5,11 +5,21 @@
 
 #include <set>
 
-#include "engine/amplification_table.h"
 #include "engine/command_table.h"
-#include "engine/engine_test_util.h"
+#include "testing/amplification_table.h"
+#include "testing/engine_test_util.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using redis::TierCounts;
+using redis::TierRole;
+using resp::Reply;
+using testing::AmplificationRow;
+using testing::DatasetCommands;
+using testing::EvaluateOperations;
+using testing::LoadAmplificationTable;
+using testing::WarmUpCommands;
+
 namespace {
 
 const char* kTablePath = KVLAB_SOURCE_DIR "/docs/amplification.md";
@@ -120,4 +130,4 @@ TEST(AmplificationTable, CoversEveryCommandAndVersion) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -14,7 +14,10 @@
 #include "engine/handlers.h"
 #include "engine/subcommands.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using resp::Reply;
+
 namespace {
 
 bool IsKeyspace(const CommandSpec& spec) {
@@ -227,4 +230,4 @@ void CommandCommand(CommandContext& ctx) {
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -11,9 +11,9 @@
 
 #include "encodings/kv_txn.h"
 #include "engine/engine.h"
-#include "redis/reply.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 // Redis's error texts, shared by the handlers.
 namespace errors {
@@ -31,31 +31,32 @@ inline std::string_view ClientText(std::string_view s) { return s.substr(0, s.fi
 
 class CommandContext {
  public:
-  CommandContext(Engine* engine, Session* session, const std::vector<std::string>* argv, KvTxn* txn)
+  CommandContext(Engine* engine, Session* session, const std::vector<std::string>* argv,
+                 encodings::KvTxn* txn)
       : engine_(engine), session_(session), argv_(argv), txn_(txn) {}
 
   const std::vector<std::string>& argv() const { return *argv_; }
   const std::string& arg(size_t i) const { return (*argv_)[i]; }
   size_t argc() const { return argv_->size(); }
   Session& session() { return *session_; }
-  KvTxn& txn() { return *txn_; }
+  encodings::KvTxn& txn() { return *txn_; }
   Engine& engine() { return *engine_; }
 
-  Reply reply;
-  void ReplyError(std::string text) { reply = Reply::Error(std::move(text)); }
+  resp::Reply reply;
+  void ReplyError(std::string text) { reply = resp::Reply::Error(std::move(text)); }
   // Turns a failed Status into an error reply. Returns false when it did.
   bool Check(const Status& s);
 
   // Loads `key` for a command on `type`. Returns false after setting the reply when the
   // command must stop: WRONGTYPE, or a storage error. Otherwise *exists says whether the key
   // is live (absent and expired keys are not), and h holds its meta.
-  bool Load(std::string_view key, KeyType type, KeyHandle* h, bool* exists);
+  bool Load(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h, bool* exists);
   // Load, then, for an absent key, a new handle with the configured encode-version.
-  bool LoadOrCreate(std::string_view key, KeyType type, KeyHandle* h);
+  bool LoadOrCreate(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h);
 
   // The encoding a key's meta names. REQUIRES: the meta's type matches.
-  HashEncoding& Hash(const KeyMeta& meta);
-  ZsetEncoding& Zset(const KeyMeta& meta);
+  encodings::HashEncoding& Hash(const encodings::KeyMeta& meta);
+  encodings::ZsetEncoding& Zset(const encodings::KeyMeta& meta);
 
   // Parses argument i as Redis's integer; sets the standard error reply and returns false.
   bool ArgInt64(size_t i, int64_t* out);
@@ -64,7 +65,7 @@ class CommandContext {
   Engine* engine_;
   Session* session_;
   const std::vector<std::string>* argv_;
-  KvTxn* txn_;
+  encodings::KvTxn* txn_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -4,7 +4,7 @@
 
 #include "engine/handlers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 CommandTable::CommandTable() {
   // name, arity, flags, first key, last key, key step, handler, group, summary, since.
@@ -186,4 +186,4 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   return it == index_.end() ? nullptr : &specs_[it->second];
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

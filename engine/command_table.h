@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::engine {
 
 // The Redis release whose commands, arities and replies the table follows. HELLO and INFO
 // report it as the server version, so that clients choose the features they use by it.
@@ -81,4 +81,4 @@ class CommandTable {
   std::unordered_map<std::string, size_t> index_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -7,9 +7,11 @@
 #include <set>
 
 #include "engine/glob.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using resp::ParseInt64;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
@@ -112,4 +114,4 @@ std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t ma
   };
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

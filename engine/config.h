@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 class EngineConfig {
  public:
@@ -55,4 +55,4 @@ std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t ma
 // Case-insensitive ASCII equality (command and parameter names).
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

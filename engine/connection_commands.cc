@@ -6,11 +6,15 @@
 #include "engine/command_context.h"
 #include "engine/command_table.h"
 #include "engine/handlers.h"
-#include "engine/redis_numbers.h"
 #include "engine/session_host.h"
 #include "engine/subcommands.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using resp::ParseInt64;
+using resp::Reply;
+
 namespace {
 
 constexpr const char* kWrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
@@ -76,7 +80,7 @@ void HelloCommand(CommandContext& ctx) {
     if (!ParseInt64(ctx.arg(next++), &version)) {
       return ctx.ReplyError("ERR Protocol version is not an integer or out of range");
     }
-    // kvlab speaks RESP2 only (redis/reply.h): HELLO 3 gets the error Redis gives for a
+    // kvlab speaks RESP2 only (resp/reply.h): HELLO 3 gets the error Redis gives for a
     // protocol it does not know.
     if (version != 2) return ctx.ReplyError("NOPROTO unsupported protocol version");
   }
@@ -203,4 +207,4 @@ void ShutdownCommand(CommandContext& ctx) {
   ctx.reply = Reply::Ok();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

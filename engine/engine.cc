@@ -5,9 +5,31 @@
 
 #include "engine/command_context.h"
 #include "engine/command_table.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using backends::CountingStore;
+using backends::KvStore;
+using backends::OpCounts;
+using backends::PhysicalCounters;
+using backends::SubtractPhysical;
+using encodings::HashEncoding;
+using encodings::KeyHandle;
+using encodings::KeyMeta;
+using encodings::KeyType;
+using encodings::KvTxn;
+using encodings::NewBlindHashEncoding;
+using encodings::NewCachedHashEncoding;
+using encodings::NewCountedHashEncoding;
+using encodings::NewIndexedZsetEncoding;
+using encodings::NewTieredZsetEncoding;
+using encodings::ZsetEncoding;
+using redis::RedisTier;
+using redis::TierCounts;
+using resp::ParseInt64;
+using resp::Reply;
+
 namespace {
 
 // Redis's rejectCommandFormat: CR and LF in an error become spaces (the error is one line).
@@ -294,4 +316,4 @@ bool CommandContext::ArgInt64(size_t i, int64_t* out) {
   return false;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -29,33 +29,34 @@
 #include "engine/config.h"
 #include "engine/key_locks.h"
 #include "engine/key_scan.h"
-#include "redis/reply.h"
 #include "redis/tier.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 class CommandTable;
 struct CommandSpec;
 class SessionHost;
 
 struct EngineOptions {
-  KeyCodecOptions keys;
+  encodings::KeyCodecOptions keys;
   // Encode-versions given to new keys; changeable at runtime (CONFIG SET).
   uint8_t hash_version = 0;
   uint8_t zset_version = 0;
   // SELECTable databases, 0 .. databases-1.
   int databases = 16;
   // Defaults to the system clock. REQUIRES: outlives the engine.
-  const Clock* clock = nullptr;
+  const encodings::Clock* clock = nullptr;
   size_t lock_stripes = 4096;
   // The Redis tier of hash v2/v3 and zset v1-v3. When null, the engine makes its own from
   // tier_options (private redis-servers, started only if a tier version is used).
   // REQUIRES: outlives the engine.
-  RedisTier* tier = nullptr;
-  RedisTierOptions tier_options;
+  redis::RedisTier* tier = nullptr;
+  redis::RedisTierOptions tier_options;
   // When set, wraps the encoding of every hash version (a decorator on the decorator chain,
   // e.g. the test-only NewExtraReadHashEncoding of encodings/hash_extra_read.h).
-  std::function<std::unique_ptr<HashEncoding>(std::unique_ptr<HashEncoding>)> hash_decorator;
+  std::function<std::unique_ptr<encodings::HashEncoding>(std::unique_ptr<encodings::HashEncoding>)>
+      hash_decorator;
 };
 
 // One client's state across commands (a connection, a workload thread).
@@ -69,12 +70,12 @@ struct Session {
 
 // What one command cost.
 struct CommandCost {
-  OpCounts kv;
-  TierCounts tier;  // Redis-tier round trips, commands, cache hits and misses
+  backends::OpCounts kv;
+  redis::TierCounts tier;  // Redis-tier round trips, commands, cache hits and misses
   // Physical counters of the backend over the command (only when want_physical is set before
   // Execute; RocksDB's are exact per command, the others store-wide).
   bool want_physical = false;
-  PhysicalCounters physical;
+  backends::PhysicalCounters physical;
 };
 
 // Cumulative statistics of one command (INFO commandstats and the kvlab section).
@@ -82,72 +83,72 @@ struct CommandStats {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> failed_calls{0};  // replied with an error
   std::atomic<uint64_t> micros{0};
-  OpCounters kv;
+  backends::OpCounters kv;
   std::atomic<uint64_t> tier_round_trips{0};
   std::atomic<uint64_t> tier_commands{0};
   std::atomic<uint64_t> cache_hits{0};
   std::atomic<uint64_t> cache_misses{0};
   std::atomic<uint64_t> cache_degraded{0};
-  void AddTier(const TierCounts& t);
+  void AddTier(const redis::TierCounts& t);
 };
 
 class Engine {
  public:
   // REQUIRES: store outlives the engine.
-  Engine(KvStore* store, EngineOptions options);
+  Engine(backends::KvStore* store, EngineOptions options);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  Reply Execute(Session& session, const std::vector<std::string>& argv,
-                CommandCost* cost = nullptr);
+  resp::Reply Execute(Session& session, const std::vector<std::string>& argv,
+                      CommandCost* cost = nullptr);
 
   // The encode-version new keys of a type get.
   uint8_t hash_version() const { return hash_version_.load(std::memory_order_relaxed); }
   uint8_t zset_version() const { return zset_version_.load(std::memory_order_relaxed); }
   // The encoding of a version, or nullptr when this engine cannot run it.
-  HashEncoding* hash_encoding(uint8_t version) const;
-  ZsetEncoding* zset_encoding(uint8_t version) const;
+  encodings::HashEncoding* hash_encoding(uint8_t version) const;
+  encodings::ZsetEncoding* zset_encoding(uint8_t version) const;
 
   EngineConfig& config() { return config_; }
   const CommandTable& commands() const;
   const CommandStats& stats(size_t command_index) const { return stats_[command_index]; }
-  KvStore* store() const { return store_; }
-  RedisTier* tier() const { return tier_; }
-  const KeyCodec& codec() const { return codec_; }
-  const Clock& clock() const { return *clock_; }
+  backends::KvStore* store() const { return store_; }
+  redis::RedisTier* tier() const { return tier_; }
+  const encodings::KeyCodec& codec() const { return codec_; }
+  const encodings::Clock& clock() const { return *clock_; }
   int databases() const { return options_.databases; }
   // The resume positions of SCAN-family cursors.
   CursorTable& cursors() { return cursors_; }
   // Zeroes every command's statistics (CONFIG RESETSTAT).
   void ResetStats();
   // Total KV operations of every command so far.
-  OpCounts TotalKvOps() const;
+  backends::OpCounts TotalKvOps() const;
 
  private:
   friend class CommandContext;
 
   void RegisterConfig();
-  Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
-            CommandCost* cost);
+  resp::Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
+                  CommandCost* cost);
 
-  KvStore* const store_;
+  backends::KvStore* const store_;
   const EngineOptions options_;
-  SystemClock system_clock_;
-  const Clock* clock_;
-  std::unique_ptr<RedisTier> own_tier_;
-  RedisTier* tier_;
-  const KeyCodec codec_;
-  KeyVersionGenerator versions_;
+  encodings::SystemClock system_clock_;
+  const encodings::Clock* clock_;
+  std::unique_ptr<redis::RedisTier> own_tier_;
+  redis::RedisTier* tier_;
+  const encodings::KeyCodec codec_;
+  encodings::KeyVersionGenerator versions_;
   const CommandTable& commands_;
   std::atomic<uint8_t> hash_version_;
   std::atomic<uint8_t> zset_version_;
-  std::array<std::unique_ptr<HashEncoding>, 4> hash_encodings_;
-  std::array<std::unique_ptr<ZsetEncoding>, 4> zset_encodings_;
+  std::array<std::unique_ptr<encodings::HashEncoding>, 4> hash_encodings_;
+  std::array<std::unique_ptr<encodings::ZsetEncoding>, 4> zset_encodings_;
   EngineConfig config_;
   KeyLocks key_locks_;
   CursorTable cursors_;
   std::unique_ptr<CommandStats[]> stats_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

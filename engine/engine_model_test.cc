@@ -8,11 +8,11 @@
 #include <random>
 #include <variant>
 
-#include "engine/engine_test_util.h"
-#include "engine/model_test_util.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
+#include "testing/engine_test_util.h"
+#include "testing/model_test_util.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 namespace {
 
 using testing::Model;
@@ -67,4 +67,4 @@ INSTANTIATE_TEST_SUITE_P(Versions, EngineModelTest, ::testing::ValuesIn(Params()
                          });
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -8,9 +8,16 @@
 
 #include "encodings/coding.h"
 #include "encodings/key_meta.h"
-#include "engine/engine_test_util.h"
+#include "testing/engine_test_util.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using backends::KvStore;
+using encodings::KeyMeta;
+using encodings::KeyVersionGenerator;
+using encodings::SubKeyTag;
+using resp::Reply;
+
 namespace {
 
 using testing::EngineHarness;
@@ -273,4 +280,4 @@ TEST(EngineOptions, NamespacePrefixSeparatesDatabasesAndEngines) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::engine

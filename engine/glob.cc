@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace kvlab {
+namespace kvlab::engine {
 namespace {
 
 int Fold(unsigned char c, bool nocase) { return nocase ? std::tolower(c) : c; }
@@ -111,4 +111,4 @@ bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase) {
   return Match(pattern.data(), pattern.size(), text.data(), text.size(), nocase, 0, &skip_longer);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

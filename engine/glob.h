@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-namespace kvlab {
+namespace kvlab::engine {
 
 bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase = false);
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -2,7 +2,7 @@
 // table (command_table.cc) is the only place that refers to them.
 #pragma once
 
-namespace kvlab {
+namespace kvlab::engine {
 
 class CommandContext;
 
@@ -101,4 +101,4 @@ void CommandCommand(CommandContext& ctx);
 // info_command.cc
 void InfoCommand(CommandContext& ctx);
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -5,9 +5,19 @@
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using encodings::FieldValue;
+using encodings::HashGetAllPart;
+using encodings::KeyHandle;
+using encodings::KeyType;
+using resp::FormatLongDoubleHuman;
+using resp::ParseInt64;
+using resp::ParseLongDouble;
+using resp::Reply;
+
 namespace {
 
 std::vector<std::string_view> ArgsFrom(const CommandContext& ctx, size_t first) {
@@ -192,4 +202,4 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   if (WriteField(ctx, &h, exists, value.has_value(), text)) ctx.reply = Reply::Bulk(text);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

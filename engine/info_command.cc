@@ -35,7 +35,15 @@
 #include "engine/key_scan.h"
 #include "engine/session_host.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using backends::OpCounts;
+using encodings::KeyMeta;
+using encodings::KvTxn;
+using redis::RedisTier;
+using redis::TierRole;
+using resp::Reply;
+
 namespace {
 
 // Redis's order. "default" is every section but commandstats; "all" and "everything" are all.
@@ -185,4 +193,4 @@ void InfoCommand(CommandContext& ctx) {
   ctx.reply = Reply::Bulk(std::move(out));
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::engine {
 
 class KeyLocks {
  public:
@@ -70,4 +70,4 @@ class KeyLocks {
   std::unique_ptr<std::mutex[]> mutexes_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -9,9 +9,23 @@
 #include "encodings/coding.h"
 #include "engine/command_context.h"
 #include "engine/glob.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using backends::IteratorOptions;
+using encodings::DecodeFixed64BE;
+using encodings::FieldValue;
+using encodings::KeyHandle;
+using encodings::KeyMeta;
+using encodings::KeyType;
+using encodings::KeyTypeName;
+using encodings::KvTxn;
+using encodings::PrefixSuccessor;
+using encodings::PutFixed64BE;
+using encodings::ScoredMember;
+using resp::FormatListpackScore;
+using resp::Reply;
 
 Status ScanKeys(KvTxn& txn, const std::string& after, const KeyScanFilter& filter,
                 uint64_t max_examined,
@@ -118,9 +132,9 @@ void KeyspaceScanCommand(CommandContext& ctx) {
   ctx.reply = Reply::Array(std::move(out));
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine
 
-namespace kvlab {
+namespace kvlab::engine {
 namespace {
 
 // Options of HSCAN and ZSCAN (scanGenericCommand with an object: no TYPE).
@@ -229,4 +243,4 @@ void ZscanCommand(CommandContext& ctx) {
   ctx.reply = ScanReply(ctx, h.meta, next, std::move(items));
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -17,7 +17,7 @@
 
 #include "encodings/kv_txn.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 class CommandContext;
 
@@ -30,10 +30,11 @@ struct KeyScanFilter {
 // key-meta order, starting after the key-meta key `after` ("" for the start), examining at most
 // `max_examined` metas. *last is the last key-meta key examined, or "" when the walk reached the
 // end (pass nullptr when not needed).
-Status ScanKeys(KvTxn& txn, const std::string& after, const KeyScanFilter& filter,
-                uint64_t max_examined,
-                const std::function<void(const std::string& key, const KeyMeta& meta)>& visit,
-                std::string* last);
+Status ScanKeys(
+    encodings::KvTxn& txn, const std::string& after, const KeyScanFilter& filter,
+    uint64_t max_examined,
+    const std::function<void(const std::string& key, const encodings::KeyMeta& meta)>& visit,
+    std::string* last);
 
 // Maps cursor ids to resume positions. Thread-safe; bounded FIFO.
 class CursorTable {
@@ -58,4 +59,4 @@ bool ParseScanCursor(CommandContext& ctx, size_t arg, uint64_t* cursor);
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 void KeyspaceScanCommand(CommandContext& ctx);
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -12,9 +12,20 @@
 #include "engine/command_context.h"
 #include "engine/handlers.h"
 #include "engine/key_scan.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using encodings::KeyCodec;
+using encodings::KeyHandle;
+using encodings::KeyMeta;
+using encodings::KeyType;
+using encodings::KeyTypeName;
+using encodings::PrefixSuccessor;
+using encodings::SubKeyTag;
+using redis::RedisTier;
+using resp::Reply;
+
 namespace {
 
 std::vector<std::string_view> KeyArgs(CommandContext& ctx, size_t first) {
@@ -257,4 +268,4 @@ void FlushallCommand(CommandContext& ctx) {
   FlushDatabases(ctx, 0, ctx.engine().databases() - 1);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

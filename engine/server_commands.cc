@@ -5,9 +5,12 @@
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using resp::ParseInt64;
+using resp::Reply;
 
 void PingCommand(CommandContext& ctx) {
   if (ctx.argc() > 2) return ctx.ReplyError("ERR wrong number of arguments for 'ping' command");
@@ -77,4 +80,4 @@ void ConfigCommand(CommandContext& ctx) {
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

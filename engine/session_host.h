@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 class SessionHost {
  public:
@@ -42,4 +42,4 @@ class SessionHost {
   virtual void AppendInfo(std::string_view section, std::string* out) = 0;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -6,9 +6,14 @@
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using encodings::KeyMeta;
+using encodings::KeyType;
+using resp::Reply;
+
 namespace {
 
 std::string LowerName(const CommandContext& ctx) {
@@ -208,4 +213,4 @@ void StrlenCommand(CommandContext& ctx) {
   ctx.reply = Reply::Integer(found ? static_cast<int64_t>(meta.value.size()) : 0);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

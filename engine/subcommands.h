@@ -9,7 +9,7 @@
 
 #include "engine/command_context.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 // "ERR unknown subcommand 'foo'. Try CLIENT HELP." (rejectCommandFormat: at most 128 bytes of
 // the subcommand, CR and LF turned into spaces).
@@ -34,13 +34,13 @@ inline void ReplySubcommandArity(CommandContext& ctx, std::string_view full_name
 inline void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
   std::string container = ctx.arg(0);
   for (char& c : container) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::vector<Reply> out;
+  std::vector<resp::Reply> out;
   out.push_back(
-      Reply::Status(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
-  for (const char* line : lines) out.push_back(Reply::Status(line));
-  out.push_back(Reply::Status("HELP"));
-  out.push_back(Reply::Status("    Prints this help."));
-  ctx.reply = Reply::Array(std::move(out));
+      resp::Reply::Status(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  for (const char* line : lines) out.push_back(resp::Reply::Status(line));
+  out.push_back(resp::Reply::Status("HELP"));
+  out.push_back(resp::Reply::Status("    Prints this help."));
+  ctx.reply = resp::Reply::Array(std::move(out));
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

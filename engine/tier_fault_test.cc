@@ -11,11 +11,18 @@
 
 #include <thread>
 
-#include "engine/engine_test_util.h"
-#include "engine/model_test_util.h"
 #include "redis/server_process.h"
+#include "testing/engine_test_util.h"
+#include "testing/model_test_util.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using redis::RedisClient;
+using redis::RedisServerOptions;
+using redis::RedisServerProcess;
+using redis::TierCounts;
+using resp::Reply;
+
 namespace {
 
 using testing::EngineHarness;
@@ -198,4 +205,4 @@ TEST(StoreFault, AnExternalStoreThatEvictsIsRefused) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -1,8 +1,17 @@
 #include "engine/zset_args.h"
 
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using encodings::LexBound;
+using encodings::LexRange;
+using encodings::ScoredMember;
+using encodings::ScoreRange;
+using resp::FormatDouble;
+using resp::ParseScoreBound;
+using resp::Reply;
+
 namespace {
 
 // zslParseLexRangeItem.
@@ -56,4 +65,4 @@ Reply ScoredReply(std::vector<ScoredMember>&& members, bool with_scores) {
   return Reply::Array(std::move(out));
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

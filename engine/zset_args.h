@@ -7,13 +7,14 @@
 #include "encodings/zset_encoding.h"
 #include "engine/command_context.h"
 
-namespace kvlab {
+namespace kvlab::engine {
 
 // zslParseRange over arguments min_arg and max_arg. Sets Redis's error and returns false.
-bool ParseScoreRange(CommandContext& ctx, size_t min_arg, size_t max_arg, ScoreRange* range);
+bool ParseScoreRange(CommandContext& ctx, size_t min_arg, size_t max_arg,
+                     encodings::ScoreRange* range);
 // zslParseLexRange over arguments min_arg and max_arg. Sets Redis's error and returns false.
-bool ParseLexRange(CommandContext& ctx, size_t min_arg, size_t max_arg, LexRange* range);
+bool ParseLexRange(CommandContext& ctx, size_t min_arg, size_t max_arg, encodings::LexRange* range);
 // [member, score, member, score, ...] with scores, [member, ...] without (RESP2).
-Reply ScoredReply(std::vector<ScoredMember>&& members, bool with_scores);
+resp::Reply ScoredReply(std::vector<encodings::ScoredMember>&& members, bool with_scores);
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

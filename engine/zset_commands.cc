@@ -5,10 +5,23 @@
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
-#include "engine/redis_numbers.h"
 #include "engine/zset_args.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using encodings::KeyHandle;
+using encodings::KeyType;
+using encodings::LexRange;
+using encodings::ScoredMember;
+using encodings::ScoreRange;
+using encodings::ZAddFlags;
+using encodings::ZAddResult;
+using resp::FormatDouble;
+using resp::ParseDouble;
+using resp::ParseInt64;
+using resp::Reply;
+
 namespace {
 
 // zaddGenericCommand; ZINCRBY is ZADD with INCR preset.
@@ -169,4 +182,4 @@ void ZremCommand(CommandContext& ctx) {
 void ZpopminCommand(CommandContext& ctx) { PopGeneric(ctx, false); }
 void ZpopmaxCommand(CommandContext& ctx) { PopGeneric(ctx, true); }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -5,10 +5,20 @@
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
-#include "engine/redis_numbers.h"
 #include "engine/zset_args.h"
+#include "resp/redis_numbers.h"
 
-namespace kvlab {
+namespace kvlab::engine {
+
+using encodings::KeyHandle;
+using encodings::KeyType;
+using encodings::LexRange;
+using encodings::RangeLimit;
+using encodings::ScoredMember;
+using encodings::ScoreRange;
+using encodings::ZsetEncoding;
+using resp::Reply;
+
 namespace {
 
 enum class RangeType { kAuto, kRank, kScore, kLex };
@@ -129,4 +139,4 @@ void ZremrangebyrankCommand(CommandContext& ctx) { ZremrangeGeneric(ctx, RangeTy
 void ZremrangebyscoreCommand(CommandContext& ctx) { ZremrangeGeneric(ctx, RangeType::kScore); }
 void ZremrangebylexCommand(CommandContext& ctx) { ZremrangeGeneric(ctx, RangeType::kLex); }
 
-}  // namespace kvlab
+}  // namespace kvlab::engine

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "analysis/comparison.h"
-#include "backends/status.h"
+#include "base/status.h"
 
 namespace kvlab::gate {
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "gate/gate_test_util.h"
+#include "testing/kv_test_util.h"
 
 namespace kvlab::gate {
 namespace {

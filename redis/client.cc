@@ -2,7 +2,10 @@
 
 #include <hiredis/hiredis.h>
 
-namespace kvlab {
+namespace kvlab::redis {
+
+using resp::Reply;
+
 namespace {
 
 Reply Convert(const redisReply* r) {
@@ -137,4 +140,4 @@ Status RedisClient::Pipeline(const std::vector<std::vector<std::string>>& comman
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::redis

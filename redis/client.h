@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
-#include "redis/reply.h"
+#include "base/status.h"
+#include "resp/reply.h"
 
 struct redisContext;
 
-namespace kvlab {
+namespace kvlab::redis {
 
 // Where a redis-server listens: "host:port", "redis://host:port", "unix:///path" or "/path".
 struct RedisEndpoint {
@@ -43,10 +43,10 @@ class RedisClient {
   Status Connect();
   // Sends one command and waits for its reply. An error reply is a successful call: the Reply
   // is of type kError.
-  Status Command(const std::vector<std::string>& argv, Reply* reply);
+  Status Command(const std::vector<std::string>& argv, resp::Reply* reply);
   // Sends every command, then reads every reply: one round trip.
   Status Pipeline(const std::vector<std::vector<std::string>>& commands,
-                  std::vector<Reply>* replies);
+                  std::vector<resp::Reply>* replies);
 
   const RedisEndpoint& endpoint() const { return endpoint_; }
   // Round trips made so far (a pipeline counts one).
@@ -61,4 +61,4 @@ class RedisClient {
   uint64_t round_trips_ = 0;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::redis

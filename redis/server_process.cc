@@ -16,7 +16,10 @@
 #include <sstream>
 #include <thread>
 
-namespace kvlab {
+namespace kvlab::redis {
+
+using resp::Reply;
+
 namespace fs = std::filesystem;
 
 int FreeLoopbackPort() {
@@ -207,4 +210,4 @@ void RedisServerProcess::Resume() {
   if (pid_ > 0) ::kill(pid_, SIGCONT);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::redis

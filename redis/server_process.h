@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 #include "redis/client.h"
 
-namespace kvlab {
+namespace kvlab::redis {
 
 struct RedisServerOptions {
   enum class Persistence { kNone, kAofEverySec };
@@ -73,4 +73,4 @@ class RedisServerProcess {
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreeLoopbackPort();
 
-}  // namespace kvlab
+}  // namespace kvlab::redis

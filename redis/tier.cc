@@ -1,6 +1,8 @@
 #include "redis/tier.h"
 
-namespace kvlab {
+namespace kvlab::redis {
+
+using resp::Reply;
 
 TierCounts& TierCounts::operator+=(const TierCounts& o) {
   round_trips += o.round_trips;
@@ -308,4 +310,4 @@ Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts) {
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::redis

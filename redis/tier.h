@@ -31,12 +31,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 #include "redis/client.h"
-#include "redis/reply.h"
 #include "redis/server_process.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::redis {
 
 enum class TierRole { kCache, kStore };
 
@@ -83,7 +83,7 @@ class RedisTier {
   // Sends the commands to the role's server in one pipeline. Fails with Unavailable when the
   // server cannot be reached (or was unreachable less than retry_interval ago).
   Status Pipeline(TierRole role, const std::vector<std::vector<std::string>>& commands,
-                  std::vector<Reply>* replies, TierCounts* counts);
+                  std::vector<resp::Reply>* replies, TierCounts* counts);
 
   // The cache may be read for keys under `prefix` (the cache-key prefix of one incarnation of
   // a Redis key): the cache is reachable and holds no possibly-stale entry for it. Cleans the
@@ -128,4 +128,4 @@ class RedisTier {
 // (8 bytes). The braces are a Redis Cluster hash tag: all of a key's entries share a slot.
 std::string TierKeyPrefix(std::string_view ns, std::string_view key, uint64_t key_version);
 
-}  // namespace kvlab
+}  // namespace kvlab::redis

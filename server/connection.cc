@@ -13,7 +13,13 @@
 #include "server/server.h"
 #include "server/worker.h"
 
-namespace kvlab {
+namespace kvlab::server {
+
+using engine::CommandSpec;
+using engine::Engine;
+using resp::Reply;
+using resp::RequestParser;
+
 namespace {
 
 // An output buffer this large is released once it has been written out.
@@ -242,4 +248,4 @@ void Connection::AppendInfo(std::string_view section, std::string* out) {
   server_->AppendInfo(section, out);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::server

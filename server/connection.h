@@ -20,16 +20,16 @@
 
 #include "engine/engine.h"
 #include "engine/session_host.h"
-#include "server/resp_parser.h"
+#include "resp/resp_parser.h"
 
 struct event;
 
-namespace kvlab {
+namespace kvlab::server {
 
 class Server;
 class Worker;
 
-class Connection final : public SessionHost {
+class Connection final : public engine::SessionHost {
  public:
   // Takes ownership of fd (non-blocking).
   Connection(Worker* worker, int fd, std::string peer_address, std::string local_address,
@@ -72,15 +72,15 @@ class Connection final : public SessionHost {
 
   Worker* const worker_;
   Server* const server_;
-  Engine* const engine_;
+  engine::Engine* const engine_;
   const int fd_;
   event* read_event_ = nullptr;
   event* write_event_ = nullptr;
   bool reading_ = false;
   bool writing_ = false;
 
-  Session session_;
-  RequestParser parser_;
+  engine::Session session_;
+  resp::RequestParser parser_;
   std::vector<std::string> argv_;
   std::string output_;
   size_t output_sent_ = 0;
@@ -105,4 +105,4 @@ class Connection final : public SessionHost {
   Snapshot snapshot_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::server

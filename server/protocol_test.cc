@@ -9,10 +9,15 @@
 #include <vector>
 
 #include "redis/server_process.h"
-#include "server/resp_parser.h"
-#include "server/server_test_util.h"
+#include "resp/resp_parser.h"
+#include "testing/server_test_util.h"
 
-namespace kvlab {
+namespace kvlab::server {
+
+using redis::RedisServerOptions;
+using redis::RedisServerProcess;
+using resp::kProtoInlineMaxSize;
+
 namespace {
 
 using testing::RawClient;
@@ -330,4 +335,4 @@ TEST(Protocol, ManyIdleConnections) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::server

@@ -6,11 +6,18 @@
 #include <thread>
 #include <utility>
 
-#include "cli/common_flags.h"
-#include "cli/version.h"
+#include "base/version.h"
+#include "flags/common_flags.h"
 #include "server/server.h"
 
-namespace kvlab {
+namespace kvlab::server {
+
+using backends::OpenedStore;
+using engine::Engine;
+using flags::EngineFlags;
+using flags::OpenStoreOrReport;
+using flags::StoreFlags;
+
 namespace {
 
 struct ServeFlags {
@@ -137,4 +144,4 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->callback([cmd, flags, exit_code] { *exit_code = RunServe(*cmd, *flags); });
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::server

@@ -3,10 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
-namespace kvlab {
+namespace kvlab::server {
 
 // Adds `serve` to the app; its callback runs the server until SHUTDOWN, SIGINT or SIGTERM and
 // sets *exit_code (0 after a clean shutdown with the store closed).
 void AddServeCommand(CLI::App& app, int* exit_code);
 
-}  // namespace kvlab
+}  // namespace kvlab::server

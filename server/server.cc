@@ -26,7 +26,11 @@
 #include "server/connection.h"
 #include "server/worker.h"
 
-namespace kvlab {
+namespace kvlab::server {
+
+using engine::Engine;
+using engine::kRedisVersion;
+
 namespace {
 
 constexpr int kBacklog = 511;  // Redis's tcp-backlog
@@ -396,4 +400,4 @@ void Server::AppendInfo(std::string_view section, std::string* out) {
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::server

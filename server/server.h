@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 #include "engine/engine.h"
 
 struct event_base;
@@ -38,7 +38,7 @@ struct event;
 struct evconnlistener;
 struct sockaddr;
 
-namespace kvlab {
+namespace kvlab::server {
 
 class Connection;
 class Worker;
@@ -70,7 +70,7 @@ class Server {
   // Registers the server's CONFIG parameters (port, bind, maxclients, proto-max-bulk-len, ...)
   // in the engine's table, so that a config file applied before Start() can set them.
   // REQUIRES: engine outlives the server.
-  Server(Engine* engine, ServerOptions options);
+  Server(engine::Engine* engine, ServerOptions options);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -87,7 +87,7 @@ class Server {
   // Where the server listens: "127.0.0.1:6379", "/tmp/kvlab.sock".
   std::vector<std::string> Addresses() const;
   const ServerOptions& options() const { return options_; }
-  Engine* engine() const { return engine_; }
+  engine::Engine* engine() const { return engine_; }
 
   // The limits that CONFIG SET can change while the server runs.
   uint64_t max_bulk_len() const { return max_bulk_len_.load(std::memory_order_relaxed); }
@@ -116,7 +116,7 @@ class Server {
   static void OnSignal(int signal, short what, void* arg);
   static void OnResumeAccept(int fd, short what, void* arg);
 
-  Engine* const engine_;
+  engine::Engine* const engine_;
   ServerOptions options_;
   bool started_ = false;
   std::atomic<uint64_t> max_bulk_len_;
@@ -149,4 +149,4 @@ class Server {
 // (k = 1000, kb = 1024; any case). Returns false on anything else.
 bool ParseMemoryValue(std::string_view text, uint64_t* bytes);
 
-}  // namespace kvlab
+}  // namespace kvlab::server

@@ -14,7 +14,11 @@
 #include "engine/config.h"
 #include "server/server.h"
 
-namespace kvlab {
+namespace kvlab::server {
+
+using engine::EngineConfig;
+using engine::IntegerValidator;
+
 namespace {
 
 std::vector<std::string> SplitSpaces(std::string_view text) {
@@ -195,7 +199,8 @@ void Server::RegisterConfig() {
       [](std::string_view v) { return ParseOutputBufferLimit(v, nullptr); },
       [this](std::string_view v) {
         uint64_t hard = output_limit_.load();
-        ParseOutputBufferLimit(v, &hard);
+        // The validator above parsed the same text successfully; apply cannot fail.
+        ParseOutputBufferLimit(v, &hard).IgnoreError();
         output_limit_.store(hard);
       });
   runtime(
@@ -222,4 +227,4 @@ void Server::RegisterConfig() {
       [](std::string_view) {});
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::server

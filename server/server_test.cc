@@ -6,12 +6,25 @@
 #include <thread>
 
 #include "engine/command_table.h"
-#include "engine/engine_test_util.h"
 #include "redis/client.h"
 #include "redis/server_process.h"
-#include "server/server_test_util.h"
+#include "testing/engine_test_util.h"
+#include "testing/server_test_util.h"
 
-namespace kvlab {
+namespace kvlab::server {
+
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::StoreSpec;
+using engine::CommandTable;
+using engine::Engine;
+using engine::EngineOptions;
+using engine::Session;
+using redis::FreeLoopbackPort;
+using redis::RedisClient;
+using redis::RedisEndpoint;
+using resp::Reply;
+
 namespace {
 
 using testing::RawClient;
@@ -269,4 +282,4 @@ TEST(Server, InProcessEngineHasNoHost) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::server

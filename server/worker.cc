@@ -9,7 +9,7 @@
 #include "server/connection.h"
 #include "server/server.h"
 
-namespace kvlab {
+namespace kvlab::server {
 
 Worker::Worker(Server* server, int index) : server_(server), index_(index) {}
 
@@ -140,4 +140,4 @@ void Worker::ExitIfIdle() {
   if (connections_.empty()) event_base_loopbreak(base_);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::server

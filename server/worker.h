@@ -15,12 +15,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
 struct event_base;
 struct event;
 
-namespace kvlab {
+namespace kvlab::server {
 
 class Connection;
 class Server;
@@ -89,4 +89,4 @@ class Worker {
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::server

@@ -12,10 +12,10 @@
 #include <sstream>
 #include <thread>
 
-#include "backends/kv_test_util.h"
+#include "testing/kv_test_util.h"
 #include "workloads/build_info.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 namespace fs = std::filesystem;
@@ -243,4 +243,4 @@ TEST(BenchCli, TimingValidityIsEnforced) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

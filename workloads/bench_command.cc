@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "cli/common_flags.h"
+#include "flags/common_flags.h"
 #include "workloads/build_info.h"
 #include "workloads/catalogue.h"
 #include "workloads/matrix.h"
@@ -16,7 +16,13 @@
 #include "workloads/result.h"
 #include "workloads/sweep.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::BackendNames;
+using flags::EngineFlags;
+using flags::StoreFlags;
+using redis::RedisEndpoint;
+
 namespace {
 
 // Set by the SIGINT/SIGTERM handler: the one piece of global mutable state kvlab allows, because
@@ -528,4 +534,4 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   });
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -14,8 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 void AddBenchCommand(CLI::App& app, int* exit_code);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

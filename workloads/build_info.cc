@@ -26,7 +26,7 @@
 #define KVLAB_SANITIZERS ""
 #endif
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 BuildInfo GetBuildInfo() {
   BuildInfo b;
@@ -102,4 +102,4 @@ std::string FormatUtc(const char* format) {
 std::string UtcTimestamp() { return FormatUtc("%Y-%m-%dT%H:%M:%SZ"); }
 std::string UtcTimestampCompact() { return FormatUtc("%Y%m%dT%H%M%SZ"); }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

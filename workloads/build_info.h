@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct BuildInfo {
   std::string commit;         // git commit of the source tree at build time, or "unknown"
@@ -38,4 +38,4 @@ HostInfo GetHostInfo();
 std::string UtcTimestamp();
 std::string UtcTimestampCompact();
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

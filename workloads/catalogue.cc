@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 // YCSB's core workloads (workloads/workload[a-f] in the YCSB repository), with YCSB's record:
@@ -239,4 +239,4 @@ DefaultSuite MainJobSuite() {
   return suite;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

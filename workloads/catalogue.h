@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 #include "workloads/workload.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct CatalogueEntry {
   const char* name;
@@ -43,4 +43,4 @@ struct DefaultSuite {
 
 DefaultSuite MainJobSuite();
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -4,9 +4,12 @@
 #include <cctype>
 #include <charconv>
 
-#include "engine/split_args.h"
+#include "resp/split_args.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using resp::SplitArgs;
+
 namespace {
 
 bool ParseInt(std::string_view s, int64_t* out) {
@@ -144,4 +147,4 @@ Status CompileTemplateLine(const std::string& line, const std::string& where,
   return CompileTemplate(argv, where, out);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct TemplatePart {
   enum class Kind {
@@ -67,4 +67,4 @@ Status CompileTemplate(const std::vector<std::string>& argv, const std::string& 
 // The same from one line in redis-cli quoting ("HSET {key} {element} {value}").
 Status CompileTemplateLine(const std::string& line, const std::string& where, CommandTemplate* out);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -30,7 +30,20 @@
 #include "workloads/kv_trace.h"
 #include "workloads/matrix.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::KvStore;
+using backends::OpCounts;
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::StoreSpec;
+using engine::CommandCost;
+using engine::Engine;
+using engine::EngineOptions;
+using engine::Session;
+using redis::TierCounts;
+using resp::Reply;
+
 namespace {
 
 constexpr int kStrings = 10000;
@@ -319,10 +332,10 @@ std::vector<std::string> SplitComma(const std::string& s) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads
 
 int main(int argc, char** argv) {
-  using namespace kvlab;
+  using namespace kvlab::workloads;  // main() runs the benchmarks defined above
   std::vector<std::string> backends = {"memory", "rocksdb"};
   bool allow_invalid = false;
   std::vector<char*> rest;

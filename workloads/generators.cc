@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 uint64_t SplitMix64(uint64_t z) {
@@ -210,4 +210,4 @@ uint64_t Chooser::Next(Rng& rng, uint64_t limit) {
   return 0;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -22,9 +22,9 @@
 #include <set>
 #include <string>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 // A seeded 64-bit generator. Deterministic across platforms (mt19937_64 is fully specified, and
 // the conversions below are kvlab's own, not the standard library's distributions).
@@ -177,4 +177,4 @@ class Chooser {
   uint64_t stride_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

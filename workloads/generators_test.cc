@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 // The chi-square value that a correct distribution exceeds with probability 1e-4
@@ -255,4 +255,4 @@ TEST(InsertCounter, LimitWaitsForTheOldestInsertInFlight) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

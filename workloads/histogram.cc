@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 constexpr uint64_t kSubBuckets = uint64_t{1} << LatencyHistogram::kSubBucketBits;
@@ -74,4 +74,4 @@ uint64_t LatencyHistogram::Percentile(double q) const {
   return max_;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

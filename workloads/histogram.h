@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 class LatencyHistogram {
  public:
@@ -54,4 +54,4 @@ class LatencyHistogram {
   double sum_ = 0;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

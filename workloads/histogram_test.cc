@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 // The nearest-rank q-quantile of samples: the value of rank ceil(q * n), 1-based.
@@ -120,4 +120,4 @@ TEST(LatencyHistogram, MergeEqualsRecordingEverything) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

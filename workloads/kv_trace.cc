@@ -2,7 +2,13 @@
 
 #include <map>
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::Iterator;
+using backends::IteratorOptions;
+using backends::KvStore;
+using backends::WriteBatch;
+
 namespace {
 
 class TracingIterator final : public Iterator {
@@ -204,4 +210,4 @@ Status ReplayTrace(const KvTrace& trace, KvStore* store) {
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -14,7 +14,7 @@
 
 #include "backends/kv_store.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct TraceOp {
   enum class Kind {
@@ -33,43 +33,46 @@ struct TraceOp {
     kPrev,
   };
   Kind kind = Kind::kGet;
-  int iterator = -1;              // the iterator an iterator operation acts on
-  std::string key;                // Get, Put, Delete, Seek, SeekForPrev; DeleteRange's begin
-  std::string value;              // Put; DeleteRange's end
-  std::vector<std::string> keys;  // MultiGet
-  WriteBatch batch;               // Write
-  IteratorOptions options;        // NewIterator
+  int iterator = -1;                  // the iterator an iterator operation acts on
+  std::string key;                    // Get, Put, Delete, Seek, SeekForPrev; DeleteRange's begin
+  std::string value;                  // Put; DeleteRange's end
+  std::vector<std::string> keys;      // MultiGet
+  backends::WriteBatch batch;         // Write
+  backends::IteratorOptions options;  // NewIterator
 };
 
 using KvTrace = std::vector<TraceOp>;
 
 // A KvStore decorator that records every call. Thread-safe; meant for one command at a time.
-class TracingStore final : public KvStore {
+class TracingStore final : public backends::KvStore {
  public:
   // REQUIRES: base outlives this store.
-  explicit TracingStore(KvStore* base) : base_(base) {}
+  explicit TracingStore(backends::KvStore* base) : base_(base) {}
 
   // The calls since the last Take.
   KvTrace Take();
 
   std::string name() const override { return base_->name(); }
-  Capabilities capabilities() const override { return base_->capabilities(); }
+  backends::Capabilities capabilities() const override { return base_->capabilities(); }
   Status Get(std::string_view key, std::string* value) override;
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values) override;
   Status Put(std::string_view key, std::string_view value) override;
   Status Delete(std::string_view key) override;
   Status DeleteRange(std::string_view begin, std::string_view end) override;
-  Status Write(const WriteBatch& batch) override;
-  std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
+  Status Write(const backends::WriteBatch& batch) override;
+  std::unique_ptr<backends::Iterator> NewIterator(
+      const backends::IteratorOptions& options) override;
   Status Flush() override { return base_->Flush(); }
-  PhysicalCounters ReadPhysicalCounters() override { return base_->ReadPhysicalCounters(); }
+  backends::PhysicalCounters ReadPhysicalCounters() override {
+    return base_->ReadPhysicalCounters();
+  }
 
   // Records an operation; for the iterators.
   void Record(TraceOp op);
 
  private:
-  KvStore* base_;
+  backends::KvStore* base_;
   std::mutex mu_;
   KvTrace trace_;
   int next_iterator_ = 0;
@@ -77,6 +80,6 @@ class TracingStore final : public KvStore {
 
 // Issues the trace's calls on `store` in order, touching every value read and every entry an
 // iterator lands on. Returns the first failure (NotFound of a Get is not one).
-Status ReplayTrace(const KvTrace& trace, KvStore* store);
+Status ReplayTrace(const KvTrace& trace, backends::KvStore* store);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

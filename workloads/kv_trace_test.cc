@@ -5,11 +5,25 @@
 #include <gtest/gtest.h>
 
 #include "backends/counting_store.h"
-#include "backends/kv_test_util.h"
 #include "engine/engine.h"
-#include "engine/split_args.h"
+#include "resp/split_args.h"
+#include "testing/kv_test_util.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::CountingStore;
+using backends::OpCounters;
+using backends::OpCounts;
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::StoreSpec;
+using engine::CommandCost;
+using engine::Engine;
+using engine::EngineOptions;
+using engine::Session;
+using resp::Reply;
+using resp::SplitArgs;
+
 namespace {
 
 TEST(KvTrace, ReplayIssuesTheCommandsOperations) {
@@ -73,4 +87,4 @@ TEST(KvTrace, ReplayIssuesTheCommandsOperations) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -2,7 +2,16 @@
 
 #include <filesystem>
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::DirectorySize;
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::StoreSpec;
+using engine::Engine;
+using engine::EngineOptions;
+using resp::Reply;
+
 namespace {
 
 // The versions an engine over any store can run: probed on a throwaway in-memory store.
@@ -256,4 +265,4 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -27,7 +27,7 @@
 #include "workloads/target.h"
 #include "workloads/workload.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct Cell {
   std::string target = "in-process";  // or "resp"
@@ -45,7 +45,7 @@ struct CellResult {
   uint64_t disk_bytes = 0;  // after Flush; 0 over RESP
   bool persistent = false;  // disk_bytes means something (not the in-memory backend)
   // Readings at the end (gauges such as lmdb.depth); empty for per-thread counters.
-  PhysicalCounters store_counters_end;
+  backends::PhysicalCounters store_counters_end;
   std::string store_dir;    // where the store lived ("" over RESP)
   bool store_kept = false;  // false: a temporary directory, removed
 };
@@ -64,11 +64,11 @@ struct MatrixOptions {
   std::vector<int> zset_versions;     // used when it uses zsets
   // Store options and decorators for every backend (spec.backend is ignored). A non-empty
   // spec.options.dir is the parent directory of the cells' stores, which are kept.
-  StoreSpec store;
-  EngineOptions engine;     // versions are set per cell
-  std::string config_file;  // --config: applied to each cell's engine before its versions
+  backends::StoreSpec store;
+  engine::EngineOptions engine;  // versions are set per cell
+  std::string config_file;       // --config: applied to each cell's engine before its versions
   bool in_process = true;
-  std::optional<RedisEndpoint> resp;
+  std::optional<redis::RedisEndpoint> resp;
   int repetitions = 1;
   PhysicalMode physical = PhysicalMode::kAuto;
 
@@ -96,15 +96,15 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
 // sweeps.
 // `name` makes the directory unique under a --dir parent (the workload or sweep name).
 Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
-                     std::unique_ptr<OpenedStore>* out);
+                     std::unique_ptr<backends::OpenedStore>* out);
 // Whether a backend's physical counters are per thread (RocksDB's PerfContext, see kv_store.h):
 // exact per command, meaningless when read store-wide from another thread.
 bool PhysicalCountersPerThread(const std::string& backend);
 // The engine-target options of a cell under the matrix's physical mode.
 EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads);
 // Applies options.config_file (if any) to a new engine.
-Status ConfigureEngine(const MatrixOptions& options, Engine* engine);
+Status ConfigureEngine(const MatrixOptions& options, engine::Engine* engine);
 // Sets the cell's versions through the target: CONFIG SET, as a client would.
 Status SetVersions(TargetConnection& c, const Cell& cell);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -6,14 +6,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include "backends/kv_test_util.h"
 #include "redis/server_process.h"
+#include "testing/kv_test_util.h"
 #include "workloads/catalogue.h"
 #include "workloads/report.h"
 #include "workloads/result.h"
 #include "workloads/sweep.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using redis::RedisServerProcess;
+
 namespace {
 
 Workload Small(const std::string& name, int64_t records, int64_t operations) {
@@ -267,4 +270,4 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

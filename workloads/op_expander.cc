@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 // Random printable bytes that {value} slices are cut from (YCSB's RandomByteIterator also
@@ -184,4 +184,4 @@ void OpExpander::Expand(const CommandTemplate& t, std::vector<std::string>* argv
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

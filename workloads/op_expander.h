@@ -12,7 +12,7 @@
 #include "workloads/generators.h"
 #include "workloads/workload.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 class OpExpander {
  public:
@@ -83,4 +83,4 @@ class OpExpander {
   std::vector<std::tuple<int64_t, int64_t, int64_t>> ints_;  // (a, b, drawn)
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -20,7 +20,7 @@
 #define KVLAB_SOURCE_DIR "."
 #endif
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 using nlohmann::json;
@@ -484,4 +484,4 @@ std::string SummaryTable(const json& result) {
   return out.str();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

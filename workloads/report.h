@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 // The Markdown report of a result. `plots` are image files (relative to the report) to embed.
 std::string MarkdownReport(const nlohmann::json& result, const std::string& result_path,
@@ -36,4 +36,4 @@ std::string SummaryTable(const nlohmann::json& result);
 std::string PlotScriptPath();
 std::string PythonPath();
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -10,7 +10,10 @@
 
 #include "workloads/build_info.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::PhysicalCounters;
+
 namespace {
 
 using nlohmann::json;
@@ -302,4 +305,4 @@ Status ReadResultFile(const std::string& path, json* out) {
   return Status::OK();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

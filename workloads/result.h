@@ -16,7 +16,7 @@
 #include "workloads/sweep.h"
 #include "workloads/workload.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 inline constexpr const char* kResultSchema = "kvlab-bench-result";
 inline constexpr int kResultSchemaVersion = 1;
@@ -27,8 +27,8 @@ struct RunSettings {
   std::vector<std::string> backends;
   std::vector<int> hash_versions;
   std::vector<int> zset_versions;
-  StoreSpec store;
-  EngineOptions engine;
+  backends::StoreSpec store;
+  engine::EngineOptions engine;
   int repetitions = 1;
   std::string physical = "auto";
   std::string resp;  // the RESP address, empty when none
@@ -71,4 +71,4 @@ class BenchResult {
 // Reads a result file, checking its schema name and version.
 Status ReadResultFile(const std::string& path, nlohmann::json* out);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -11,7 +11,12 @@
 
 #include "workloads/op_expander.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::PhysicalCounters;
+using backends::SubtractPhysical;
+using resp::Reply;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -354,4 +359,4 @@ void RunWorkload(const Workload& workload, Target& target, const RunOptions& opt
   WorkloadRun(workload, target, options, result).Run();
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -22,7 +22,7 @@
 #include "workloads/target.h"
 #include "workloads/workload.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct Progress {
   std::string stage;   // "load" or the phase's name
@@ -54,4 +54,4 @@ inline bool StopRequested(const volatile std::sig_atomic_t* stop) {
   return stop != nullptr && *stop != 0;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

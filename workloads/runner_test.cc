@@ -11,11 +11,26 @@
 #include <map>
 #include <thread>
 
-#include "backends/kv_test_util.h"
-#include "engine/amplification_table.h"
+#include "testing/amplification_table.h"
+#include "testing/kv_test_util.h"
 #include "workloads/catalogue.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::kNumOpCountFields;
+using backends::kOpCountFields;
+using backends::OpCounts;
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::PhysicalCounters;
+using backends::StoreSpec;
+using engine::Engine;
+using engine::EngineOptions;
+using resp::Reply;
+using testing::AmplificationRow;
+using testing::EvaluateOperations;
+using testing::LoadAmplificationTable;
+
 namespace {
 
 // An engine over a fresh store, as a Target.
@@ -354,4 +369,4 @@ TEST(ServerKvCounters, IgnoreWhatIsNotACounter) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -1,6 +1,8 @@
 #include "workloads/stats.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using resp::Reply;
 
 void CallStats::Add(const CommandSample& sample, uint64_t nanos, const Reply& reply) {
   ++calls;
@@ -28,4 +30,4 @@ void CallStats::Merge(const CallStats& other) {
   if (first_error.empty()) first_error = other.first_error;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -15,7 +15,7 @@
 #include "workloads/histogram.h"
 #include "workloads/target.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct CallStats {
   uint64_t calls = 0;
@@ -23,14 +23,14 @@ struct CallStats {
   LatencyHistogram latency_ns;
   // True when every call came with KV counts (in-process); kv is then the exact sum.
   bool has_kv = true;
-  OpCounts kv;
+  backends::OpCounts kv;
   // Sums of the per-command counters of CommandSample::counters, by name. Adding a new source
   // of counters (the Redis tier's operations and cache hits) needs no change here.
   std::map<std::string, uint64_t> counters;
   std::string first_error;  // the text of the first error reply, for the report
 
   // One call that took `nanos`.
-  void Add(const CommandSample& sample, uint64_t nanos, const Reply& reply);
+  void Add(const CommandSample& sample, uint64_t nanos, const resp::Reply& reply);
   void Merge(const CallStats& other);
 };
 
@@ -46,7 +46,7 @@ struct PhaseResult {
   std::map<std::string, CallStats> commands;
   std::map<std::string, CallStats> ops;
   // Store-wide counters over the phase (end minus start; see Target::StoreCounters).
-  PhysicalCounters store_counters;
+  backends::PhysicalCounters store_counters;
 };
 
 struct WorkloadRunResult {
@@ -55,4 +55,4 @@ struct WorkloadRunResult {
   std::string error;                // why it failed, empty when it did not
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

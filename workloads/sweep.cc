@@ -4,7 +4,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::OpCounts;
+using backends::OpenedStore;
+using engine::Engine;
+
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -265,4 +270,4 @@ double KvStepsPerCall(const OpCounts& kv, uint64_t calls) {
   return static_cast<double>(steps) / static_cast<double>(calls);
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -18,7 +18,7 @@
 #include "workloads/matrix.h"
 #include "workloads/workload.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct SweepOptions {
   std::vector<std::string> types = {"hash", "zset"};
@@ -76,6 +76,6 @@ Growth ClassifyGrowth(const std::vector<uint64_t>& sizes, const std::vector<doub
 
 // KV steps per call: point reads + seeks + nexts + prevs + written records (puts, deletes,
 // range deletes, batch records). The measure ClassifyGrowth sees for KV cost.
-double KvStepsPerCall(const OpCounts& kv, uint64_t calls);
+double KvStepsPerCall(const backends::OpCounts& kv, uint64_t calls);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -2,7 +2,17 @@
 
 #include <charconv>
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using backends::PhysicalCounters;
+using backends::RemoteLatencyStore;
+using engine::CommandCost;
+using engine::Engine;
+using engine::Session;
+using redis::RedisClient;
+using redis::RedisEndpoint;
+using resp::Reply;
+
 namespace {
 
 class EngineConnection final : public TargetConnection {
@@ -128,4 +138,4 @@ PhysicalCounters ServerKvCounters(std::string_view info) {
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -13,14 +13,14 @@
 #include "backends/registry.h"
 #include "engine/engine.h"
 #include "redis/client.h"
-#include "redis/reply.h"
+#include "resp/reply.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 // What one command cost, as far as the target can tell.
 struct CommandSample {
   bool has_kv = false;  // kv holds the command's exact KV operation counts
-  OpCounts kv;
+  backends::OpCounts kv;
   // Further per-command counters by name: the backend's physical counters over the command
   // ("rocksdb.block_read_count"), the remote-store decorator's round trips
   // ("remote.round_trips"), and the Redis tier's operations when it lands.
@@ -33,7 +33,7 @@ class TargetConnection {
   virtual ~TargetConnection() = default;
   // Runs one command. A failed Status means the command could not be run at all (a broken
   // connection); an error reply is an OK Status with reply->is_error().
-  virtual Status Execute(const std::vector<std::string>& argv, Reply* reply,
+  virtual Status Execute(const std::vector<std::string>& argv, resp::Reply* reply,
                          CommandSample* sample) = 0;
 };
 
@@ -47,7 +47,7 @@ class Target {
   virtual Status Connect(std::unique_ptr<TargetConnection>* out) = 0;
   // Store-wide counters, read at phase boundaries: the backend's physical counters and the
   // remote-store decorator's round trips. Empty when the target has no local store.
-  virtual PhysicalCounters StoreCounters() { return {}; }
+  virtual backends::PhysicalCounters StoreCounters() { return {}; }
 };
 
 struct EngineTargetOptions {
@@ -70,17 +70,17 @@ struct EngineTargetOptions {
 class EngineTarget final : public Target {
  public:
   // REQUIRES: engine and store outlive the target. store may be null (no store counters).
-  EngineTarget(Engine* engine, OpenedStore* store, EngineTargetOptions options)
+  EngineTarget(engine::Engine* engine, backends::OpenedStore* store, EngineTargetOptions options)
       : engine_(engine), store_(store), options_(options) {}
 
   std::string kind() const override { return "in-process"; }
   std::string Describe() const override { return engine_->store()->name(); }
   Status Connect(std::unique_ptr<TargetConnection>* out) override;
-  PhysicalCounters StoreCounters() override;
+  backends::PhysicalCounters StoreCounters() override;
 
  private:
-  Engine* engine_;
-  OpenedStore* store_;
+  engine::Engine* engine_;
+  backends::OpenedStore* store_;
   EngineTargetOptions options_;
 };
 
@@ -88,7 +88,7 @@ class EngineTarget final : public Target {
 // server keeps them. A `kvlab serve` target reports them per phase instead (StoreCounters).
 class RespTarget final : public Target {
  public:
-  explicit RespTarget(RedisEndpoint endpoint) : endpoint_(std::move(endpoint)) {}
+  explicit RespTarget(redis::RedisEndpoint endpoint) : endpoint_(std::move(endpoint)) {}
 
   std::string kind() const override { return "resp"; }
   std::string Describe() const override { return "resp " + endpoint_.ToString(); }
@@ -96,10 +96,10 @@ class RespTarget final : public Target {
   // The server's cumulative per-command counters from `INFO kvlab` (ServerKvCounters), on a
   // connection of its own. Empty when the server has no kvlab section (a real redis-server) or
   // cannot be reached. Exact per phase when the workload is the server's only client.
-  PhysicalCounters StoreCounters() override;
+  backends::PhysicalCounters StoreCounters() override;
 
  private:
-  RedisEndpoint endpoint_;
+  redis::RedisEndpoint endpoint_;
 };
 
 // Parses the `kv_total` and `kvstat_<command>` lines of INFO kvlab's text into counters named
@@ -107,6 +107,6 @@ class RespTarget final : public Target {
 // (calls, failed_calls, the KV operations, the Redis-tier work) that is not zero. Latency
 // fields (usec, usec_per_call) are timings, not counters, and are left out. Other lines are
 // ignored, so any INFO text may be passed.
-PhysicalCounters ServerKvCounters(std::string_view info);
+backends::PhysicalCounters ServerKvCounters(std::string_view info);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

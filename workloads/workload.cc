@@ -9,7 +9,11 @@
 
 #include "engine/command_table.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
+
+using engine::CommandSpec;
+using engine::CommandTable;
+
 namespace {
 
 using nlohmann::json;
@@ -476,4 +480,4 @@ std::string Sha256Hex(const std::string& bytes) {
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 #include "workloads/command_template.h"
 #include "workloads/generators.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 
 struct KeyspaceSpec {
   enum class Type { kHash, kZset, kString };
@@ -109,4 +109,4 @@ Status ApplyOverrides(const WorkloadOverrides& o, Workload* w);
 // Lower-case hex SHA-256 of bytes.
 std::string Sha256Hex(const std::string& bytes);
 
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -9,7 +9,7 @@
 #include "workloads/catalogue.h"
 #include "workloads/op_expander.h"
 
-namespace kvlab {
+namespace kvlab::workloads {
 namespace {
 
 constexpr const char* kMinimal = R"({
@@ -248,4 +248,4 @@ TEST(OpExpander, ExpandsElementsForLoadAndRun) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::workloads

@@ -1,9 +1,9 @@
-#include "engine/amplification_table.h"
+#include "testing/amplification_table.h"
 
 #include <cctype>
 #include <fstream>
 
-namespace kvlab {
+namespace kvlab::testing {
 namespace {
 
 std::string Trim(const std::string& s) {
@@ -261,4 +261,4 @@ std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset d
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::testing

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kvlab {
+namespace kvlab::resp {
 
 // string2ll: an optional '-', then digits; no '+', no spaces, no leading zeros ("0" alone is
 // fine, "-0" is not), must fit in int64.
@@ -36,4 +36,4 @@ std::string FormatListpackScore(double v);
 // turned into "0". Returns false when the text would exceed Redis's 5 KiB buffer.
 bool FormatLongDoubleHuman(long double v, std::string* out);
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::resp {
 
 // PROTO_INLINE_MAX_SIZE: the longest inline line, and the longest unterminated length line.
 inline constexpr size_t kProtoInlineMaxSize = 64 * 1024;
@@ -91,4 +91,4 @@ class RequestParser {
   std::string error_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

@@ -4,7 +4,8 @@
 // return a Status; values come back through out-parameters. The message of a backend error
 // always names the backend ("rocksdb: ...") so that a user can tell which layer failed.
 //
-// The codes are kvlab's own: no backend's error type crosses the KV interface.
+// The codes are kvlab's own: no backend's error type crosses the KV interface. A Status must not
+// be dropped silently ([[nodiscard]]); see IgnoreError().
 #pragma once
 
 #include <string>
@@ -13,7 +14,7 @@
 
 namespace kvlab {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code : unsigned char {
     kOk = 0,
@@ -54,6 +55,10 @@ class Status {
 
   // "OK", or "<code name>: <message>".
   std::string ToString() const;
+
+  // Status is [[nodiscard]]: a caller handles it, or says with this call (and a comment why)
+  // that ignoring it is right, e.g. best-effort cleanup whose failure changes nothing.
+  void IgnoreError() const {}
 
  private:
   Status(Code code, std::string msg) : code_(code), msg_(std::move(msg)) {}

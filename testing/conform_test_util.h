@@ -21,18 +21,19 @@ namespace kvlab::testing {
 
 // Alters chosen replies of the target it wraps: `alter` sees every command (with its 0-based
 // position among the commands sent) and the true reply, and returns the reply to hand back.
-class FaultInjectingTarget final : public ReplyTarget {
+class FaultInjectingTarget final : public conformance::ReplyTarget {
  public:
-  using Alter =
-      std::function<Reply(size_t position, const std::vector<std::string>& argv, Reply reply)>;
-  FaultInjectingTarget(ReplyTarget* inner, Alter alter) : inner_(inner), alter_(std::move(alter)) {}
+  using Alter = std::function<resp::Reply(size_t position, const std::vector<std::string>& argv,
+                                          resp::Reply reply)>;
+  FaultInjectingTarget(conformance::ReplyTarget* inner, Alter alter)
+      : inner_(inner), alter_(std::move(alter)) {}
   std::string name() const override { return inner_->name() + "+faults"; }
-  Reply Execute(const std::vector<std::string>& argv) override {
+  resp::Reply Execute(const std::vector<std::string>& argv) override {
     return alter_(position_++, argv, inner_->Execute(argv));
   }
 
  private:
-  ReplyTarget* inner_;
+  conformance::ReplyTarget* inner_;
   Alter alter_;
   size_t position_ = 0;
 };
@@ -40,30 +41,30 @@ class FaultInjectingTarget final : public ReplyTarget {
 // A reply that differs from `r` in a way no comparison rule can forgive: an integer plus 1,
 // a bulk string with a byte appended, an array with an element appended, an error with other
 // text, a status or nil turned into a bulk.
-inline Reply Corrupt(const Reply& r) {
+inline resp::Reply Corrupt(const resp::Reply& r) {
   switch (r.type()) {
-    case Reply::Type::kInteger:
-      return Reply::Integer(r.integer() + 1);
-    case Reply::Type::kBulk:
-      return Reply::Bulk(r.str() + "!");
-    case Reply::Type::kArray: {
-      std::vector<Reply> e = r.elements();
-      e.push_back(Reply::Bulk("injected"));
-      return Reply::Array(std::move(e));
+    case resp::Reply::Type::kInteger:
+      return resp::Reply::Integer(r.integer() + 1);
+    case resp::Reply::Type::kBulk:
+      return resp::Reply::Bulk(r.str() + "!");
+    case resp::Reply::Type::kArray: {
+      std::vector<resp::Reply> e = r.elements();
+      e.push_back(resp::Reply::Bulk("injected"));
+      return resp::Reply::Array(std::move(e));
     }
-    case Reply::Type::kError:
-      return Reply::Error(r.str() + " (injected)");
+    case resp::Reply::Type::kError:
+      return resp::Reply::Error(r.str() + " (injected)");
     default:
-      return Reply::Bulk("injected");
+      return resp::Reply::Bulk("injected");
   }
 }
 
 // Counts the commands sent through it, by lower-case name.
-class CountingTarget final : public ReplyTarget {
+class CountingTarget final : public conformance::ReplyTarget {
  public:
-  explicit CountingTarget(ReplyTarget* inner) : inner_(inner) {}
+  explicit CountingTarget(conformance::ReplyTarget* inner) : inner_(inner) {}
   std::string name() const override { return inner_->name(); }
-  Reply Execute(const std::vector<std::string>& argv) override {
+  resp::Reply Execute(const std::vector<std::string>& argv) override {
     std::string cmd = argv[0];
     for (char& c : cmd) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     ++counts_[cmd];
@@ -80,12 +81,12 @@ class CountingTarget final : public ReplyTarget {
   }
 
  private:
-  ReplyTarget* inner_;
+  conformance::ReplyTarget* inner_;
   std::map<std::string, size_t> counts_;
 };
 
 // A Redis-tier control that only counts, and fails when told to.
-class FakeTierControl final : public RedisTierControl {
+class FakeTierControl final : public conformance::RedisTierControl {
  public:
   Status FlushCache() override {
     ++flushes;
@@ -98,52 +99,53 @@ class FakeTierControl final : public RedisTierControl {
 // An engine over a fresh memory store, with its own session.
 class EngineOnMemory {
  public:
-  explicit EngineOnMemory(EngineOptions options = {}) {
-    StoreSpec spec;
-    Status s = OpenStore(spec, &store_);
+  explicit EngineOnMemory(engine::EngineOptions options = {}) {
+    backends::StoreSpec spec;
+    Status s = backends::OpenStore(spec, &store_);
     if (!s.ok()) ADD_FAILURE() << s.ToString();
-    engine_ = std::make_unique<Engine>(store_->store(), options);
-    target_ = std::make_unique<EngineReplyTarget>(engine_.get());
+    engine_ = std::make_unique<engine::Engine>(store_->store(), options);
+    target_ = std::make_unique<conformance::EngineReplyTarget>(engine_.get());
   }
-  Engine& engine() { return *engine_; }
-  EngineReplyTarget& target() { return *target_; }
+  engine::Engine& engine() { return *engine_; }
+  conformance::EngineReplyTarget& target() { return *target_; }
 
  private:
-  std::unique_ptr<OpenedStore> store_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<EngineReplyTarget> target_;
+  std::unique_ptr<backends::OpenedStore> store_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<conformance::EngineReplyTarget> target_;
 };
 
 // An engine subject whose every session's target goes through a FaultInjectingTarget.
-class FaultySubject final : public Subject {
+class FaultySubject final : public conformance::Subject {
  public:
-  FaultySubject(std::unique_ptr<Subject> inner, FaultInjectingTarget::Alter alter)
+  FaultySubject(std::unique_ptr<conformance::Subject> inner, FaultInjectingTarget::Alter alter)
       : inner_(std::move(inner)), alter_(std::move(alter)) {}
   std::string name() const override { return inner_->name() + "+faults"; }
   std::vector<int> HashVersions() override { return inner_->HashVersions(); }
   std::vector<int> ZsetVersions() override { return inner_->ZsetVersions(); }
   bool UsesTier(int h, int z) const override { return inner_->UsesTier(h, z); }
-  Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) override {
-    std::unique_ptr<SubjectSession> inner;
+  Status Open(const conformance::Profile& profile,
+              std::unique_ptr<conformance::SubjectSession>* out) override {
+    std::unique_ptr<conformance::SubjectSession> inner;
     KVLAB_RETURN_IF_ERROR(inner_->Open(profile, &inner));
     *out = std::make_unique<Session>(std::move(inner), alter_);
     return Status::OK();
   }
 
  private:
-  class Session final : public SubjectSession {
+  class Session final : public conformance::SubjectSession {
    public:
-    Session(std::unique_ptr<SubjectSession> inner, FaultInjectingTarget::Alter alter)
+    Session(std::unique_ptr<conformance::SubjectSession> inner, FaultInjectingTarget::Alter alter)
         : inner_(std::move(inner)), faulty_(&inner_->target(), std::move(alter)) {}
-    ReplyTarget& target() override { return faulty_; }
-    RedisTierControl* tier_control() override { return inner_->tier_control(); }
+    conformance::ReplyTarget& target() override { return faulty_; }
+    conformance::RedisTierControl* tier_control() override { return inner_->tier_control(); }
 
    private:
-    std::unique_ptr<SubjectSession> inner_;
+    std::unique_ptr<conformance::SubjectSession> inner_;
     FaultInjectingTarget faulty_;
   };
 
-  std::unique_ptr<Subject> inner_;
+  std::unique_ptr<conformance::Subject> inner_;
   FaultInjectingTarget::Alter alter_;
 };
 

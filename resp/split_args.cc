@@ -1,8 +1,8 @@
-#include "engine/split_args.h"
+#include "resp/split_args.h"
 
 #include <cctype>
 
-namespace kvlab {
+namespace kvlab::resp {
 namespace {
 
 int HexValue(char c) {
@@ -101,4 +101,4 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* args) {
   }
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

@@ -1,10 +1,16 @@
-#include "cli/common_flags.h"
+#include "flags/common_flags.h"
 
 #include <cstdio>
 
 #include "encodings/hash_extra_read.h"
 
-namespace kvlab {
+namespace kvlab::flags {
+
+using backends::OpenedStore;
+using backends::OpenStore;
+using backends::StoreSpec;
+using engine::Engine;
+using engine::EngineOptions;
 
 void StoreFlags::AddTo(CLI::App* app) {
   app->add_option("--backend", backend, "Ordered KV backend")
@@ -81,7 +87,7 @@ EngineOptions EngineFlags::ToOptions() const {
   options.zset_version = static_cast<uint8_t>(zset_version);
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
-  if (test_extra_hget_read) options.hash_decorator = NewExtraReadHashEncoding;
+  if (test_extra_hget_read) options.hash_decorator = encodings::NewExtraReadHashEncoding;
   return options;
 }
 
@@ -102,4 +108,4 @@ std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags) {
   return opened;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::flags

@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
-#include "backends/kv_test_util.h"
 #include "backends/registry.h"
 #include "encodings/clock.h"
 #include "engine/engine.h"
-#include "engine/split_args.h"
+#include "resp/split_args.h"
+#include "testing/kv_test_util.h"
 
 namespace kvlab::testing {
 
@@ -18,39 +18,39 @@ class EngineHarness {
  public:
   // A fresh store of `backend` in a scratch directory, the engine over it, and a manual clock
   // starting at a fixed date.
-  explicit EngineHarness(const std::string& backend = "memory", EngineOptions options = {},
+  explicit EngineHarness(const std::string& backend = "memory", engine::EngineOptions options = {},
                          bool no_reverse_scan = false)
       : clock_(1700000000000000) {
-    StoreSpec spec;
+    backends::StoreSpec spec;
     spec.backend = backend;
     spec.options.dir = scratch_.Sub("store");
     spec.no_reverse_scan = no_reverse_scan;
-    Status s = OpenStore(spec, &store_);
+    Status s = backends::OpenStore(spec, &store_);
     EXPECT_TRUE(s.ok()) << s.ToString();
     options.clock = &clock_;
-    engine_ = std::make_unique<Engine>(store_->store(), options);
+    engine_ = std::make_unique<engine::Engine>(store_->store(), options);
   }
 
   // Runs one command line (redis-cli quoting) and returns the reply.
-  Reply Exec(const std::string& line, CommandCost* cost = nullptr) {
+  resp::Reply Exec(const std::string& line, engine::CommandCost* cost = nullptr) {
     std::vector<std::string> argv;
-    EXPECT_TRUE(SplitArgs(line, &argv)) << line;
+    EXPECT_TRUE(resp::SplitArgs(line, &argv)) << line;
     return engine_->Execute(session_, argv, cost);
   }
   // The reply in redis-cli's words: "(integer) 1", "\"v\"", "(nil)", "[...]", "(error) ...".
   std::string Run(const std::string& line) { return Exec(line).Describe(); }
 
-  Engine& engine() { return *engine_; }
-  ManualClock& clock() { return clock_; }
-  Session& session() { return session_; }
-  KvStore* store() { return store_->store(); }
+  engine::Engine& engine() { return *engine_; }
+  encodings::ManualClock& clock() { return clock_; }
+  engine::Session& session() { return session_; }
+  backends::KvStore* store() { return store_->store(); }
 
  private:
   ScratchDir scratch_;
-  ManualClock clock_;
-  std::unique_ptr<OpenedStore> store_;
-  std::unique_ptr<Engine> engine_;
-  Session session_;
+  encodings::ManualClock clock_;
+  std::unique_ptr<backends::OpenedStore> store_;
+  std::unique_ptr<engine::Engine> engine_;
+  engine::Session session_;
 };
 
 }  // namespace kvlab::testing

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::resp {
 
 class Reply {
  public:
@@ -75,4 +75,4 @@ class Reply {
   std::vector<Reply> elements_;
 };
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::resp {
 
 bool SplitArgs(std::string_view line, std::vector<std::string>* args);
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

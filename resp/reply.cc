@@ -1,9 +1,9 @@
-#include "redis/reply.h"
+#include "resp/reply.h"
 
 #include <charconv>
 #include <cstdio>
 
-namespace kvlab {
+namespace kvlab::resp {
 namespace {
 
 // "*3\r\n", ":-1\r\n". std::to_chars rather than snprintf: the server writes one header per
@@ -112,4 +112,4 @@ std::string Reply::Describe() const {
   return out;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

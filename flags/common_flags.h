@@ -9,7 +9,7 @@
 #include "backends/registry.h"
 #include "engine/engine.h"
 
-namespace kvlab {
+namespace kvlab::flags {
 
 struct StoreFlags {
   std::string backend = "memory";
@@ -22,7 +22,7 @@ struct StoreFlags {
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page.
   void AddTo(CLI::App* app);
-  StoreSpec ToSpec() const;
+  backends::StoreSpec ToSpec() const;
 };
 
 struct EngineFlags {
@@ -38,17 +38,17 @@ struct EngineFlags {
   // Adds --hash-encoding, --zset-encoding, --namespace-prefix, --md5-prefix, --config,
   // --cache-redis, --store-redis (and the hidden, test-only --test-extra-hget-read).
   void AddTo(CLI::App* app);
-  EngineOptions ToOptions() const;
+  engine::EngineOptions ToOptions() const;
   // The same, for an engine over `store`: a private store Redis keeps its AOF in the store's
   // directory, so that a restart on the same --dir finds the zset v3 data again.
-  EngineOptions ToOptions(const OpenedStore& store) const;
+  engine::EngineOptions ToOptions(const backends::OpenedStore& store) const;
   // Applies --config FILE (redis.conf-style "name value" lines) to the engine.
-  Status ApplyConfigFile(Engine* engine) const;
+  Status ApplyConfigFile(engine::Engine* engine) const;
 };
 
 // Opens the store of `flags` and reports where it lives on stderr ("kvlab: rocksdb store in
 // /tmp/kvlab-rocksdb-XXXX (temporary, removed at exit)"). On failure prints the error and
 // returns nullptr.
-std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags);
+std::unique_ptr<backends::OpenedStore> OpenStoreOrReport(const StoreFlags& flags);
 
-}  // namespace kvlab
+}  // namespace kvlab::flags

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "engine/redis_numbers.h"
-#include "redis/reply.h"
+#include "resp/redis_numbers.h"
+#include "resp/reply.h"
 
 namespace kvlab::testing {
 
@@ -52,7 +52,7 @@ class Model {
 
  private:
   static std::string Int(int64_t v) { return "(integer) " + std::to_string(v); }
-  static std::string Bulk(const std::string& s) { return Reply::Bulk(s).Describe(); }
+  static std::string Bulk(const std::string& s) { return resp::Reply::Bulk(s).Describe(); }
 
   std::string ApplyHash(const std::vector<std::string>& a,
                         std::map<std::string, Value>::iterator it) {
@@ -78,17 +78,17 @@ class Model {
       return Int(blind_hash_ ? given : removed);
     }
     if (cmd == "HGETALL") {
-      std::vector<Reply> out;
+      std::vector<resp::Reply> out;
       for (const auto& [f, v] : h) {
-        out.push_back(Reply::Bulk(f));
-        out.push_back(Reply::Bulk(v));
+        out.push_back(resp::Reply::Bulk(f));
+        out.push_back(resp::Reply::Bulk(v));
       }
-      return Reply::Array(std::move(out)).Describe();
+      return resp::Reply::Array(std::move(out)).Describe();
     }
     if (cmd == "HINCRBY") {
       Hash& target = std::get<Hash>(data_.try_emplace(a[1], Hash()).first->second);
       int64_t old = 0;
-      if (target.count(a[2]) && !ParseInt64(target[a[2]], &old)) {
+      if (target.count(a[2]) && !resp::ParseInt64(target[a[2]], &old)) {
         if (target.empty()) data_.erase(a[1]);
         return "(error) ERR hash value is not an integer";
       }
@@ -108,12 +108,12 @@ class Model {
 
   static std::string Members(const std::vector<std::pair<double, std::string>>& v, size_t from,
                              size_t to, bool scores) {
-    std::vector<Reply> out;
+    std::vector<resp::Reply> out;
     for (size_t i = from; i < to && i < v.size(); ++i) {
-      out.push_back(Reply::Bulk(v[i].second));
-      if (scores) out.push_back(Reply::Bulk(FormatDouble(v[i].first)));
+      out.push_back(resp::Reply::Bulk(v[i].second));
+      if (scores) out.push_back(resp::Reply::Bulk(resp::FormatDouble(v[i].first)));
     }
-    return Reply::Array(std::move(out)).Describe();
+    return resp::Reply::Array(std::move(out)).Describe();
   }
 
   std::string ApplyZset(const std::vector<std::string>& a,
@@ -135,7 +135,7 @@ class Model {
       Zset& target = std::get<Zset>(data_.try_emplace(a[1], Zset()).first->second);
       double s = target[a[3]] + std::stod(a[2]);
       target[a[3]] = s == 0 ? 0.0 : s;
-      return Bulk(FormatDouble(target[a[3]]));
+      return Bulk(resp::FormatDouble(target[a[3]]));
     }
     if (cmd == "ZREM") {
       if (it == data_.end()) return Int(0);
@@ -144,7 +144,7 @@ class Model {
       if (z.empty()) data_.erase(it);
       return Int(removed);
     }
-    if (cmd == "ZSCORE") return z.count(a[2]) ? Bulk(FormatDouble(z.at(a[2]))) : "(nil)";
+    if (cmd == "ZSCORE") return z.count(a[2]) ? Bulk(resp::FormatDouble(z.at(a[2]))) : "(nil)";
     if (cmd == "ZCARD") return Int(static_cast<int64_t>(z.size()));
     auto ordered = Ordered(z);
     const int64_t n = static_cast<int64_t>(ordered.size());
@@ -193,18 +193,19 @@ class Model {
 // A reply in Describe() form, with HGETALL's field-value pairs sorted by field: Redis leaves
 // their order unspecified (the Redis-tier versions answer in the cache's order), the model
 // answers in field order.
-inline std::string SortedIfUnordered(const std::vector<std::string>& cmd, const Reply& reply) {
-  if (cmd[0] != "HGETALL" || reply.type() != Reply::Type::kArray) return reply.Describe();
+inline std::string SortedIfUnordered(const std::vector<std::string>& cmd,
+                                     const resp::Reply& reply) {
+  if (cmd[0] != "HGETALL" || reply.type() != resp::Reply::Type::kArray) return reply.Describe();
   std::vector<std::pair<std::string, std::string>> pairs;
   const auto& e = reply.elements();
   for (size_t i = 0; i + 1 < e.size(); i += 2) pairs.emplace_back(e[i].str(), e[i + 1].str());
   std::sort(pairs.begin(), pairs.end());
-  std::vector<Reply> out;
+  std::vector<resp::Reply> out;
   for (auto& [f, v] : pairs) {
-    out.push_back(Reply::Bulk(f));
-    out.push_back(Reply::Bulk(v));
+    out.push_back(resp::Reply::Bulk(f));
+    out.push_back(resp::Reply::Bulk(v));
   }
-  return Reply::Array(std::move(out)).Describe();
+  return resp::Reply::Array(std::move(out)).Describe();
 }
 
 inline std::vector<std::string> RandomCommand(std::mt19937_64& rng) {

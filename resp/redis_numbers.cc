@@ -1,4 +1,4 @@
-#include "engine/redis_numbers.h"
+#include "resp/redis_numbers.h"
 
 #include <cctype>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace kvlab {
+namespace kvlab::resp {
 namespace {
 
 // Redis's MAX_LONG_DOUBLE_CHARS: the buffer size of string2ld and ld2string.
@@ -125,4 +125,4 @@ bool FormatLongDoubleHuman(long double v, std::string* out) {
   return true;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

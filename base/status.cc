@@ -1,4 +1,4 @@
-#include "backends/status.h"
+#include "base/status.h"
 
 namespace kvlab {
 

@@ -1,11 +1,11 @@
-#include "server/resp_parser.h"
+#include "resp/resp_parser.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace kvlab {
+namespace kvlab::resp {
 namespace {
 
 using Argv = std::vector<std::string>;
@@ -168,4 +168,4 @@ TEST(RespParser, BigArgumentBufferFollowsArrivalAndIsReleased) {
 }
 
 }  // namespace
-}  // namespace kvlab
+}  // namespace kvlab::resp

@@ -1,13 +1,13 @@
-#include "server/resp_parser.h"
+#include "resp/resp_parser.h"
 
 #include <algorithm>
 #include <climits>
 #include <cstring>
 
-#include "engine/redis_numbers.h"
-#include "engine/split_args.h"
+#include "resp/redis_numbers.h"
+#include "resp/split_args.h"
 
-namespace kvlab {
+namespace kvlab::resp {
 namespace {
 
 // strchr on Redis's query buffer: the first `c` in [p, end), but the search ends at a NUL byte.
@@ -180,4 +180,4 @@ bool RequestParser::ParseMultibulk(size_t max_bulk_len, bool* complete) {
   return true;
 }
 
-}  // namespace kvlab
+}  // namespace kvlab::resp

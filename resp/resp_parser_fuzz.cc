@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/resp_parser.h"
+#include "resp/resp_parser.h"
 
 namespace {
 
@@ -33,7 +33,7 @@ void Check(bool condition) {
 }
 
 Outcome Parse(std::string_view input, size_t piece) {
-  kvlab::RequestParser parser;
+  kvlab::resp::RequestParser parser;
   Outcome out;
   std::vector<std::string> argv;
   size_t received = 0, arguments = 0;
@@ -43,13 +43,13 @@ Outcome Parse(std::string_view input, size_t piece) {
     received += chunk.size();
     for (;;) {
       const auto result = parser.Next(kMaxBulk, &argv);
-      if (result == kvlab::RequestParser::Result::kCommand) {
+      if (result == kvlab::resp::RequestParser::Result::kCommand) {
         Check(!argv.empty());
         arguments += argv.size();
         out.commands.push_back(argv);
         continue;
       }
-      if (result == kvlab::RequestParser::Result::kProtocolError) {
+      if (result == kvlab::resp::RequestParser::Result::kProtocolError) {
         out.error = parser.error();
         Check(out.error.rfind("Protocol error: ", 0) == 0);
         return out;
@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t piece = 1 + data[0];
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   const Outcome in_pieces = Parse(input, piece);
-  if (input.size() <= kvlab::kProtoInlineMaxSize) {
+  if (input.size() <= kvlab::resp::kProtoInlineMaxSize) {
     const Outcome whole = Parse(input, input.size() == 0 ? 1 : input.size());
     Check(whole == in_pieces);
   }

@@ -22,8 +22,8 @@ struct StoreVariant {
   std::string Name() const {
     return backend + (no_reverse_scan ? "_NoReverse" : "") + (remote ? "_Remote" : "");
   }
-  StoreSpec Spec(const std::string& dir) const {
-    StoreSpec spec;
+  backends::StoreSpec Spec(const std::string& dir) const {
+    backends::StoreSpec spec;
     spec.backend = backend;
     spec.options.dir = dir;
     spec.no_reverse_scan = no_reverse_scan;
@@ -37,7 +37,7 @@ struct StoreVariant {
 // Every backend with every decorator combination.
 inline std::vector<StoreVariant> AllStoreVariants() {
   std::vector<StoreVariant> out;
-  for (const std::string& b : BackendNames()) {
+  for (const std::string& b : backends::BackendNames()) {
     for (bool no_reverse : {false, true}) {
       for (bool remote : {false, true}) out.push_back({b, no_reverse, remote});
     }

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
-namespace kvlab {
+namespace kvlab::testing {
 
 struct AmplificationRow {
   int line = 0;
@@ -49,4 +49,4 @@ std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset d
 // The name of the i-th member of the long-member dataset (15 bytes or more: ref'd by md5).
 std::string LongMemberName(int64_t i);
 
-}  // namespace kvlab
+}  // namespace kvlab::testing

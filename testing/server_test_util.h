@@ -16,10 +16,10 @@
 #include <string>
 #include <thread>
 
-#include "backends/kv_test_util.h"
 #include "backends/registry.h"
 #include "engine/engine.h"
 #include "server/server.h"
+#include "testing/kv_test_util.h"
 
 namespace kvlab::testing {
 
@@ -27,26 +27,26 @@ class TestServer {
  public:
   // Starts a server over a fresh `backend` store. `tune` may change the options first.
   explicit TestServer(const std::string& backend = "memory",
-                      const std::function<void(ServerOptions*)>& tune = nullptr) {
-    StoreSpec spec;
+                      const std::function<void(server::ServerOptions*)>& tune = nullptr) {
+    backends::StoreSpec spec;
     spec.backend = backend;
     spec.options.dir = scratch_.Sub("store");
-    Status s = OpenStore(spec, &store_);
+    Status s = backends::OpenStore(spec, &store_);
     EXPECT_TRUE(s.ok()) << s.ToString();
-    engine_ = std::make_unique<Engine>(store_->store(), EngineOptions());
-    ServerOptions options;
+    engine_ = std::make_unique<engine::Engine>(store_->store(), engine::EngineOptions());
+    server::ServerOptions options;
     options.port = 0;
     options.unix_socket = scratch_.Sub("kvlab.sock");
     options.threads = 2;
     options.version = "test";
     if (tune) tune(&options);
     socket_path_ = options.unix_socket;
-    server_ = std::make_unique<Server>(engine_.get(), options);
+    server_ = std::make_unique<server::Server>(engine_.get(), options);
     s = server_->Start();
     EXPECT_TRUE(s.ok()) << s.ToString();
     thread_ = std::thread([this] { server_->Run(); });
   }
-  explicit TestServer(const std::function<void(ServerOptions*)>& tune)
+  explicit TestServer(const std::function<void(server::ServerOptions*)>& tune)
       : TestServer("memory", tune) {}
   ~TestServer() { Stop(); }
 
@@ -67,8 +67,8 @@ class TestServer {
   }
 
   const std::string& socket_path() const { return socket_path_; }
-  Engine& engine() { return *engine_; }
-  Server& server() { return *server_; }
+  engine::Engine& engine() { return *engine_; }
+  server::Server& server() { return *server_; }
 
  private:
   bool Stopped() {
@@ -78,9 +78,9 @@ class TestServer {
   bool Connectable() const;
 
   ScratchDir scratch_;
-  std::unique_ptr<OpenedStore> store_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Server> server_;
+  std::unique_ptr<backends::OpenedStore> store_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<server::Server> server_;
   std::string socket_path_;
   std::thread thread_;
 };
