@@ -217,11 +217,20 @@ void CompareConformance(const Dataset& baseline, const Dataset& current, GateRep
     }
     const ConformTally& b = *it->second;
     ++report->conform_cells_compared;
+    const std::string counts =
+        fmt::format("{} pass, {} deviation, {} fail (baseline {}, {}, {})", t.pass, t.deviation,
+                    t.fail, b.pass, b.deviation, b.fail);
     if (truncated && t.fail > b.fail) {
-      const std::string detail =
-          fmt::format("{} failing replies, {} in the baseline", t.fail, b.fail);
-      report->conformance.push_back({name, detail, RowVerdict::kWorse});
-      report->regressions.push_back("conformance: " + name + ": " + detail);
+      report->conformance.push_back({name, counts, RowVerdict::kWorse, false});
+      report->regressions.push_back("conformance: " + name + ": " + counts);
+    } else {
+      // One row per matrix cell, so that the JUnit report shows what was covered. (Newly
+      // failing cases are rows and regressions of their own, above.)
+      report->conformance.push_back({name, counts,
+                                     t.fail > b.fail   ? RowVerdict::kWorse
+                                     : t.fail < b.fail ? RowVerdict::kBetter
+                                                       : RowVerdict::kUnchanged,
+                                     false});
     }
     if (t.deviation != b.deviation) {
       report->notes.push_back(fmt::format(

@@ -58,6 +58,7 @@ struct ConformRow {
   std::string what;  // a case (ConformFailure::Name) or a matrix cell
   std::string detail;
   RowVerdict verdict = RowVerdict::kWorse;
+  bool is_case = true;  // a failing case (always listed), or a matrix cell's tally
 };
 
 struct CellErrorRow {

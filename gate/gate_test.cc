@@ -355,7 +355,10 @@ TEST(GateConformance, ANewlyFailingCaseFailsAndIsNamed) {
       CompareJson(testing::ConformResult({old_failure}), testing::ConformResult({}));
   EXPECT_TRUE(fixed.Passed());
   EXPECT_TRUE(fixed.improved);
-  EXPECT_TRUE(CompareJson(testing::ConformResult({}), testing::ConformResult({})).Passed());
+  const GateReport clean = CompareJson(testing::ConformResult({}), testing::ConformResult({}));
+  EXPECT_TRUE(clean.Passed());
+  EXPECT_EQ(clean.conform_cells_compared, 2u);  // HGET and ZADD on memory
+  EXPECT_NE(RenderJUnit(clean).find("name=\"memory h0 HGET\""), std::string::npos);
 }
 
 TEST(GateGoogleBenchmark, RepetitionsAndUserCounters) {

@@ -271,14 +271,20 @@ std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
           r.conform_cells_compared, r.baseline_failures_total, r.current_failures_total);
     }
     if (!r.conformance.empty()) {
-      std::vector<const ConformRow*> rows;
-      for (const ConformRow& c : r.conformance) rows.push_back(&c);
-      Rows(rows, true, false, "| verdict | case | detail |\n|---|---|---|\n", &md,
-           [](const ConformRow& c) {
-             return fmt::format("| {} | {} | {} |\n", VerdictCell(c.verdict), Escape(c.what),
-                                Escape(c.detail));
-           });
-    } else {
+      // Failing cases, every one; then the matrix cells whose failures changed.
+      std::vector<const ConformRow*> cases, cells;
+      for (const ConformRow& c : r.conformance) (c.is_case ? cases : cells).push_back(&c);
+      const auto row = [](const ConformRow& c) {
+        return fmt::format("| {} | {} | {} |\n", VerdictCell(c.verdict), Escape(c.what),
+                           Escape(c.detail));
+      };
+      Rows(cases, true, false, "| verdict | case | detail |\n|---|---|---|\n", &md, row);
+      if (!cases.empty()) md += "\n";
+      Rows(cells, options.all, false,
+           "| verdict | matrix cell | replies now (and in the baseline) |\n|---|---|---|\n", &md,
+           row);
+    }
+    if (r.baseline_failures_total == 0 && r.current_failures_total == 0) {
       md += "No failing case in either result.\n";
     }
   }
