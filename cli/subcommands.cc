@@ -3,6 +3,7 @@
 #include "conformance/conform_command.h"
 #include "gate/gate_command.h"
 #include "server/serve_command.h"
+#include "study/study_command.h"
 #include "workloads/bench_command.h"
 
 namespace kvlab::cli {
@@ -17,6 +18,8 @@ std::vector<SubcommandFactory> Subcommands() {
       &AddBenchCommand,
       &AddConformCommand,
       &gate::AddGateCommand,
+      &study::AddStudyCommand,
+      &study::AddReportCommand,
   };
 }
 

@@ -99,6 +99,12 @@ uint64_t RedisTier::dirty_keys() const {
 
 // Resolves the role's endpoint (starting the private server on first use) and takes an idle
 // connection or makes one. REQUIRES: r.mu is held.
+bool RedisTier::RoleInUse(TierRole which) const {
+  Role& r = which == TierRole::kCache ? *cache_ : *store_;
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.resolved;
+}
+
 Status RedisTier::Connect(Role& r, std::unique_ptr<RedisClient>* client) {
   const auto now = std::chrono::steady_clock::now();
   if (r.failing && now - r.failed_at < options_.retry_interval) {

@@ -107,6 +107,9 @@ class RedisTier {
   // Counters since start: degraded cache operations and purges, for INFO.
   uint64_t degraded_total() const { return degraded_total_.load(); }
   uint64_t dirty_keys() const;
+  // Whether the role's server has been resolved (a private one started) by a first use. Lets a
+  // caller read the role's state (e.g. INFO memory) without starting a server for nothing.
+  bool RoleInUse(TierRole role) const;
 
  private:
   struct Role;

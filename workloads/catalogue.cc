@@ -173,6 +173,26 @@ constexpr const char* kTtlChurn = R"({
                    {"name": "ttl", "weight": 10, "commands": ["PTTL {key}"]}]}]
 })";
 
+// Hashes and a zset in one workload: what `kvlab study` runs by default, so that one study
+// ranks the versions of both types. Player profiles are hashes of 10 fields; one leaderboard
+// zset holds every player.
+constexpr const char* kGame = R"({
+  "name": "game",
+  "description": "A game backend: player profiles as hashes (HGETALL, HGET, HSET, HLEN) and one leaderboard zset of every player (ZINCRBY, ZREVRANGE top 10, ZRANK, ZSCORE); zipfian players",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 10000, "key_prefix": "player:", "elements": 10, "value_bytes": 50},
+  "load": {"commands": ["HSET {key} {elements}", "ZADD board {score} {key}"]},
+  "run": [{"name": "run", "operations": 50000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "profile", "weight": 25, "commands": ["HGETALL {key}"]},
+                   {"name": "field", "weight": 20, "commands": ["HGET {key} {element}"]},
+                   {"name": "update", "weight": 15, "commands": ["HSET {key} {element} {value}"]},
+                   {"name": "fields", "weight": 5, "commands": ["HLEN {key}"]},
+                   {"name": "score", "weight": 15, "commands": ["ZINCRBY board {int:1:100} {key}"]},
+                   {"name": "top10", "weight": 10, "commands": ["ZREVRANGE board 0 9 WITHSCORES"]},
+                   {"name": "rank", "weight": 5, "commands": ["ZRANK board {key}"]},
+                   {"name": "get-score", "weight": 5, "commands": ["ZSCORE board {key}"]}]}]
+})";
+
 }  // namespace
 
 const std::vector<CatalogueEntry>& Catalogue() {
@@ -190,6 +210,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"session-store", kSessionStore},
       {"big-keys", kBigKeys},
       {"ttl-churn", kTtlChurn},
+      {"game", kGame},
   };
   return kEntries;
 }

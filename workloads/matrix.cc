@@ -1,5 +1,6 @@
 #include "workloads/matrix.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace kvlab::workloads {
@@ -67,6 +68,29 @@ void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& ce
   RunWorkload(w, target, run_options, &out->run);
 }
 
+// INFO memory's used_memory_dataset and DBSIZE of each tier role the cell used.
+void ReadTierMemory(Engine& engine, CellResult* out) {
+  RedisTier* tier = engine.tier();
+  if (tier == nullptr) return;
+  for (const auto& [role, name] :
+       {std::pair{TierRole::kCache, "cache"}, std::pair{TierRole::kStore, "store"}}) {
+    if (!tier->RoleInUse(role)) continue;
+    std::vector<Reply> replies;
+    TierCounts counts;
+    if (!tier->Pipeline(role, {{"INFO", "memory"}, {"DBSIZE"}}, &replies, &counts).ok()) continue;
+    if (replies.size() != 2 || replies[0].is_error()) continue;
+    const std::string& info = replies[0].str();
+    const std::string field = "used_memory_dataset:";
+    const size_t at = info.find(field);
+    if (at == std::string::npos) continue;
+    auto& m = out->tier_memory[name];
+    m["used_memory_dataset"] = std::strtoull(info.c_str() + at + field.size(), nullptr, 10);
+    if (replies[1].type() == Reply::Type::kInteger) {
+      m["keys"] = static_cast<uint64_t>(replies[1].integer());
+    }
+  }
+}
+
 void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cell& cell,
                       CellResult* out) {
   std::unique_ptr<OpenedStore> opened;
@@ -88,6 +112,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     if (s.ok()) s = SetVersions(*setup, cell);
     RunOnTarget(w, options, cell, s, target, out);
     if (!s.ok()) return;
+    ReadTierMemory(engine, out);
   }
   s = opened->store()->Flush();
   if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();

@@ -16,6 +16,7 @@
 
 #include <csignal>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct CellResult {
   bool persistent = false;  // disk_bytes means something (not the in-memory backend)
   // Readings at the end (gauges such as lmdb.depth); empty for per-thread counters.
   backends::PhysicalCounters store_counters_end;
+  // The Redis tier's memory at the end of the cell, per role that was used ("cache", "store"):
+  // INFO memory's used_memory_dataset (bytes of data, without Redis's fixed overhead) and the
+  // role's key count. Empty when no tier version ran.
+  std::map<std::string, std::map<std::string, uint64_t>> tier_memory;
   std::string store_dir;    // where the store lived ("" over RESP)
   bool store_kept = false;  // false: a temporary directory, removed
 };

@@ -148,6 +148,7 @@ json CellJson(const CellResult& c) {
           {"phases", phases},
           {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
           {"store_counters_end", CountersJson(c.store_counters_end)},
+          {"tier_memory", c.tier_memory},
           {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
 }
 

@@ -1,0 +1,865 @@
+#!/usr/bin/python3
+"""The HTML page and Markdown of kvlab results: `kvlab report` and `kvlab study` call this.
+
+Usage: /usr/bin/python3 kvlab_report.py REPORT-INPUT.json OUTDIR
+
+REPORT-INPUT.json is written by kvlab (study/report_input.h): the results (bench, conform,
+study), the statistics kvlab computed over them with its analysis library, and the version
+legend. This script lays them out: OUTDIR/index.html (self-contained: styles inline, plots as
+data: URIs), OUTDIR/<markdown_name> (study.md or report.md) and the plots as OUTDIR/*.png.
+It computes no statistic of its own.
+
+Exit status: 0 done; 2 bad arguments or an unreadable input; 3 matplotlib missing.
+"""
+
+import json
+import os
+import sys
+
+try:
+    import report_plots as plots
+except ImportError as e:  # matplotlib missing
+    print(f"kvlab_report: matplotlib is not available to {sys.executable} ({e}); install "
+          "python3-matplotlib and run with /usr/bin/python3", file=sys.stderr)
+    sys.exit(3)
+from report_html import Cell, Figure, Page, Section, Table, figures_of, render_html, \
+    render_markdown
+
+INPUT_SCHEMA = "kvlab-report-input"
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers, as kvlab prints them (study/verdict.cc's FormatNumber: 3 significant digits).
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if v != v or v in (float("inf"), float("-inf")):
+        return "inf"
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 100:
+        s = "%.0f" % v
+    elif a >= 10:
+        s = "%.1f" % v
+    elif a >= 1:
+        s = "%.2f" % v
+    elif a >= 0.01:
+        s = "%.3f" % v
+    else:
+        s = "%.2g" % v
+    if "." in s and "e" not in s:
+        s = s.rstrip("0").rstrip(".")
+    return s
+
+
+def fmt_range(summary, scale=1.0):
+    """'123 [110–130]' from a summary (median [min–max]); scale converts units."""
+    if not summary:
+        return "–"
+    med = summary["median"] * scale
+    if summary.get("n", 1) <= 1:
+        return fmt(med)
+    return "%s [%s–%s]" % (fmt(med), fmt(summary["min"] * scale), fmt(summary["max"] * scale))
+
+
+def slug(*parts):
+    s = "-".join(str(p) for p in parts).lower()
+    return "".join(c if c.isalnum() else "-" for c in s).strip("-")
+
+
+# ---------------------------------------------------------------------------------------------
+# Context: the run, commit and machine.
+
+def describe_context(ctx, name=None):
+    b = ctx.get("build", {})
+    h = ctx.get("host", {})
+    commit = (b.get("commit") or "?")[:12] + ("+dirty" if b.get("commit_dirty") else "")
+    line = "%srun %s · commit %s (%s, %s) · %s, %s, %s CPUs, load %s at start" % (
+        (name + ": ") if name else "", ctx.get("date", "?"), commit, b.get("build_type", "?"),
+        b.get("compiler", "?"), h.get("hostname", "?"), h.get("cpu_model", "?"),
+        h.get("usable_cpus", "?"), fmt(h.get("load_average_1m")))
+    return line
+
+
+def footer_of(ctx):
+    b = ctx.get("build", {})
+    h = ctx.get("host", {})
+    return "kvlab run %s · commit %s · %s (%s, %s CPUs)" % (
+        ctx.get("date", "?"), (b.get("commit") or "?")[:12], h.get("hostname", "?"),
+        h.get("cpu_model", "?"), h.get("usable_cpus", "?"))
+
+
+def context_warnings(ctx, partial=False, partial_reason=None, name=None):
+    out = []
+    prefix = (name + ": ") if name else ""
+    h = ctx.get("host", {})
+    load, cpus = h.get("load_average_1m"), h.get("usable_cpus")
+    if load is not None and cpus and load > cpus:
+        out.append("%sthe machine was loaded when the run started (load average %s on %s CPUs): "
+                   "times are noisier than usual; the significance marks account for the "
+                   "spread measured" % (prefix, fmt(load), cpus))
+    if ctx.get("timing_valid") is False:
+        out.append("%stimes are not valid (%s): only the KV counts mean anything"
+                   % (prefix, ctx.get("timing_invalid_reason", "debug or sanitizer build")))
+    if partial:
+        out.append("%sthe run is partial (%s): some cells are missing"
+                   % (prefix, partial_reason or "interrupted"))
+    return out
+
+
+def run_section_blocks(ctx):
+    store = ctx.get("store", {})
+    rows = [
+        ["command line", "`" + " ".join(ctx.get("command_line", [])) + "`"],
+        ["date", ctx.get("date", "?")],
+        ["build", "%s, %s, %s, flags `%s`" % ((ctx.get("build", {}).get("commit") or "?")[:12],
+                                              ctx.get("build", {}).get("build_type", "?"),
+                                              ctx.get("build", {}).get("compiler", "?"),
+                                              ctx.get("build", {}).get("cxx_flags", ""))],
+        ["machine", "%s, %s, %s of %s CPUs usable, kernel %s, load %s at start" % (
+            ctx.get("host", {}).get("hostname", "?"), ctx.get("host", {}).get("cpu_model", "?"),
+            ctx.get("host", {}).get("usable_cpus", "?"),
+            ctx.get("host", {}).get("logical_cpus", "?"), ctx.get("host", {}).get("kernel", "?"),
+            fmt(ctx.get("host", {}).get("load_average_1m")))],
+        ["store", "backends %s; sync %s; cache %s MiB; reverse scan %s; round-trip delay %s µs"
+         % (", ".join(store.get("backends", [])), fmt(store.get("sync_writes")),
+            store.get("cache_mb", "?"), "off" if store.get("no_reverse_scan") else "on",
+            store.get("rtt_us", 0))],
+        ["repetitions", str(ctx.get("repetitions", "?"))],
+    ]
+    return [("table", Table(["", ""], rows, numeric=set()))]
+
+
+def versions_section(versions, used_labels=None):
+    rows = []
+    for v in versions:
+        if used_labels is not None and v["label"] not in used_labels:
+            continue
+        rows.append([Cell(v["label"], swatch=v["color"], strong=True), v["type"],
+                     v["summary"], "; ".join(v.get("needs", [])) or "the KV store only"])
+    return Section("versions", "The encode-versions", [
+        ("p", "Each version in one line (from kvlab's encoding registry), with its colour in "
+              "every plot and what it needs beside the KV store. Byte layouts: "
+              "docs/encodings.md."),
+        ("table", Table(["version", "type", "what it is", "needs"], rows, numeric=set()))])
+
+
+# ---------------------------------------------------------------------------------------------
+# Study.
+
+def study_page(doc, legend, versions):
+    study = doc["data"]
+    ctx = study.get("context", {})
+    settings = study.get("study", {})
+    rankings = study.get("rankings", [])
+    page = Page("kvlab study: %s on %s" % (", ".join(settings.get("workloads", [])),
+                                           ", ".join(settings.get("backends", []))))
+    page.subtitle.append(describe_context(ctx))
+    page.subtitle.append(
+        "%s design, %s repetitions, weights %s%s" % (
+            settings.get("design", "?"), settings.get("repetitions", "?"),
+            settings.get("weights_text", "?"),
+            "" if not settings.get("weights_given") else " (given: `--weights %s`)"
+            % settings["weights_given"]))
+    page.warnings += context_warnings(ctx, study.get("partial"), None)
+    for n in study.get("notes", []):
+        page.warnings.append(n)
+    sentences = [s["text"] for s in study.get("verdict", {}).get("sentences", [])]
+    page.summary.append(("p", "**Verdict**, drawn from the measured numbers below:"
+                         .replace("**", "")))
+    page.summary.append(("list", sentences or ["No ranking: no type had two versions measured."]))
+    page.summary.append(("table", ranking_summary_table(rankings)))
+    page.summary.append(("p", "Rank and score per backend (0 is best; each point is \"twice as "
+                              "costly\" on one criterion of weight 1). ≈ marks a p50 whose "
+                              "difference from the fastest version is not significant."))
+    page.sections.append(versions_section(versions, used_versions(rankings)))
+    page.sections.append(method_section(study))
+    footer = footer_of(ctx)
+    fig_index = 0
+    for group in groups(rankings):
+        first = group[0]
+        wl, vtype = first["workload"], first["type"]
+        sid = slug(wl, vtype)
+        fixed = ", ".join("%s at %s" % (t, v["label"]) for t, v in first.get("fixed", {}).items())
+        sec = Section(sid, "%s: %s versions%s" % (wl, vtype, (" (%s)" % fixed) if fixed else ""))
+        labels = [r["label"] for r in sorted(first["rows"], key=lambda r: r["version"])]
+        backends = [r["backend"] for r in group]
+        fig_index += 1
+        sec.blocks.append(("figure", criteria_figure(group, labels, backends, legend, footer,
+                                                     "study-%s-criteria.png" % sid)))
+        fig = command_figure(group, labels, backends, legend, footer,
+                             "study-%s-commands.png" % sid)
+        if fig:
+            sec.blocks.append(("figure", fig))
+        page.sections.append(sec)
+        for r in group:
+            sub = Section(slug(wl, vtype, r["backend"]), "%s on %s" % (vtype, r["backend"]),
+                          level=3)
+            sub.blocks.append(("table", ranking_table(r, study.get("criteria", []))))
+            sub.blocks.append(("table", command_table(r)))
+            devs = {}
+            for row in r["rows"]:
+                for d in row.get("deviations", []):
+                    devs.setdefault(d["id"], (d, []))[1].append(row["label"])
+            if devs:
+                sub.blocks.append(("list", ["`%s` (%s on %s): %s" % (
+                    i, ", ".join(d["commands"]), ", ".join(ls), d.get("reason", ""))
+                    for i, (d, ls) in devs.items()]))
+            errors = [(row["label"], e) for row in r["rows"] for e in row.get("errors", [])]
+            for label, e in errors:
+                page.warnings.append("%s on %s: a cell failed: %s" % (label, r["backend"], e))
+            page.sections.append(sub)
+    bench = doc.get("bench")
+    if bench:
+        page.sections.append(Section("workloads", "The workloads", workload_blocks(bench)))
+    page.sections.append(Section("run", "The run", run_section_blocks(ctx)))
+    return page
+
+
+def used_versions(rankings):
+    return {row["label"] for r in rankings for row in r["rows"]}
+
+
+def groups(rankings):
+    out, index = [], {}
+    for r in rankings:
+        key = (r["workload"], r["type"])
+        if key not in index:
+            index[key] = len(out)
+            out.append([])
+        out[index[key]].append(r)
+    return out
+
+
+def ranking_summary_table(rankings):
+    gs = groups(rankings)
+    backends = []
+    for r in rankings:
+        if r["backend"] not in backends:
+            backends.append(r["backend"])
+    rows = []
+    for g in gs:
+        by_backend = {r["backend"]: r for r in g}
+        first = g[0]
+        for row0 in sorted(first["rows"], key=lambda x: x["version"]):
+            cells = ["%s %s" % (first["workload"], first["type"]),
+                     Cell(row0["label"], swatch=None, strong=True)]
+            for b in backends:
+                r = by_backend.get(b)
+                row = next((x for x in r["rows"] if x["label"] == row0["label"]), None) if r else None
+                if row is None:
+                    cells.append("–")
+                elif row.get("rank") is None:
+                    cells.append(Cell("failed", muted=True))
+                else:
+                    cells.append(Cell("%d (%s)" % (row["rank"], fmt(row["score"])),
+                                      strong=row["rank"] == 1))
+            for b in backends:
+                r = by_backend.get(b)
+                row = next((x for x in r["rows"] if x["label"] == row0["label"]), None) if r else None
+                c = (row or {}).get("criteria", {}).get("latency")
+                if not c:
+                    cells.append("–")
+                else:
+                    ns = not c.get("best") and not c.get("significant")
+                    cells.append(Cell(("≈" if ns else "") + fmt(c["value"]), muted=ns))
+            rows.append(cells)
+    cols = ["workload, type", "version"] + ["%s rank (score)" % b for b in backends] + \
+           ["%s p50 µs" % b for b in backends]
+    return Table(cols, rows, caption="Ranking", numeric=set(range(2, len(cols))))
+
+
+def method_section(study):
+    crit = study.get("criteria", [])
+    rows = [[c["name"], c["title"], c["unit"], c["what"],
+             "higher" if c.get("higher_is_better") else "lower",
+             "repetitions (90% interval)" if c.get("timed") else "exact (1% materiality)",
+             fmt(c.get("weight"))] for c in crit]
+    s = study.get("study", {})
+    return Section("method", "How the ranking works", [
+        ("p", "Each criterion's value is the median over the repetitions. The best version on a "
+              "criterion sets the reference; another version's cost on it is weight × "
+              "|log2((value + floor) / (best + floor))| when the difference is significant "
+              "(timed criteria: the %d%% interval of the ratio of medians, over repetitions, "
+              "excludes 1) or material (counted criteria: more than %s%% apart), and 0 "
+              "otherwise. Exactness costs the weight per catalogued deviation beyond the fewest "
+              "any version has; needs cost 1 per cache Redis and 2 per store Redis. The score is "
+              "the sum; versions are ranked by it, equal scores sharing a rank."
+              % (round(100 * s.get("confidence", 0.9)), fmt(100 * s.get("materiality", 0.01)))),
+        ("p", "Weights used: %s. Change them with `kvlab study --weights NAME=W,...`."
+              % s.get("weights_text", "?")),
+        ("p", "Design: %s. %s" % (s.get("design", "?"),
+              "One type's versions vary at a time, the other types at their baseline version, "
+              "so every difference between two rows of a table comes from that type's encoding."
+              if s.get("design") == "one-factor" else
+              "Every combination of versions ran; each table holds the other types at the "
+              "baseline.")),
+        ("p", "Space counts the KV bytes the load wrote per element loaded (keys and values, "
+              "the key-meta rewrites of each load batch included), exact and independent of the "
+              "backend; Redis memory is the tier's INFO used_memory_dataset at the end of the "
+              "cell per element loaded. The whole store's disk bytes after a flush are in the "
+              "tables as disk B/elem (every type's data, indicative). When the engine has MEMORY "
+              "USAGE, space per element will come from it."),
+        ("table", Table(["name", "column", "unit", "what", "better", "significance", "weight"],
+                        rows, numeric={6})),
+    ])
+
+
+def ranking_table(r, criteria):
+    crit = [c for c in criteria if c["name"] not in ("exactness", "needs")]
+    cols = ["rank", "version", "score"] + ["%s%s" % (c["title"], (" " + c["unit"]) if c["unit"]
+                                                     and c["unit"] not in c["title"] else "")
+                                           for c in crit] + ["disk B/elem", "deviations", "needs"]
+    rows = []
+    for row in r["rows"]:
+        cells = [fmt(row.get("rank")), Cell(row["label"], strong=row.get("rank") == 1),
+                 fmt(row.get("score"))]
+        for c in crit:
+            cj = row.get("criteria", {}).get(c["name"])
+            if not cj:
+                cells.append("–")
+                continue
+            text = fmt(cj["value"])
+            muted = False
+            tip = None
+            if c.get("timed") and not cj.get("best"):
+                if cj.get("significant"):
+                    text += " (×%s)" % fmt(cj.get("ratio"))
+                else:
+                    text = "≈" + text
+                    muted = True
+                if cj.get("low") is not None:
+                    tip = "ratio to the best %s, %d%% interval [%s, %s]" % (
+                        fmt(cj.get("ratio")), round(100 * cj.get("confidence", 0.9)),
+                        fmt(cj["low"]), fmt(cj["high"]))
+            cells.append(Cell(text, muted=muted, title=tip, strong=bool(cj.get("best"))))
+        cells.append(fmt(row.get("disk_bytes_per_element")))
+        cells.append(", ".join(d["id"] for d in row.get("deviations", [])) or "none")
+        cells.append("; ".join(row.get("needs", [])) or "–")
+        rows.append(cells)
+    return Table(cols, rows, caption="Ranking on %s (%s commands: %s)" % (
+        r["backend"], r["type"], ", ".join(r.get("commands", []))),
+        numeric=set(range(2, len(cols) - 2)) - {1})
+
+
+def command_table(r):
+    cols = ["command", "version", "calls", "p50 µs", "p99 µs", "KV reads/call", "KV writes/call",
+            "KV bytes/call", "Redis RTs/call"]
+    rows = []
+    for cmd in r.get("commands", []):
+        for row in r["rows"]:
+            c = row.get("commands", {}).get(cmd)
+            if not c:
+                continue
+            rows.append([cmd, row["label"], fmt(c.get("calls")), fmt(c.get("p50_us")),
+                         fmt(c.get("p99_us")), fmt(c.get("kv_reads")), fmt(c.get("kv_writes")),
+                         fmt(c.get("kv_bytes")), fmt(c.get("round_trips"))])
+    return Table(cols, rows, caption="Per command on %s (medians over repetitions; KV counts "
+                                     "exact)" % r["backend"], numeric=set(range(2, len(cols))))
+
+
+def criteria_figure(group, labels, backends, legend, footer, name):
+    panels = []
+    names = ["latency", "tail_latency", "throughput", "kv_ops", "kv_bytes", "round_trips",
+             "space", "redis_memory"]
+    titles = {"latency": ("p50 of the type's commands", "µs"),
+              "tail_latency": ("p99 of the type's commands", "µs"),
+              "throughput": ("workload throughput", "operations / s"),
+              "kv_ops": ("KV operations per command", "operations"),
+              "kv_bytes": ("KV bytes per command", "bytes"),
+              "round_trips": ("Redis round trips per command", "round trips"),
+              "space": ("bytes of data per element loaded", "bytes"),
+              "redis_memory": ("Redis memory per element", "bytes")}
+    for n in names:
+        points = {}
+        for r in group:
+            for row in r["rows"]:
+                c = row.get("criteria", {}).get(n)
+                if not c:
+                    continue
+                samples = c.get("samples")
+                low = min(samples) if samples else None
+                high = max(samples) if samples else None
+                points[(row["label"], r["backend"])] = (c["value"], low, high)
+        if not points or all(v[0] == 0 for v in points.values()):
+            continue
+        panels.append({"title": titles[n][0], "ylabel": titles[n][1], "points": points})
+    first = group[0]
+    png = plots.dot_panels(panels, labels, backends, legend, footer,
+                           "%s: %s versions on each criterion" % (first["workload"], first["type"]))
+    return Figure(name, png, "Each criterion per version (colour) and backend (marker); timed "
+                             "criteria show the median and the range over repetitions. Log "
+                             "axes where values span more than 20×.",
+                  "%s %s criteria" % (first["workload"], first["type"]))
+
+
+def command_figure(group, labels, backends, legend, footer, name):
+    first = group[0]
+    panels = []
+    for cmd in first.get("commands", []):
+        points = {}
+        for r in group:
+            for row in r["rows"]:
+                c = row.get("commands", {}).get(cmd)
+                if c and c.get("p50_us") is not None:
+                    points[(row["label"], r["backend"])] = (c["p50_us"], None, None)
+        if points:
+            panels.append({"title": cmd + " p50", "ylabel": "µs per call", "points": points})
+    if not panels:
+        return None
+    png = plots.dot_panels(panels, labels, backends, legend, footer,
+                           "%s: p50 per command" % first["workload"])
+    return Figure(name, png, "p50 latency per call of each %s command of the workload (median "
+                             "over repetitions), per version and backend." % first["type"],
+                  "%s %s p50 per command" % (first["workload"], first["type"]))
+
+
+def workload_blocks(bench):
+    blocks = []
+    for w in bench.get("workloads", []):
+        d = w.get("definition", {})
+        ks = d.get("keyspace", {})
+        blocks.append(("p", "`%s`: %s. %s records of %s %s elements; load `%s`." % (
+            w.get("name"), d.get("description", ""), fmt(ks.get("records")),
+            fmt(ks.get("elements")), ks.get("type"),
+            "`, `".join(d.get("load", {}).get("commands", [])))))
+        for ph in d.get("run", []):
+            ops = ", ".join("%s %s%% `%s`" % (o["name"], fmt(o["weight"]), "; ".join(o["commands"]))
+                            for o in ph.get("ops", []))
+            blocks.append(("list", ["phase %s: %s operations after %s warm-up; %s" % (
+                ph.get("name"), fmt(ph.get("operations")), fmt(ph.get("warmup_operations")),
+                ops)]))
+    return blocks
+
+
+# ---------------------------------------------------------------------------------------------
+# Bench.
+
+def cell_color_label(cell_profile, varied_types, legend):
+    """The version label that colours a cell: its version of the first varied type."""
+    for t in varied_types:
+        if t in cell_profile and cell_profile[t] is not None:
+            v = legend.by_key.get((t, int(cell_profile[t])))
+            if v:
+                return v["label"]
+    return None
+
+
+def bench_page(doc, legend, versions):
+    bench = doc["bench"]
+    ctx = bench.get("context", {})
+    summary = doc.get("summary", {}).get("cells", [])
+    names = [w["name"] for w in bench.get("workloads", [])]
+    page = Page("kvlab bench: %s" % (", ".join(names) or "sweep"))
+    page.subtitle.append(describe_context(ctx))
+    page.warnings += context_warnings(ctx, bench.get("partial"), bench.get("partial_reason"))
+    for n in bench.get("notes", []):
+        page.warnings.append(n)
+    add_bench_content(page, doc, legend, versions, footer_of(ctx), summary)
+    page.sections.append(Section("run", "The run", run_section_blocks(ctx)))
+    return page
+
+
+def add_bench_content(page, doc, legend, versions, footer, summary, prefix=""):
+    bench = doc["bench"]
+    whole = [c for c in summary if c["command"] == "*"]
+    lines = []
+    panels = []
+    backends = []
+    for c in whole:
+        if c["backend"] not in backends:
+            backends.append(c["backend"])
+    for w in bench.get("workloads", []):
+        cells = [c for c in whole if c["workload"] == w["name"] and c.get("throughput")]
+        if not cells:
+            continue
+        best = max(cells, key=lambda c: c["throughput"]["median"])
+        worst = min(cells, key=lambda c: c["throughput"]["median"])
+        lines.append("%s (phase %s): the fastest cell is %s at %s ops/s, the slowest %s at %s "
+                     "ops/s (medians over %s repetitions)." % (
+                         w["name"], best["phase"], best["cell"], fmt(best["throughput"]["median"]),
+                         worst["cell"], fmt(worst["throughput"]["median"]),
+                         best["throughput"]["n"]))
+    if lines:
+        page.summary.append(("list", lines))
+    else:
+        page.summary.append(("p", "This result has no workload cells."))
+    used = set()
+    for w in bench.get("workloads", []):
+        cells = [c for c in summary if c["workload"] == w["name"]]
+        if not cells:
+            continue
+        profiles = [c["profile"] for c in cells]
+        varied = [t for t in ("hash", "zset") if len({json.dumps(p.get(t)) for p in profiles}) > 1]
+        phases = []
+        for c in cells:
+            if c["phase"] not in phases:
+                phases.append(c["phase"])
+        sec = Section(slug(prefix, w["name"]), "%s%s" % (prefix and prefix + ": ", w["name"]))
+        for ph in phases:
+            labels, points, colors = [], {}, {}
+            for c in cells:
+                if c["phase"] != ph or c["command"] != "*" or not c.get("throughput"):
+                    continue
+                cat = " ".join(x for x in c["cell"].split(" ")[1:]) or c["backend"]
+                if cat not in labels:
+                    labels.append(cat)
+                t = c["throughput"]
+                points[(cat, c["backend"])] = (t["median"], t["min"], t["max"])
+                colors[cat] = cell_color_label(c["profile"], varied, legend)
+                used.add(colors[cat])
+            if points:
+                panels.append({"title": "%s · %s" % (w["name"], ph), "categories": labels,
+                               "colors": colors, "points": points})
+            sec.blocks.append(("table", bench_cell_table(cells, ph)))
+            sec.blocks.append(("table", bench_kv_table(cells, ph)))
+        page.sections.append(sec)
+    if panels:
+        png = plots.category_panels(panels, backends, legend, footer,
+                                    "Throughput per cell (median, range over repetitions)",
+                                    "operations / s")
+        page.summary.append(("figure", Figure(slug(prefix, "throughput") + ".png", png,
+                                              "Throughput of each workload phase per cell: "
+                                              "marker = backend, colour = the version varied.",
+                                              "throughput per cell")))
+    sweeps(page, bench, legend, footer, prefix)
+    page.sections.insert(0, versions_section(versions, None))
+
+
+def bench_cell_table(cells, phase):
+    cmds = sorted({c["command"] for c in cells if c["phase"] == phase and c["command"] != "*"})
+    cols = ["cell", "ops/s median [range]"] + ["%s p50 µs" % c for c in cmds] + \
+           ["%s p99 µs" % c for c in cmds]
+    by_cell = {}
+    for c in cells:
+        if c["phase"] == phase:
+            by_cell.setdefault(c["cell"], {})[c["command"]] = c
+    rows = []
+    for cell, m in by_cell.items():
+        row = [cell, fmt_range(m.get("*", {}).get("throughput"))]
+        row += [fmt_range(m[c]["p50_ns"], 1e-3) if c in m else "–" for c in cmds]
+        row += [fmt_range(m[c]["p99_ns"], 1e-3) if c in m else "–" for c in cmds]
+        rows.append(row)
+    return Table(cols, rows, caption="Phase %s: throughput and latency per cell" % phase)
+
+
+KV_FIELDS = [("gets", "get"), ("multiget_keys", "multiget key"), ("seeks", "seek"),
+             ("nexts", "next"), ("prevs", "prev"), ("puts", "put"), ("deletes", "delete"),
+             ("range_deletes", "range delete"), ("batch_records", "batch record")]
+
+
+def kv_text(kv):
+    if not kv:
+        return "n/a"
+    parts = ["%s %s" % (fmt(kv.get(f, 0)), name) for f, name in KV_FIELDS if kv.get(f, 0)]
+    return " · ".join(parts) or "none"
+
+
+def bench_kv_table(cells, phase):
+    rows = []
+    for c in cells:
+        if c["phase"] != phase or c["command"] == "*":
+            continue
+        kv = c.get("kv_per_call")
+        rows.append([c["cell"], c["command"], kv_text(kv),
+                     fmt((kv or {}).get("bytes_read")), fmt((kv or {}).get("bytes_written")),
+                     fmt(c.get("errors"))])
+    return Table(["cell", "command", "KV operations per call (exact)", "bytes read/call",
+                  "bytes written/call", "errors"], rows,
+                 caption="Phase %s: KV operations per call" % phase, numeric={3, 4, 5})
+
+
+def sweeps(page, bench, legend, footer, prefix):
+    growth = bench.get("growth", [])
+    if not growth:
+        return
+    for vtype in ("hash", "zset"):
+        series = [g for g in growth if g.get("type") == vtype]
+        if not series:
+            continue
+        probes = []
+        for g in series:
+            key = (g["probe"], g["command"])
+            if key not in probes:
+                probes.append(key)
+        backends = []
+        for g in series:
+            if g["backend"] not in backends:
+                backends.append(g["backend"])
+        first_backend = backends[0]
+        kv_panels, time_panels = [], []
+        for probe, cmd in probes:
+            kv_series, t_series = [], []
+            for g in series:
+                if (g["probe"], g["command"]) != (probe, cmd):
+                    continue
+                label = legend.by_key.get((vtype, int(g["version"])), {}).get("label",
+                                                                              str(g["version"]))
+                if g["backend"] == first_backend:
+                    kv_series.append({"version": label, "backend": g["backend"], "x": g["sizes"],
+                                      "y": g["kv_steps_per_call"]})
+                    t_series.append({"version": label, "backend": g["backend"], "x": g["sizes"],
+                                     "y": [p / 1000.0 if p else None for p in g["p50_ns"]]})
+            title = probe if probe == cmd else "%s (%s)" % (probe, cmd)
+            kv_panels.append({"title": title, "series": kv_series})
+            time_panels.append({"title": title, "series": t_series})
+        sec = Section(slug(prefix, "sweep", vtype), "%sCost against %s size" % (
+            prefix and prefix + ": ", vtype))
+        png = plots.growth_panels(kv_panels, legend, footer,
+                                  "%s: KV steps per call against size (%s; exact)" % (
+                                      vtype, first_backend), "KV steps per call")
+        sec.blocks.append(("figure", Figure(slug(prefix, "sweep", vtype, "kv") + ".png", png,
+                                            "KV steps (point reads, seeks, nexts, prevs, written "
+                                            "records) per call, exact; guides show O(1), O(log n) "
+                                            "and O(n) from the smallest size.",
+                                            "%s KV steps against size" % vtype)))
+        png = plots.growth_panels(time_panels, legend, footer,
+                                  "%s: p50 per call against size (%s)" % (vtype, first_backend),
+                                  "µs per call (p50)", guides=False)
+        sec.blocks.append(("figure", Figure(slug(prefix, "sweep", vtype, "time") + ".png", png,
+                                            "p50 latency per call; indicative (one repetition per "
+                                            "size).", "%s p50 against size" % vtype)))
+        rows = []
+        for g in series:
+            rows.append([g["backend"], legend.by_key.get((vtype, int(g["version"])), {}).get(
+                "label", str(g["version"])), g["probe"], g["command"],
+                " ".join(fmt(x) for x in g["kv_steps_per_call"]), g.get("kv_class", "?"),
+                g.get("time_class", "?")])
+        sec.blocks.append(("table", Table(["backend", "version", "probe", "command",
+                                           "KV steps per call by size", "KV class",
+                                           "time class (indicative)"], rows, numeric=set())))
+        page.sections.append(sec)
+
+
+# ---------------------------------------------------------------------------------------------
+# Conform.
+
+def conform_page(doc, legend, versions):
+    c = doc["data"]
+    page = Page("kvlab conform: %s" % c.get("verdict", "?"))
+    page.subtitle.append("%s · started %s · %s s · reference %s" % (
+        c.get("command_line", "kvlab conform"), c.get("started", "?"), fmt(c.get("seconds")),
+        c.get("reference", "?")))
+    t = c.get("totals", {})
+    page.summary.append(("p", "Verdict: %s. %s replies equal to Redis's, %s catalogued "
+                              "deviations, %s failures, over %s subjects." % (
+                                  c.get("verdict", "?").upper(), fmt(t.get("pass")),
+                                  fmt(t.get("deviation")), fmt(t.get("fail")),
+                                  len(c.get("subjects", [])))))
+    seen = c.get("deviations_seen", {})
+    if seen:
+        page.summary.append(("list", ["`%s`: %s replies" % (k, fmt(v)) for k, v in seen.items()]))
+    page.sections.append(versions_section(versions, None))
+    rows = []
+    for run in c.get("runs", []):
+        rt = run.get("totals", {})
+        rows.append([run.get("subject"), run.get("profile", {}).get("label", "?"),
+                     fmt(rt.get("pass")), fmt(rt.get("deviation")), fmt(rt.get("fail")),
+                     fmt(run.get("seconds"))])
+    page.sections.append(Section("runs", "Runs", [("table", Table(
+        ["subject", "profile", "pass", "deviation", "fail", "seconds"], rows))]))
+    failing = {}
+    for m in c.get("matrix", []):
+        if m.get("fail"):
+            failing.setdefault((m.get("subject"), m.get("version")), []).append(
+                "%s (%s)" % (m.get("command"), m.get("fail")))
+    blocks = []
+    if failing:
+        blocks.append(("table", Table(["subject", "version", "failing commands (failures)"],
+                                      [[k[0], k[1], ", ".join(v)] for k, v in failing.items()],
+                                      numeric=set())))
+    fails = c.get("failures", [])
+    if fails:
+        blocks.append(("list", ["%s" % json.dumps(f)[:400] for f in fails[:50]]))
+    if not blocks:
+        blocks.append(("p", "No failures."))
+    page.sections.append(Section("failures", "Failures", blocks))
+    groups_ = {}
+    for m in c.get("matrix", []):
+        g = groups_.setdefault(m.get("group", "other"), {})
+        k = (m.get("subject"), m.get("version"))
+        acc = g.setdefault(k, [0, 0, 0])
+        acc[0] += m.get("pass", 0)
+        acc[1] += m.get("deviation", 0)
+        acc[2] += m.get("fail", 0)
+    rows = []
+    for g, cells in groups_.items():
+        for (subject, version), (p, d, f) in cells.items():
+            rows.append([g, subject, version, fmt(p), fmt(d), fmt(f)])
+    page.sections.append(Section("matrix", "Commands by group", [("table", Table(
+        ["group", "subject", "version", "pass", "deviation", "fail"], rows,
+        numeric={3, 4, 5}))]))
+    uncovered = c.get("corpus_uncovered_commands", [])
+    page.sections.append(Section("coverage", "Coverage", [
+        ("p", "Commands of the engine the corpus never ran: %s." % (", ".join(uncovered) or
+                                                                    "none"))]))
+    return page
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison of two or more results.
+
+def comparison_sections(page, comparisons, documents, footer):
+    for cmp in comparisons:
+        base, cur = cmp["baseline"], cmp["current"]
+        rows = cmp.get("rows", [])
+        counts = {}
+        kv_changed = []
+        for r in rows:
+            for metric in ("p50_ns", "p99_ns", "throughput"):
+                m = r.get(metric)
+                if m and "verdict" in m:
+                    counts.setdefault(metric, {}).setdefault(m["verdict"], 0)
+                    counts[metric][m["verdict"]] += 1
+            for f, v in (r.get("kv_per_call") or {}).items():
+                if v["baseline"] != v["current"]:
+                    kv_changed.append((r, f, v))
+        for w in cmp.get("warnings", []):
+            page.warnings.append(w)
+        summary = []
+        for metric, title in (("p50_ns", "p50"), ("p99_ns", "p99"), ("throughput", "throughput")):
+            c = counts.get(metric, {})
+            summary.append("%s: %s better, %s worse, %s unchanged, %s inconclusive" % (
+                title, c.get("better", 0), c.get("worse", 0), c.get("unchanged", 0),
+                c.get("inconclusive", 0)))
+        summary.append("KV counters per call that changed (exact): %d" % len(kv_changed))
+        page.summary.append(("p", "%s against %s (baseline):" % (cur, base)))
+        page.summary.append(("list", summary))
+        sid = slug("compare", base, cur)
+        sec = Section(sid, "Comparison: %s against %s" % (cur, base))
+        sec.blocks.append(("p", "Baseline %s: %s. Current %s: %s. A change is flagged only when "
+                                "it is significant (Mann-Whitney p ≤ %s) and larger than %s%%; "
+                                "intervals are %s%% intervals of the ratio of medians." % (
+                                    base, cmp.get("baseline_build"), cur, cmp.get("current_build"),
+                                    fmt(cmp.get("alpha")), fmt(100 * cmp.get("threshold", 0.1)),
+                                    fmt(100 * cmp.get("confidence", 0.9)))))
+        if kv_changed:
+            sec.blocks.append(("table", Table(
+                ["workload", "cell", "command", "counter", base, cur],
+                [[r["workload"], r["cell"], r["command"], f, fmt(v["baseline"]), fmt(v["current"])]
+                 for r, f, v in kv_changed], caption="KV counters per call that changed (exact)",
+                numeric={4, 5})))
+        else:
+            sec.blocks.append(("p", "No KV counter per call changed."))
+        trows = []
+        panels = {}
+        for r in rows:
+            if r.get("only_in"):
+                trows.append([r["workload"], r["cell"], r["command"],
+                              Cell("only in " + r["only_in"], muted=True), "", ""])
+                continue
+            cells = [r["workload"], r["cell"], r["command"]]
+            for metric in ("p50_ns", "p99_ns", "throughput"):
+                m = r.get(metric)
+                if not m or "ratio" not in m:
+                    cells.append("–")
+                    continue
+                verdict = m.get("verdict")
+                text = "%s×%s (%s)" % ("" if verdict in ("better", "worse") else "≈",
+                                       fmt(m["ratio"]), verdict)
+                tip = "p = %s; %s" % (fmt(m.get("p_value")), m.get("reason", ""))
+                cells.append(Cell(text, muted=verdict not in ("better", "worse"), title=tip,
+                                  strong=verdict in ("better", "worse")))
+            trows.append(cells)
+            tp = r.get("throughput")
+            if r["command"] == "*" and tp and tp.get("ratio") is not None:
+                panels.setdefault(r["workload"], []).append({
+                    "label": r["cell"], "ratio": tp["ratio"], "low": tp.get("low"),
+                    "high": tp.get("high"), "verdict": tp.get("verdict")})
+        if panels:
+            png = plots.ratio_panels([{"title": w, "rows": rs} for w, rs in panels.items()],
+                                     footer, "Throughput, %s / %s" % (cur, base))
+            sec.blocks.append(("figure", Figure(sid + ".png", png, "Throughput ratio per cell "
+                                                "with its 90%% interval; colour = verdict.",
+                                                "throughput ratios")))
+        sec.blocks.append(("table", Table(["workload", "cell", "command", "p50 ratio",
+                                           "p99 ratio", "throughput ratio"], trows,
+                                          caption="Per command and cell (* = the whole phase)",
+                                          numeric=set())))
+        page.sections.append(sec)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def build_page(report):
+    versions = report.get("versions", [])
+    legend = plots.Legend(versions)
+    docs = report.get("documents", [])
+    if not docs:
+        raise ValueError("the report input has no documents")
+    if len(docs) == 1:
+        d = docs[0]
+        page = {"study": study_page, "bench": bench_page, "conform": conform_page}[d["kind"]](
+            d, legend, versions)
+    else:
+        page = Page("kvlab report: " + ", ".join(d["name"] for d in docs))
+        for d in docs:
+            ctx = (d.get("data") or {}).get("context") or (d.get("bench") or {}).get("context")
+            if ctx:
+                page.subtitle.append(describe_context(ctx, d["name"]))
+                page.warnings += context_warnings(ctx, name=d["name"])
+            elif d["kind"] == "conform":
+                page.subtitle.append("%s: %s, %s" % (d["name"], d["data"].get("command_line"),
+                                                     d["data"].get("started")))
+        footer = "kvlab report of " + ", ".join(d["name"] for d in docs)
+        comparison_sections(page, report.get("comparisons", []), docs, footer)
+        page.sections.append(versions_section(versions, None))
+        for d in docs:
+            sub = {"study": study_page, "bench": bench_page, "conform": conform_page}[d["kind"]](
+                d, legend, versions)
+            page.summary.append(("p", "%s (%s): %s" % (d["name"], d["kind"], " ".join(
+                b[1] if b[0] == "p" else "; ".join(b[1]) for b in sub.summary
+                if b[0] in ("p", "list")))))
+            for s in sub.sections:
+                if s.id == "versions":
+                    continue
+                s.id = slug(d["name"], s.id)
+                s.title = "%s: %s" % (d["name"], s.title)
+                page.sections.append(s)
+            for b in sub.summary:
+                if b[0] == "figure":
+                    page.sections.append(Section(slug(d["name"], "fig", b[1].name),
+                                                 "%s: %s" % (d["name"], b[1].alt), [b]))
+    return page
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        with open(argv[1]) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        print("kvlab_report: cannot read %s: %s" % (argv[1], e), file=sys.stderr)
+        return 2
+    if report.get("schema") != INPUT_SCHEMA or report.get("schema_version") != 1:
+        print("kvlab_report: %s is not a kvlab report input (schema %s version 1)"
+              % (argv[1], INPUT_SCHEMA), file=sys.stderr)
+        return 2
+    out = argv[2]
+    os.makedirs(out, exist_ok=True)
+    page = build_page(report)
+    names = set()
+    for fig in figures_of(page):
+        if fig.name in names:
+            raise ValueError("two figures named " + fig.name)
+        names.add(fig.name)
+        with open(os.path.join(out, fig.name), "wb") as f:
+            f.write(fig.png)
+    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as f:
+        f.write(render_html(page))
+    md = report.get("markdown_name", "report.md")
+    with open(os.path.join(out, md), "w", encoding="utf-8") as f:
+        f.write(render_markdown(page))
+    print("wrote %s and %s (%d plots)" % (os.path.join(out, "index.html"),
+                                          os.path.join(out, md), len(names)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,320 @@
+"""Small-multiple plots for kvlab reports (matplotlib, run under Debian's /usr/bin/python3).
+
+Conventions, the same in every figure:
+- one panel per command, criterion or probe, at most six series per panel;
+- each encode-version has one colour, taken from the version legend that kvlab passes in (the
+  registry's), and each backend one marker and line style;
+- legends sit outside the data, to the right of the panels;
+- a log axis where the values span more than a factor of 20, with O(1) / O(log n) / O(n)
+  guides on cost-against-size panels;
+- every axis has a label with its unit, and every figure names the run, commit and machine in
+  its footer.
+
+Nothing here computes a statistic: medians, ranges and intervals arrive computed (by kvlab's
+analysis library) and are only drawn.
+"""
+
+import io
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+BACKEND_STYLES = {
+    "memory": ("o", ":"),
+    "rocksdb": ("s", "-"),
+    "lmdb": ("^", "--"),
+    "wiredtiger": ("D", "-."),
+}
+OTHER_MARKERS = ["v", "P", "X", "*", "h", "<", ">"]
+NEUTRAL = "#555555"
+MAX_COLUMNS = 4
+
+
+def backend_style(name, order):
+    """(marker, linestyle) of a backend: fixed for the known ones, then by first appearance."""
+    if name in BACKEND_STYLES:
+        return BACKEND_STYLES[name]
+    unknown = [b for b in order if b not in BACKEND_STYLES]
+    i = unknown.index(name) if name in unknown else 0
+    return OTHER_MARKERS[i % len(OTHER_MARKERS)], (0, (3, 1, 1, 1))
+
+
+class Legend:
+    """The version legend: label -> colour, from the report input's `versions`."""
+
+    def __init__(self, versions):
+        self.by_label = {v["label"]: v for v in versions}
+        self.by_key = {(v["type"], int(v["version"])): v for v in versions}
+
+    def color(self, label):
+        v = self.by_label.get(label)
+        return v["color"] if v else NEUTRAL
+
+    def color_of(self, vtype, version):
+        v = self.by_key.get((vtype, int(version)))
+        return v["color"] if v else NEUTRAL
+
+
+def needs_log(values):
+    positive = [v for v in values if v is not None and v > 0]
+    return len(positive) >= 2 and max(positive) / min(positive) > 20
+
+
+def grid(n):
+    cols = min(MAX_COLUMNS, max(1, n))
+    rows = math.ceil(n / cols)
+    return rows, cols
+
+
+def new_figure(n_panels, footer, title, panel_w=3.3, panel_h=2.6, legend_w=1.9):
+    rows, cols = grid(n_panels)
+    fig, axes = plt.subplots(rows, cols, figsize=(cols * panel_w + legend_w, rows * panel_h + 0.9),
+                             squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n_panels:]:
+        ax.set_visible(False)
+    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    fig.text(0.01, 0.005, footer, fontsize=7, color="#555555", ha="left", va="bottom")
+    return fig, flat[:n_panels], legend_w / (cols * panel_w + legend_w)
+
+
+def finish(fig, handles, legend_fraction):
+    """Legend to the right of the panels, outside the data; returns the PNG bytes."""
+    right = 1 - legend_fraction
+    fig.tight_layout(rect=(0, 0.03, right, 0.95))
+    if handles:
+        fig.legend(handles=handles, loc="center left", bbox_to_anchor=(right + 0.005, 0.5),
+                   fontsize=8, frameon=False)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def version_handles(labels, legend):
+    return [Line2D([], [], color=legend.color(l), marker="s", linestyle="none", markersize=8,
+                   label=l) for l in labels]
+
+
+def backend_handles(backends):
+    out = []
+    for b in backends:
+        marker, ls = backend_style(b, backends)
+        out.append(Line2D([], [], color=NEUTRAL, marker=marker, linestyle=ls, label=b))
+    return out
+
+
+def dot_panels(panels, versions, backends, legend, footer, title):
+    """Panels of values per version (x) and backend (marker), coloured by version.
+
+    panels: [{"title", "ylabel", "points": {(version_label, backend): (value, low, high)}}]
+    low/high may be None (exact values); they are drawn as the spread over repetitions.
+    """
+    fig, axes, lf = new_figure(len(panels), footer, title)
+    n_b = max(1, len(backends))
+    width = 0.6
+    for ax, panel in zip(axes, panels):
+        values = []
+        for (v, b), (value, low, high) in panel["points"].items():
+            if value is None:
+                continue
+            xi = versions.index(v)
+            bi = backends.index(b) if b in backends else 0
+            x = xi + (bi - (n_b - 1) / 2) * (width / n_b)
+            marker, _ = backend_style(b, backends)
+            color = legend.color(v)
+            if low is not None and high is not None:
+                ax.errorbar([x], [value], yerr=[[max(0, value - low)], [max(0, high - value)]],
+                            fmt=marker, color=color, ecolor=color, elinewidth=1, capsize=2,
+                            markersize=6)
+            else:
+                ax.plot([x], [value], marker=marker, color=color, linestyle="none", markersize=6)
+            values += [value] + [w for w in (low, high) if w is not None]
+        ax.set_xticks(range(len(versions)))
+        ax.set_xticklabels(versions)
+        ax.set_xlim(-0.6, len(versions) - 0.4)
+        ax.set_title(panel["title"], fontsize=9)
+        ax.set_ylabel(panel["ylabel"], fontsize=8)
+        ax.set_xlabel("encode-version", fontsize=8)
+        ax.tick_params(labelsize=8)
+        if needs_log(values):
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.grid(axis="y", alpha=0.3)
+    handles = version_handles(versions, legend) + backend_handles(backends)
+    return finish(fig, handles, lf)
+
+
+def bar_panels(panels, versions, legend, footer, title):
+    """Panels of one exact value per version, as bars coloured by version.
+
+    panels: [{"title", "ylabel", "values": {version_label: value}}]
+    """
+    fig, axes, lf = new_figure(len(panels), footer, title)
+    for ax, panel in zip(axes, panels):
+        xs, hs, cs = [], [], []
+        for i, v in enumerate(versions):
+            value = panel["values"].get(v)
+            if value is None:
+                continue
+            xs.append(i)
+            hs.append(value)
+            cs.append(legend.color(v))
+        ax.bar(xs, hs, color=cs, width=0.65)
+        for x, h in zip(xs, hs):
+            ax.annotate(fmt_short(h), (x, h), ha="center", va="bottom", fontsize=7,
+                        xytext=(0, 1), textcoords="offset points")
+        ax.set_xticks(range(len(versions)))
+        ax.set_xticklabels(versions)
+        ax.set_title(panel["title"], fontsize=9)
+        ax.set_ylabel(panel["ylabel"], fontsize=8)
+        ax.set_xlabel("encode-version", fontsize=8)
+        ax.tick_params(labelsize=8)
+        if needs_log(hs):
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(0, (max(hs) if hs else 1) * 1.18 or 1)
+        ax.grid(axis="y", alpha=0.3)
+    return finish(fig, version_handles(versions, legend), lf)
+
+
+def category_panels(panels, backends, legend, footer, title, ylabel):
+    """Panels with categorical x (cells' profiles), one marker per backend, coloured by version.
+
+    panels: [{"title", "categories": [label], "colors": {label: version_label},
+              "points": {(label, backend): (median, low, high)}}]
+    """
+    fig, axes, lf = new_figure(len(panels), footer, title, panel_w=4.2)
+    used_versions = []
+    for ax, panel in zip(axes, panels):
+        cats = panel["categories"]
+        n_b = max(1, len(backends))
+        values = []
+        for (cat, b), (value, low, high) in panel["points"].items():
+            if value is None:
+                continue
+            bi = backends.index(b) if b in backends else 0
+            x = cats.index(cat) + (bi - (n_b - 1) / 2) * (0.6 / n_b)
+            vlabel = panel["colors"].get(cat)
+            if vlabel and vlabel not in used_versions:
+                used_versions.append(vlabel)
+            color = legend.color(vlabel) if vlabel else NEUTRAL
+            marker, _ = backend_style(b, backends)
+            yerr = None
+            if low is not None and high is not None:
+                yerr = [[max(0, value - low)], [max(0, high - value)]]
+            ax.errorbar([x], [value], yerr=yerr, fmt=marker, color=color, ecolor=color,
+                        capsize=2, markersize=5, elinewidth=1)
+            values += [value]
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels(cats, rotation=45 if len(cats) > 4 else 0, ha="right"
+                           if len(cats) > 4 else "center", fontsize=7)
+        ax.set_title(panel["title"], fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(labelsize=8)
+        if needs_log(values):
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.grid(axis="y", alpha=0.3)
+    handles = version_handles(sorted(used_versions), legend) + backend_handles(backends)
+    return finish(fig, handles, lf)
+
+
+def growth_panels(panels, legend, footer, title, ylabel, guides=True):
+    """Cost against collection size: one panel per probe, one line per version (colour) and
+    backend (line style and marker), log-log, with O(1), O(log n) and O(n) guides.
+
+    panels: [{"title", "series": [{"version": label, "backend": name,
+                                    "x": [...], "y": [...]}]}]
+    """
+    fig, axes, lf = new_figure(len(panels), footer, title)
+    backends, versions = [], []
+    for panel in panels:
+        for s in panel["series"]:
+            if s["backend"] not in backends:
+                backends.append(s["backend"])
+            if s["version"] not in versions:
+                versions.append(s["version"])
+    for ax, panel in zip(axes, panels):
+        ys = []
+        for s in panel["series"]:
+            pts = [(x, y) for x, y in zip(s["x"], s["y"]) if x and y is not None and y > 0]
+            if not pts:
+                continue
+            marker, ls = backend_style(s["backend"], backends)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=legend.color(s["version"]),
+                    marker=marker, linestyle=ls, markersize=4, linewidth=1.2)
+            ys += [p[1] for p in pts]
+        ax.set_xscale("log")
+        if ys and (needs_log(ys) or guides):
+            ax.set_yscale("log")
+        if guides and ys:
+            xs = sorted({x for s in panel["series"] for x in s["x"] if x})
+            if len(xs) >= 2:
+                x0, x1 = xs[0], xs[-1]
+                y0 = min(ys)
+                ax.plot([x0, x1], [y0, y0], color="#bbbbbb", linewidth=0.8, linestyle=":")
+                ax.plot([x0, x1], [y0, y0 * math.log2(x1) / max(1.0, math.log2(x0))],
+                        color="#bbbbbb", linewidth=0.8, linestyle="--")
+                ax.plot([x0, x1], [y0, y0 * x1 / x0], color="#bbbbbb", linewidth=0.8,
+                        linestyle="-.")
+        ax.set_title(panel["title"], fontsize=9)
+        ax.set_xlabel("elements in the collection", fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.3)
+    handles = version_handles(versions, legend)
+    handles += backend_handles(backends) if len(backends) > 1 else []
+    if guides:
+        handles += [Line2D([], [], color="#bbbbbb", linestyle=":", label="O(1) guide"),
+                    Line2D([], [], color="#bbbbbb", linestyle="--", label="O(log n) guide"),
+                    Line2D([], [], color="#bbbbbb", linestyle="-.", label="O(n) guide")]
+    return finish(fig, handles, lf)
+
+
+def ratio_panels(panels, footer, title):
+    """Comparison ratios with their intervals: one panel per workload, one row per cell and
+    command, a vertical line at 1.
+
+    panels: [{"title", "rows": [{"label", "ratio", "low", "high", "verdict"}]}]
+    """
+    n = len(panels)
+    tallest = max((len(p["rows"]) for p in panels), default=1)
+    fig, axes, lf = new_figure(n, footer, title, panel_w=4.5,
+                               panel_h=max(2.2, 0.22 * tallest + 1.0))
+    colors = {"better": "#1a9850", "worse": "#d73027", "unchanged": "#777777",
+              "inconclusive": "#bbbbbb"}
+    for ax, panel in zip(axes, panels):
+        rows = panel["rows"]
+        for i, r in enumerate(rows):
+            c = colors.get(r.get("verdict"), NEUTRAL)
+            if r.get("low") is not None and r.get("high") is not None:
+                ax.plot([r["low"], r["high"]], [i, i], color=c, linewidth=2)
+            ax.plot([r["ratio"]], [i], marker="o", color=c, markersize=4)
+        ax.axvline(1.0, color="#333333", linewidth=0.8)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r["label"] for r in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("current / baseline (median, 90% interval)", fontsize=8)
+        ax.set_title(panel["title"], fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+    handles = [Line2D([], [], color=c, marker="o", linewidth=2, label=v) for v, c in colors.items()]
+    return finish(fig, handles, lf)
+
+
+def fmt_short(v):
+    if v is None:
+        return ""
+    a = abs(v)
+    if a >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.3g}k"
+    return f"{v:.3g}"

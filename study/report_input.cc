@@ -1,0 +1,427 @@
+#include "study/report_input.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "analysis/comparison.h"
+#include "analysis/summary.h"
+#include "study/version_legend.h"
+#include "workloads/build_info.h"
+#include "workloads/report.h"
+
+namespace kvlab::study {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string CellLabel(const json& run) {
+  std::string label = run.value("backend", "?");
+  if (run.value("target", "") == "resp") label = "resp " + label;
+  if (run.contains("profile_label") && run["profile_label"].is_string()) {
+    return label + " " + run["profile_label"].get<std::string>();
+  }
+  if (run.value("hash_version", json()).is_number()) {
+    label += " " + VersionLabel("hash", run["hash_version"].get<int>());
+  }
+  if (run.value("zset_version", json()).is_number()) {
+    label += " " + VersionLabel("zset", run["zset_version"].get<int>());
+  }
+  return label;
+}
+
+json SummaryJson(const std::vector<double>& s) {
+  if (s.empty()) return nullptr;
+  const analysis::Summary m = analysis::Summarize(s);
+  return {{"n", m.n},     {"median", m.median}, {"min", m.min},
+          {"max", m.max}, {"q1", m.q1},         {"q3", m.q3}};
+}
+
+// Samples per (workload, cell, phase, command): p50, p99 (ns) and throughput, per repetition.
+struct CellSamples {
+  std::string workload, cell, phase, command, backend;
+  json profile;  // {"hash": 0, ...}
+  std::vector<double> p50, p99, throughput;
+  json kv_per_call;  // from the first repetition (exact)
+  double calls = 0;
+  uint64_t errors = 0;
+  std::string first_error;
+};
+
+std::map<std::string, CellSamples> CollectSamples(const json& result) {
+  std::map<std::string, CellSamples> out;
+  for (const json& w : result.value("workloads", json::array())) {
+    const std::string wname = w.value("name", "");
+    for (const json& run : w.value("runs", json::array())) {
+      if (!run.value("error", json()).is_null()) continue;
+      const std::string cell = CellLabel(run);
+      for (const json& phase : run.value("phases", json::array())) {
+        if (phase.value("kind", "") == "load") continue;
+        const std::string pname = phase.value("name", "");
+        const json& commands = phase.value("commands", json::object());
+        auto add = [&](const std::string& command, const json& st) {
+          const std::string key = wname + "\n" + cell + "\n" + pname + "\n" + command;
+          CellSamples& c = out[key];
+          if (c.p50.empty() && c.throughput.empty()) {
+            c.workload = wname;
+            c.cell = cell;
+            c.phase = pname;
+            c.command = command;
+            c.backend = run.value("backend", "");
+            json profile = json::object();
+            if (run.value("hash_version", json()).is_number()) profile["hash"] = run["hash_version"];
+            if (run.value("zset_version", json()).is_number()) profile["zset"] = run["zset_version"];
+            if (run.contains("profile")) profile = run["profile"];
+            c.profile = profile;
+            c.kv_per_call = st.value("kv_per_call", json());
+          }
+          const json& lat = st.value("latency_ns", json::object());
+          if (lat.contains("p50")) c.p50.push_back(lat["p50"].get<double>());
+          if (lat.contains("p99")) c.p99.push_back(lat["p99"].get<double>());
+          c.throughput.push_back(st.value("throughput_per_s", 0.0));
+          c.calls += st.value("calls", 0.0);
+          c.errors += st.value("errors", uint64_t{0});
+          if (c.first_error.empty() && st.contains("first_error")) {
+            c.first_error = st["first_error"].get<std::string>();
+          }
+        };
+        for (auto it = commands.begin(); it != commands.end(); ++it) add(it.key(), it.value());
+        // The phase as a whole: "*" (its throughput is the phase's).
+        json whole = {{"throughput_per_s", phase.value("throughput_per_s", 0.0)},
+                      {"calls", phase.value("operations", 0.0)}};
+        add("*", whole);
+      }
+    }
+  }
+  return out;
+}
+
+std::string Describe(const json& ctx) {
+  const json& b = ctx.value("build", json::object());
+  const json& h = ctx.value("host", json::object());
+  return "commit " + b.value("commit", std::string("?")).substr(0, 12) +
+         (b.value("commit_dirty", false) ? "+dirty" : "") + ", " + b.value("build_type", "?") +
+         ", " + b.value("compiler", "?") + " on " + h.value("hostname", "?") + " (" +
+         h.value("cpu_model", "?") + ", " + std::to_string(h.value("usable_cpus", 0)) + " CPUs)";
+}
+
+Status ReadJsonFile(const std::string& path, json* out) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read " + path + ": " + std::strerror(errno));
+  try {
+    *out = json::parse(in);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(path + ": not valid JSON: " + e.what());
+  }
+  return Status::OK();
+}
+
+std::string ExeDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+// Runs argv, output to `log`; returns its exit status (or -1).
+int RunProcess(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+Status DetectKind(const json& doc, std::string* kind) {
+  if (!doc.is_object()) return Status::InvalidArgument("not a JSON object");
+  const std::string schema = doc.value("schema", "");
+  if (schema == "kvlab-bench-result") {
+    *kind = "bench";
+  } else if (schema == "kvlab-study") {
+    *kind = "study";
+  } else if (doc.value("tool", "") == "kvlab conform") {
+    *kind = "conform";
+  } else {
+    return Status::InvalidArgument(
+        "not a kvlab result (expected a bench result, a conform.json or a study.json)");
+  }
+  return Status::OK();
+}
+
+Status ReadAnyResult(const std::string& path, json* doc, std::string* kind, json* bench) {
+  KVLAB_RETURN_IF_ERROR(ReadJsonFile(path, doc));
+  Status s = DetectKind(*doc, kind);
+  if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
+  if (*kind == "bench") {
+    const int v = doc->value("schema_version", 0);
+    if (v < 1 || v > 2) {
+      return Status::InvalidArgument(path + ": bench result schema_version " + std::to_string(v) +
+                                     " is not one this kvlab reads (1 or 2)");
+    }
+  }
+  *bench = nullptr;
+  if (*kind == "study") {
+    const std::string rel = doc->value("bench_result", "");
+    if (!rel.empty()) {
+      const fs::path p = fs::path(path).parent_path() / rel;
+      KVLAB_RETURN_IF_ERROR(ReadJsonFile(p.string(), bench));
+    }
+  }
+  return Status::OK();
+}
+
+json SummarizeBench(const json& result) {
+  json cells = json::array();
+  for (const auto& [key, c] : CollectSamples(result)) {
+    cells.push_back({{"workload", c.workload},
+                     {"cell", c.cell},
+                     {"backend", c.backend},
+                     {"profile", c.profile},
+                     {"phase", c.phase},
+                     {"command", c.command},
+                     {"calls", c.calls},
+                     {"errors", c.errors},
+                     {"first_error", c.first_error},
+                     {"p50_ns", SummaryJson(c.p50)},
+                     {"p99_ns", SummaryJson(c.p99)},
+                     {"throughput", SummaryJson(c.throughput)},
+                     {"kv_per_call", c.kv_per_call}});
+  }
+  return {{"cells", cells}};
+}
+
+json CompareBench(const json& baseline, const json& other, const std::string& baseline_name,
+                  const std::string& other_name) {
+  json warnings = json::array();
+  const json& bc = baseline.value("context", json::object());
+  const json& oc = other.value("context", json::object());
+  const std::string bd = Describe(bc), od = Describe(oc);
+  const json& bh = bc.value("host", json::object());
+  const json& oh = oc.value("host", json::object());
+  if (bh.value("hostname", "") != oh.value("hostname", "") ||
+      bh.value("cpu_model", "") != oh.value("cpu_model", "")) {
+    warnings.push_back("different machines: " + baseline_name + " ran on " +
+                       bh.value("hostname", "?") + " (" + bh.value("cpu_model", "?") + "), " +
+                       other_name + " on " + oh.value("hostname", "?") + " (" +
+                       oh.value("cpu_model", "?") + "): times are not comparable, KV counts are");
+  }
+  const json& bb = bc.value("build", json::object());
+  const json& ob = oc.value("build", json::object());
+  if (bb.value("commit", "") != ob.value("commit", "") ||
+      bb.value("commit_dirty", false) != ob.value("commit_dirty", false) ||
+      bb.value("build_type", "") != ob.value("build_type", "") ||
+      bb.value("compiler", "") != ob.value("compiler", "")) {
+    warnings.push_back("different builds: " + baseline_name + " is " + bd + "; " + other_name +
+                       " is " + od);
+  }
+  for (const auto& [name, ctx] : {std::pair{baseline_name, &bc}, std::pair{other_name, &oc}}) {
+    const json& h = ctx->value("host", json::object());
+    const double load = h.value("load_average_1m", -1.0);
+    const int cpus = h.value("usable_cpus", 0);
+    if (cpus > 0 && load > cpus) {
+      warnings.push_back(name + " started on a loaded machine (load average " +
+                         std::to_string(load).substr(0, 4) + " on " + std::to_string(cpus) +
+                         " CPUs): its times are noisier");
+    }
+  }
+  const auto base = CollectSamples(baseline);
+  const auto cur = CollectSamples(other);
+  json rows = json::array();
+  std::set<std::string> keys;
+  for (const auto& [k, v] : base) keys.insert(k);
+  for (const auto& [k, v] : cur) keys.insert(k);
+  for (const std::string& k : keys) {
+    const auto b = base.find(k);
+    const auto c = cur.find(k);
+    const CellSamples& any = b != base.end() ? b->second : c->second;
+    json row = {{"workload", any.workload},
+                {"cell", any.cell},
+                {"backend", any.backend},
+                {"profile", any.profile},
+                {"phase", any.phase},
+                {"command", any.command}};
+    if (b == base.end() || c == cur.end()) {
+      row["only_in"] = b == base.end() ? other_name : baseline_name;
+      rows.push_back(row);
+      continue;
+    }
+    // KV counters per call: exact differences.
+    json kv = json::object();
+    const json& bk = b->second.kv_per_call;
+    const json& ck = c->second.kv_per_call;
+    if (bk.is_object() && ck.is_object()) {
+      for (auto it = bk.begin(); it != bk.end(); ++it) {
+        const double bv = it.value().get<double>();
+        const double cv = ck.value(it.key(), 0.0);
+        if (bv != 0 || cv != 0) kv[it.key()] = {{"baseline", bv}, {"current", cv}};
+      }
+    }
+    row["kv_per_call"] = kv;
+    auto compare = [](const std::vector<double>& bs, const std::vector<double>& cs,
+                      analysis::Direction d) -> json {
+      if (bs.empty() || cs.empty()) return nullptr;
+      analysis::ComparisonOptions o;
+      o.threshold = 0.10;
+      o.alpha = 0.10;
+      o.direction = d;
+      o.confidence = 0.90;
+      try {
+        const analysis::Comparison cmp = analysis::CompareSamples(bs, cs, o);
+        json j = {{"baseline", SummaryJson(bs)},
+                  {"current", SummaryJson(cs)},
+                  {"ratio", std::isfinite(cmp.ratio) ? json(cmp.ratio) : json(nullptr)},
+                  {"p_value", cmp.test.p_value},
+                  {"verdict", std::string(analysis::VerdictName(cmp.verdict))},
+                  {"reason", cmp.reason}};
+        if (cmp.has_interval) {
+          j["low"] = cmp.interval.low;
+          j["high"] = cmp.interval.high;
+          j["confidence"] = cmp.interval.confidence;
+          j["significant"] = cmp.interval.significant;
+        }
+        return j;
+      } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+      }
+    };
+    if (any.command != "*") {
+      row["p50_ns"] = compare(b->second.p50, c->second.p50, analysis::Direction::kLowerIsBetter);
+      row["p99_ns"] = compare(b->second.p99, c->second.p99, analysis::Direction::kLowerIsBetter);
+    }
+    row["throughput"] = compare(b->second.throughput, c->second.throughput,
+                                analysis::Direction::kHigherIsBetter);
+    rows.push_back(row);
+  }
+  return {{"baseline", baseline_name},
+          {"current", other_name},
+          {"baseline_build", bd},
+          {"current_build", od},
+          {"threshold", 0.10},
+          {"alpha", 0.10},
+          {"confidence", 0.90},
+          {"warnings", warnings},
+          {"rows", rows}};
+}
+
+std::string ReportScriptPath() {
+  if (const char* env = std::getenv("KVLAB_REPORT_SCRIPT")) return env;
+  const fs::path dir = ExeDir();
+  for (const fs::path& p : {dir / "share/kvlab/reports/kvlab_report.py",
+                            dir.parent_path() / "share/kvlab/reports/kvlab_report.py"}) {
+    std::error_code ec;
+    if (fs::exists(p, ec)) return p.string();
+  }
+  return (dir / "share/kvlab/reports/kvlab_report.py").string();
+}
+
+Status WriteReportFor(const std::vector<json>& documents, const std::string& dir,
+                      const std::string& markdown_name, ReportFiles* files) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
+  json input = {{"schema", "kvlab-report-input"},
+                {"schema_version", 1},
+                {"generated", UtcTimestamp()},
+                {"markdown_name", markdown_name},
+                {"versions", VersionLegendJson()},
+                {"documents", documents},
+                {"comparisons", json::array()}};
+  // Two or more bench-like documents: each compared with the first.
+  std::vector<size_t> benchlike;
+  for (size_t i = 0; i < documents.size(); ++i) {
+    if (documents[i].contains("bench") && documents[i]["bench"].is_object()) benchlike.push_back(i);
+  }
+  for (size_t j = 1; j < benchlike.size(); ++j) {
+    const json& b = documents[benchlike[0]];
+    const json& c = documents[benchlike[j]];
+    json cmp = CompareBench(b["bench"], c["bench"], b["name"], c["name"]);
+    cmp["baseline_index"] = benchlike[0];
+    cmp["current_index"] = benchlike[j];
+    input["comparisons"].push_back(cmp);
+  }
+  const std::string input_path = (fs::path(dir) / "report-input.json").string();
+  {
+    std::ofstream out(input_path);
+    out << input.dump(1) << "\n";
+    if (!out) return Status::IOError("cannot write " + input_path);
+  }
+  const std::string python = PythonPath();
+  const std::string script = ReportScriptPath();
+  if (access(python.c_str(), X_OK) != 0) {
+    return Status::NotSupported(python + " not found (scripts/bootstrap installs python3 and "
+                                         "python3-matplotlib)");
+  }
+  if (access(script.c_str(), R_OK) != 0) {
+    return Status::NotSupported("the report renderer " + script +
+                                " is missing (build the kvlab target, or set "
+                                "KVLAB_REPORT_SCRIPT)");
+  }
+  const std::string log = (fs::path(dir) / "report.log").string();
+  const int rc = RunProcess({python, script, input_path, dir}, log);
+  if (rc != 0) {
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.size() > 2000) text = "..." + text.substr(text.size() - 2000);
+    return Status::IOError("the report renderer failed (exit " + std::to_string(rc) + "):\n" +
+                           text);
+  }
+  files->html = (fs::path(dir) / "index.html").string();
+  files->markdown = (fs::path(dir) / markdown_name).string();
+  return Status::OK();
+}
+
+Status WriteReport(const std::vector<std::string>& inputs, const std::string& dir,
+                   const std::string& markdown_name, ReportFiles* files) {
+  std::vector<json> documents;
+  for (const std::string& path : inputs) {
+    json doc, bench;
+    std::string kind;
+    KVLAB_RETURN_IF_ERROR(ReadAnyResult(path, &doc, &kind, &bench));
+    json d = {{"kind", kind}, {"path", path}, {"name", fs::path(path).filename().string()}};
+    // A bench result travels once, as `bench`; the others as `data` (and a study's bench
+    // result as `bench`).
+    if (kind == "bench") {
+      bench = std::move(doc);
+    } else {
+      d["data"] = std::move(doc);
+    }
+    if (bench.is_object()) {
+      d["bench"] = bench;
+      d["summary"] = SummarizeBench(bench);
+    }
+    if (kind == "study" || kind == "bench") {
+      // Several results named alike (two study.json files): name them by their directory.
+      const std::string parent = fs::path(path).parent_path().filename().string();
+      if (kind == "study" && !parent.empty()) d["name"] = parent + "/" + d["name"].get<std::string>();
+    }
+    documents.push_back(std::move(d));
+  }
+  return WriteReportFor(documents, dir, markdown_name, files);
+}
+
+}  // namespace kvlab::study

@@ -1,0 +1,545 @@
+#include "study/study_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "cli/common_flags.h"
+#include "conformance/deviations.h"
+#include "study/ranking.h"
+#include "study/report_input.h"
+#include "study/verdict.h"
+#include "study/version_legend.h"
+#include "workloads/build_info.h"
+#include "workloads/catalogue.h"
+#include "workloads/matrix.h"
+#include "workloads/result.h"
+
+namespace kvlab::study {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Set by the SIGINT/SIGTERM handler; a signal handler can reach nothing else.
+volatile std::sig_atomic_t g_study_interrupted = 0;
+void OnInterrupt(int) { g_study_interrupted = 1; }
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+struct StudyFlags {
+  StoreFlags store;
+  EngineFlags engine;
+  CLI::Option* hash_option = nullptr;
+  CLI::Option* zset_option = nullptr;
+  CLI::Option* backend_option = nullptr;
+  std::vector<std::string> workloads;
+  std::vector<std::string> backends;
+  std::vector<std::string> types;
+  bool quick = false;
+  bool cross = false;
+  std::string out_dir;
+  std::string weights;
+  int repetitions = 3;
+  bool no_report = false;
+  bool allow_invalid_timing = false;
+  std::string deviations;
+  WorkloadOverrides overrides;
+};
+
+// The embedded backends: the ordered KV libraries kvlab links (the in-memory map is a test
+// backend, not a store a user deploys). Remote stores are emulated with --no-reverse-scan and
+// --rtt-us, or named with --backends when a remote backend exists.
+const std::vector<std::string> kEmbeddedBackends = {"rocksdb", "lmdb", "wiredtiger"};
+
+// The main job's study: the game workload (hashes and a zset), sized so that every version of
+// both types on the three embedded backends, three repetitions, fits in about two minutes on a
+// shared 2-core machine.
+void ScaleDefault(Workload* w) {
+  w->keyspace.records = 2000;
+  for (PhaseSpec& p : w->phases) {
+    p.operations = 5000;
+    p.duration_s = 0;
+    p.warmup_operations = 300;
+  }
+}
+
+// --quick: at most 20,000 elements loaded, 2,000 operations and 100 warm-up operations per
+// phase (shorter phases keep their length).
+void ScaleQuick(Workload* w) {
+  constexpr uint64_t kElements = 20000;
+  const uint64_t per_record = std::max<uint64_t>(1, w->keyspace.elements);
+  if (w->keyspace.records * per_record > kElements) {
+    if (kElements / per_record >= 2) {
+      w->keyspace.records = kElements / per_record;
+    } else {
+      w->keyspace.elements = std::max<uint64_t>(1, kElements / w->keyspace.records);
+    }
+  }
+  for (PhaseSpec& p : w->phases) {
+    if (p.operations == 0 || p.operations > 2000) p.operations = 2000;
+    p.duration_s = 0;
+    p.warmup_operations = std::min<uint64_t>(p.warmup_operations, 100);
+  }
+}
+
+std::vector<std::string> TypesOf(const Workload& w) {
+  std::vector<std::string> t;
+  if (w.UsesHash()) t.push_back("hash");
+  if (w.UsesZset()) t.push_back("zset");
+  return t;
+}
+
+// One progress line: on a terminal rewritten in place, otherwise one line per cell.
+class Progress {
+ public:
+  explicit Progress(size_t total)
+      : tty_(isatty(STDERR_FILENO) == 1), total_(total), start_(Clock::now()) {}
+
+  void Cell(const std::string& label) {
+    ++index_;
+    label_ = label;
+    Print("");
+  }
+  void Phase(const kvlab::Progress& p) {
+    if (!tty_) return;
+    Print(p.stage + " " + std::to_string(p.done) + " ops");
+  }
+  void Note(const std::string& text) {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "kvlab study: %s\n", text.c_str());
+  }
+  void End() {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void Print(const std::string& detail) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    std::string eta = "";
+    if (index_ > 1) {
+      const double per_cell = elapsed / static_cast<double>(index_ - 1);
+      const double left = per_cell * static_cast<double>(total_ - index_ + 1);
+      char buf[48];
+      std::snprintf(buf, sizeof(buf), ", ETA %.0f s", left);
+      eta = buf;
+    }
+    char head[64];
+    std::snprintf(head, sizeof(head), "[%zu/%zu] %.0f s%s ", index_, total_, elapsed,
+                  eta.c_str());
+    const std::string line = std::string(head) + label_ + (detail.empty() ? "" : " | " + detail);
+    if (tty_) {
+      std::fprintf(stderr, "\r\033[K%s", line.substr(0, 150).c_str());
+      std::fflush(stderr);
+    } else if (detail.empty()) {
+      std::fprintf(stderr, "  %s\n", line.c_str());
+    }
+  }
+  const bool tty_;
+  const size_t total_;
+  const Clock::time_point start_;
+  size_t index_ = 0;
+  std::string label_;
+};
+
+std::vector<std::string> OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> out;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) out.push_back(arg);
+  return out;
+}
+
+// The runs of one repetition: for each varied type, its versions with the other types at their
+// baseline (one factor at a time); with --cross every combination.
+struct Plan {
+  std::vector<MatrixOptions> passes;  // each one RunMatrix call per repetition
+  size_t cells_per_repetition = 0;
+};
+
+int RunStudy(StudyFlags& f) {
+  // Arguments first: every error before the first cell.
+  std::string reason;
+  if (!TimingValid(&reason) && !f.allow_invalid_timing) {
+    std::fprintf(stderr,
+                 "kvlab study: refusing to time a %s.\nBuild with "
+                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo (scripts/run does), or pass "
+                 "--allow-invalid-timing to rank on KV counts only.\n",
+                 reason.c_str());
+    return kExitUsage;
+  }
+  Weights weights = DefaultWeights();
+  Status s = ParseWeights(f.weights, &weights);
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab study: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
+  std::vector<Workload> workloads;
+  const bool main_job = f.workloads.empty();
+  for (const std::string& name : main_job ? std::vector<std::string>{"game"} : f.workloads) {
+    Workload w;
+    s = ResolveWorkload(name, &w);
+    if (s.ok()) {
+      if (f.quick) {
+        ScaleQuick(&w);
+      } else if (main_job) {
+        ScaleDefault(&w);
+      }
+      s = ApplyOverrides(f.overrides, &w);
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
+      return kExitUsage;
+    }
+    workloads.push_back(std::move(w));
+  }
+  std::vector<std::string> backends = f.backends.empty() ? kEmbeddedBackends : f.backends;
+  if (f.backend_option != nullptr && f.backend_option->count() > 0) {
+    if (!f.backends.empty()) {
+      std::fprintf(stderr, "kvlab study: give --backend or --backends, not both\n");
+      return kExitUsage;
+    }
+    backends = {f.store.backend};
+  }
+  for (const std::string& b : backends) {
+    if (std::find(BackendNames().begin(), BackendNames().end(), b) == BackendNames().end()) {
+      std::string names;
+      for (const auto& n : BackendNames()) names += (names.empty() ? "" : ", ") + n;
+      std::fprintf(stderr, "kvlab study: unknown backend '%s' (backends: %s)\n", b.c_str(),
+                   names.c_str());
+      return kExitUsage;
+    }
+  }
+  for (const std::string& t : f.types) {
+    if (t != "hash" && t != "zset") {
+      std::fprintf(stderr, "kvlab study: --types: unknown type '%s' (types: hash, zset)\n",
+                   t.c_str());
+      return kExitUsage;
+    }
+  }
+  std::vector<DeviationEntry> deviations;
+  const std::string deviations_path =
+      f.deviations.empty() ? DefaultDeviationCataloguePath() : f.deviations;
+  s = LoadDeviationEntries(deviations_path, &deviations);
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
+    return kExitUsage;
+  }
+  if (f.out_dir.empty()) {
+    std::string leaf = "study-" + UtcTimestampCompact();
+    if (!main_job) leaf += "-" + workloads[0].name;
+    f.out_dir = (fs::path("results") / leaf).string();
+  }
+  {
+    std::error_code ec;
+    fs::create_directories(f.out_dir, ec);
+    const std::string probe = (fs::path(f.out_dir) / ".kvlab-write-test").string();
+    std::ofstream t(probe);
+    if (ec || !t) {
+      std::fprintf(stderr, "kvlab study: cannot write to %s: %s\n", f.out_dir.c_str(),
+                   ec ? ec.message().c_str() : std::strerror(errno));
+      return kExitUsage;
+    }
+    t.close();
+    fs::remove(probe, ec);
+  }
+
+  // The matrix options shared by every pass.
+  MatrixOptions base;
+  base.backends = backends;
+  base.store = f.store.ToSpec();
+  base.engine = f.engine.ToOptions();
+  base.config_file = f.engine.config_file;
+  base.repetitions = 1;
+  base.stop = &g_study_interrupted;
+  const std::vector<int> hash_available = AvailableHashVersions();
+  const std::vector<int> zset_available = AvailableZsetVersions();
+  const int hash_base = f.hash_option->count() > 0 ? f.engine.hash_version : hash_available[0];
+  const int zset_base = f.zset_option->count() > 0 ? f.engine.zset_version : zset_available[0];
+
+  // Plans per workload.
+  struct WorkloadPlan {
+    const Workload* w;
+    std::vector<MatrixOptions> passes;
+    size_t cells = 0;
+  };
+  std::vector<WorkloadPlan> plans;
+  size_t total_cells = 0;
+  for (const Workload& w : workloads) {
+    WorkloadPlan plan;
+    plan.w = &w;
+    std::vector<std::string> types = TypesOf(w);
+    if (!f.types.empty()) {
+      std::vector<std::string> kept;
+      for (const auto& t : types) {
+        if (std::find(f.types.begin(), f.types.end(), t) != f.types.end()) kept.push_back(t);
+      }
+      types = kept;
+    }
+    if (types.empty()) {
+      std::fprintf(stderr,
+                   "kvlab study: %s uses no hash or zset%s: there is no encoding to choose\n",
+                   w.name.c_str(), f.types.empty() ? "" : " among --types");
+      return kExitUsage;
+    }
+    if (f.cross) {
+      MatrixOptions m = base;
+      m.hash_versions = hash_available;
+      m.zset_versions = zset_available;
+      for (const char* t : {"hash", "zset"}) {
+        if (std::find(types.begin(), types.end(), t) == types.end()) {
+          (std::string(t) == "hash" ? m.hash_versions : m.zset_versions) = {
+              std::string(t) == "hash" ? hash_base : zset_base};
+        }
+      }
+      plan.passes.push_back(m);
+    } else {
+      bool baseline_done = false;
+      for (const std::string& t : types) {
+        MatrixOptions m = base;
+        m.hash_versions = {hash_base};
+        m.zset_versions = {zset_base};
+        std::vector<int>& varied = t == "hash" ? m.hash_versions : m.zset_versions;
+        varied.clear();
+        const int baseline = t == "hash" ? hash_base : zset_base;
+        for (int v : t == "hash" ? hash_available : zset_available) {
+          if (v == baseline && baseline_done) continue;
+          varied.push_back(v);
+        }
+        baseline_done = true;
+        if (!varied.empty()) plan.passes.push_back(m);
+      }
+    }
+    for (const MatrixOptions& m : plan.passes) plan.cells += PlanCells(w, m).size();
+    total_cells += plan.cells * static_cast<size_t>(f.repetitions);
+    plans.push_back(std::move(plan));
+  }
+
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  RunSettings settings;
+  settings.command_line = OwnCommandLine();
+  settings.backends = backends;
+  settings.hash_versions = hash_available;
+  settings.zset_versions = zset_available;
+  settings.store = base.store;
+  settings.engine = base.engine;
+  settings.repetitions = f.repetitions;
+  BenchResult result(settings, f.out_dir, "study-bench");
+  Progress progress(total_cells);
+  std::fprintf(stderr, "kvlab study: %zu cells (%d repetitions) into %s\n", total_cells,
+               f.repetitions, f.out_dir.c_str());
+  bool ok = true;
+  for (const WorkloadPlan& plan : plans) {
+    const size_t index = result.AddWorkload(*plan.w);
+    for (int rep = 0; rep < f.repetitions && !g_study_interrupted; ++rep) {
+      for (MatrixOptions m : plan.passes) {
+        if (g_study_interrupted) break;
+        m.on_cell = [&](const Cell& c, size_t, size_t) {
+          progress.Cell(plan.w->name + " " + c.Label() + " rep " + std::to_string(rep + 1));
+        };
+        m.progress = [&](const Cell&, const kvlab::Progress& p) { progress.Phase(p); };
+        m.on_cell_done = [&](const CellResult& r) {
+          CellResult copy = r;
+          copy.cell.repetition = rep;
+          result.AddCell(index, copy);
+          if (!r.run.error.empty()) {
+            progress.Note(plan.w->name + " " + r.cell.Label() + " failed: " + r.run.error);
+            ok = false;
+          }
+          Status ws = result.Write();
+          if (!ws.ok()) progress.Note(ws.ToString());
+        };
+        std::vector<CellResult> cells;
+        RunMatrix(*plan.w, m, &cells);
+      }
+    }
+  }
+  progress.End();
+  if (g_study_interrupted) result.MarkPartial("interrupted by a signal (Ctrl-C)");
+  s = result.Write();
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
+    return kExitFailed;
+  }
+
+  // Rank, explain, write.
+  RankOptions rank_options;
+  rank_options.weights = weights;
+  rank_options.types = f.types;
+  rank_options.deviations = deviations;
+  json rankings = json::array();
+  s = RankResult(result.document(), rank_options, &rankings);
+  json criteria = json::array();
+  for (const Criterion& c : Criteria()) {
+    criteria.push_back({{"name", c.name},
+                        {"title", c.title},
+                        {"unit", c.unit},
+                        {"what", c.what},
+                        {"higher_is_better", c.higher_is_better},
+                        {"timed", c.timed},
+                        {"floor", c.floor},
+                        {"weight", weights[c.name]}});
+  }
+  json study = {{"schema", "kvlab-study"},
+                {"schema_version", 1},
+                {"partial", result.partial()},
+                {"context", result.document()["context"]},
+                {"study",
+                 {{"workloads", [&] {
+                     json a = json::array();
+                     for (const auto& w : workloads) a.push_back(w.name);
+                     return a;
+                   }()},
+                  {"backends", backends},
+                  {"design", f.cross ? "cross" : "one-factor"},
+                  {"baseline", {{"hash", hash_base}, {"zset", zset_base}}},
+                  {"quick", f.quick},
+                  {"main_job", main_job},
+                  {"repetitions", f.repetitions},
+                  {"weights", weights},
+                  {"weights_text", FormatWeights(weights)},
+                  {"weights_given", f.weights},
+                  {"confidence", rank_options.confidence},
+                  {"materiality", rank_options.materiality},
+                  {"deviations_catalogue", deviations_path}}},
+                {"bench_result", fs::path(result.path()).filename().string()},
+                {"versions", VersionLegendJson()},
+                {"criteria", criteria},
+                {"rankings", rankings},
+                {"notes", result.document().value("notes", json::array())}};
+  if (!s.ok()) study["notes"].push_back(s.message());
+  study["verdict"] = MakeVerdict(study);
+  const std::string study_path = (fs::path(f.out_dir) / "study.json").string();
+  {
+    std::ofstream out(study_path);
+    out << study.dump(1) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "kvlab study: cannot write %s\n", study_path.c_str());
+      return kExitFailed;
+    }
+  }
+  std::printf("%s", TerminalVerdict(study).c_str());
+  std::printf("weights: %s\n", FormatWeights(weights).c_str());
+  std::printf("study: %s%s\n", study_path.c_str(), result.partial() ? " (partial)" : "");
+  int exit_code = ok && rankings.size() > 0 ? 0 : kExitFailed;
+  if (!f.no_report) {
+    ReportFiles files;
+    json doc = {{"kind", "study"},
+                {"path", study_path},
+                {"name", "study.json"},
+                {"data", study},
+                {"bench", result.document()},
+                {"summary", SummarizeBench(result.document())}};
+    s = WriteReportFor({doc}, f.out_dir, "study.md", &files);
+    if (s.ok()) {
+      std::printf("report: %s\n", files.html.c_str());
+    } else {
+      std::fprintf(stderr, "kvlab study: report: %s\n", s.ToString().c_str());
+      exit_code = kExitFailed;
+    }
+  }
+  if (g_study_interrupted) return kExitInterrupted;
+  return exit_code;
+}
+
+}  // namespace
+
+void AddStudyCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "study",
+      "Which encode-version for my workload: runs every version of the types the workloads use "
+      "on the chosen backends, ranks them and explains why (writes study.json, index.html, "
+      "study.md)");
+  auto f = std::make_shared<StudyFlags>();
+  f->store.AddTo(cmd);
+  f->engine.AddTo(cmd);
+  f->backend_option = cmd->get_option("--backend");
+  f->hash_option = cmd->get_option("--hash-encoding");
+  f->zset_option = cmd->get_option("--zset-encoding");
+  cmd->add_option("workloads", f->workloads,
+                  "Catalogue names or workload .json files (default: the game workload, sized "
+                  "for the main job)");
+  cmd->add_option("--backends", f->backends,
+                  "Backends, comma-separated (default: the embedded ones, rocksdb,lmdb,wiredtiger)")
+      ->delimiter(',');
+  cmd->add_option("--types", f->types, "Types whose versions are ranked (default: all it uses)")
+      ->delimiter(',');
+  cmd->add_flag("--quick", f->quick,
+                "A small run: at most 20,000 elements and 2,000 operations per phase");
+  cmd->add_flag("--cross", f->cross,
+                "Every combination of the types' versions (default: one type varied at a time, "
+                "the others at --hash-encoding/--zset-encoding)");
+  cmd->add_option("-o,--out", f->out_dir,
+                  "Output directory (default: results/study-<UTC time>[-<workload>])");
+  cmd->add_option("--weights", f->weights,
+                  "Criterion weights, e.g. latency=2,space=1 (names: latency, tail_latency, "
+                  "throughput, kv_ops, kv_bytes, round_trips, redis_memory, space, exactness, "
+                  "needs; 0 ignores one)");
+  cmd->add_option("--repetitions", f->repetitions,
+                  "Runs of every cell, interleaved (3 reach a 90% interval)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_flag("--no-report", f->no_report, "Write study.json only (no HTML, Markdown, plots)");
+  cmd->add_flag("--allow-invalid-timing", f->allow_invalid_timing,
+                "Run in a debug or sanitizer build (times then mean nothing)");
+  cmd->add_option("--deviations", f->deviations, "The deviations catalogue (docs/deviations.json)");
+  cmd->add_option("--operations", f->overrides.operations, "Operations per run phase")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--duration", f->overrides.duration_s, "Seconds per run phase")
+      ->check(CLI::Range(0.001, 1e6));
+  cmd->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  cmd->add_option("--records", f->overrides.records, "Records loaded")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--elements", f->overrides.elements, "Fields or members per record")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  cmd->add_option("--seed", f->overrides.seed, "Random seed")
+      ->check(CLI::Range(int64_t{0}, INT64_MAX));
+  cmd->add_option("--threads", f->overrides.threads, "Client threads")->check(CLI::Range(1, 256));
+  cmd->callback([f, exit_code] { *exit_code = RunStudy(*f); });
+}
+
+void AddReportCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "The HTML page (self-contained) and Markdown of bench, conform and study results; two or "
+      "more are compared side by side");
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("results", *inputs, "Result files: a bench result, conform.json, study.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--out", *out, "Output directory (default: results/report-<UTC time>)");
+  cmd->callback([inputs, out, exit_code] {
+    std::string dir = *out;
+    if (dir.empty()) dir = (fs::path("results") / ("report-" + UtcTimestampCompact())).string();
+    ReportFiles files;
+    Status s = WriteReport(*inputs, dir, "report.md", &files);
+    if (!s.ok()) {
+      std::fprintf(stderr, "kvlab report: %s\n", s.ToString().c_str());
+      *exit_code = s.IsInvalidArgument() ? kExitUsage : kExitFailed;
+      return;
+    }
+    std::printf("report: %s\nmarkdown: %s\n", files.html.c_str(), files.markdown.c_str());
+  });
+}
+
+}  // namespace kvlab::study

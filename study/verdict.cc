@@ -1,0 +1,414 @@
+#include "study/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "study/ranking.h"
+
+namespace kvlab::study {
+namespace {
+
+using nlohmann::json;
+
+// A sentence under construction: text plus the facts it states.
+class Sentence {
+ public:
+  Sentence& Text(const std::string& s) {
+    text_ += s;
+    return *this;
+  }
+  // Appends the number at `pointer` of `doc`, formatted, and records it as a fact.
+  Sentence& Fact(const json& doc, const std::string& pointer) {
+    const json& v = doc.at(json::json_pointer(pointer));
+    const std::string text = FormatNumber(v.get<double>());
+    text_ += text;
+    facts_.push_back({{"pointer", pointer}, {"text", text}});
+    return *this;
+  }
+  bool empty() const { return text_.empty(); }
+  json Json() const { return {{"text", text_}, {"facts", facts_}}; }
+
+ private:
+  std::string text_;
+  json facts_ = json::array();
+};
+
+std::string JoinWords(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) s += i + 1 == items.size() ? " and " : ", ";
+    s += items[i];
+  }
+  return s;
+}
+
+std::string Ptr(size_t ranking, size_t row, const std::string& rest) {
+  return "/rankings/" + std::to_string(ranking) + "/rows/" + std::to_string(row) + "/" + rest;
+}
+
+// The row index of `label` in a ranking, or -1.
+int RowOf(const json& ranking, const std::string& label) {
+  const json& rows = ranking["rows"];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].value("label", "") == label) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool HasNumber(const json& row, const std::string& pointer_in_row) {
+  try {
+    return row.at(json::json_pointer("/" + pointer_in_row)).is_number();
+  } catch (...) {
+    return false;
+  }
+}
+
+std::string Plural(double n, const std::string& one, const std::string& many) {
+  return n == 1 ? one : many;
+}
+
+// The sentences of one (workload, type): its rankings are `indices` into study["rankings"].
+void SentencesFor(const json& study, const std::vector<size_t>& indices, json* out) {
+  const json& rankings = study["rankings"];
+  const json& first = rankings[indices[0]];
+  const std::string workload = first.value("workload", "");
+  const std::string type = first.value("type", "");
+  // 1. Who wins where.
+  std::map<std::string, std::vector<std::string>> winners;  // label -> backends
+  std::vector<std::string> winner_order;
+  for (size_t k : indices) {
+    const json& r = rankings[k];
+    for (const json& row : r["rows"]) {
+      if (row.value("rank", json()).is_number() && row["rank"].get<int>() == 1) {
+        const std::string label = row["label"];
+        if (!winners.count(label)) winner_order.push_back(label);
+        winners[label].push_back(r["backend"]);
+      }
+    }
+  }
+  if (winner_order.empty()) return;
+  std::sort(winner_order.begin(), winner_order.end(), [&](const auto& a, const auto& b) {
+    return winners[a].size() > winners[b].size();
+  });
+  std::string fixed;
+  for (auto it = first["fixed"].begin(); it != first["fixed"].end(); ++it) {
+    fixed += std::string(fixed.empty() ? "" : ", ") + it.key() + " at " +
+             it.value()["label"].get<std::string>();
+  }
+  {
+    Sentence s;
+    s.Text("For " + workload + "'s " + type + " commands (" +
+           JoinWords(first["commands"].get<std::vector<std::string>>()) + ")");
+    if (!fixed.empty()) s.Text(", with " + fixed);
+    s.Text(", ");
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < winner_order.size(); ++i) {
+      const std::string& w = winner_order[i];
+      parts.push_back(w + (i == 0 ? " ranks first on " : " on ") + JoinWords(winners[w]));
+    }
+    s.Text(JoinWords(parts) + ".");
+    out->push_back(s.Json());
+  }
+  // The winner and the version it is compared with: the runner-up where the winner won (on the
+  // first such backend).
+  const std::string winner = winner_order[0];
+  size_t ref = indices[0];
+  for (size_t k : indices) {
+    if (rankings[k]["backend"] == winners[winner][0]) ref = k;
+  }
+  const json& ranking = rankings[ref];
+  const int w_row = RowOf(ranking, winner);
+  int o_row = -1;
+  for (size_t i = 0; i < ranking["rows"].size(); ++i) {
+    if (static_cast<int>(i) != w_row && ranking["rows"][i]["rank"].is_number()) {
+      o_row = static_cast<int>(i);
+      break;
+    }
+  }
+  if (w_row < 0 || o_row < 0) return;
+  const json& wr = ranking["rows"][w_row];
+  const json& orow = ranking["rows"][o_row];
+  const std::string other = orow["label"];
+  // 2. What each command costs in KV operations, where the two differ (exact counts).
+  {
+    Sentence s;
+    std::vector<Sentence> clauses;
+    for (const std::string& cmd : ranking["commands"].get<std::vector<std::string>>()) {
+      const std::string base = "commands/" + cmd + "/";
+      if (!HasNumber(wr, base + "kv_reads") || !HasNumber(orow, base + "kv_reads")) continue;
+      const double wr_r = wr["commands"][cmd]["kv_reads"], wr_w = wr["commands"][cmd]["kv_writes"];
+      const double or_r = orow["commands"][cmd]["kv_reads"],
+                   or_w = orow["commands"][cmd]["kv_writes"];
+      auto apart = [](double a, double b) {
+        return std::fabs(a - b) > 0.01 * std::max(std::fabs(a), std::fabs(b)) &&
+               std::fabs(a - b) > 1e-9;
+      };
+      if (!apart(wr_r, or_r) && !apart(wr_w, or_w)) continue;
+      Sentence c;
+      c.Text(cmd + ": ")
+          .Fact(study, Ptr(ref, w_row, base + "kv_reads"))
+          .Text(" KV " + Plural(wr_r, "read", "reads") + " and ")
+          .Fact(study, Ptr(ref, w_row, base + "kv_writes"))
+          .Text(" " + Plural(wr_w, "write", "writes") + " per call on " + winner + ", against ")
+          .Fact(study, Ptr(ref, o_row, base + "kv_reads"))
+          .Text(" and ")
+          .Fact(study, Ptr(ref, o_row, base + "kv_writes"))
+          .Text(" on " + other);
+      clauses.push_back(c);
+    }
+    if (!clauses.empty()) {
+      json merged = {{"text", ""}, {"facts", json::array()}};
+      std::string text = "Exact KV cost of " + winner + " against " + other + " — ";
+      for (size_t i = 0; i < clauses.size(); ++i) {
+        const json c = clauses[i].Json();
+        text += (i > 0 ? "; " : "") + c["text"].get<std::string>();
+        for (const json& f : c["facts"]) merged["facts"].push_back(f);
+      }
+      merged["text"] = text + ".";
+      out->push_back(merged);
+    } else {
+      Sentence same;
+      same.Text(winner + " and " + other + " issue the same KV operations for every " + type +
+                " command of the workload.");
+      out->push_back(same.Json());
+    }
+  }
+  // 3. Redis-tier work and memory, when either uses the tier.
+  for (const auto& [row_index, row] : {std::pair{w_row, &wr}, std::pair{o_row, &orow}}) {
+    if (!HasNumber(*row, "criteria/round_trips/value")) continue;
+    if ((*row)["criteria"]["round_trips"]["value"].get<double>() <= 0) continue;
+    Sentence s;
+    s.Text((*row)["label"].get<std::string>() + " adds ")
+        .Fact(study, Ptr(ref, row_index, "criteria/round_trips/value"))
+        .Text(" Redis round trips per " + type + " command");
+    if (HasNumber(*row, "criteria/redis_memory/value") &&
+        (*row)["criteria"]["redis_memory"]["value"].get<double>() > 0) {
+      s.Text(" and keeps ")
+          .Fact(study, Ptr(ref, row_index, "criteria/redis_memory/value"))
+          .Text(" bytes of Redis memory per element");
+    }
+    s.Text(".");
+    out->push_back(s.Json());
+  }
+  // 4. Exactness: deviations every version has once, then those that set versions apart.
+  {
+    std::map<std::string, int> count;  // id -> versions that have it
+    std::map<std::string, std::set<std::string>> commands;
+    for (const json& row : ranking["rows"]) {
+      for (const json& d : row["deviations"]) {
+        ++count[d["id"].get<std::string>()];
+        for (const json& c : d["commands"]) {
+          commands[d["id"].get<std::string>()].insert(c.get<std::string>());
+        }
+      }
+    }
+    const int n = static_cast<int>(ranking["rows"].size());
+    for (const auto& [id, k] : count) {
+      if (k != n) continue;
+      Sentence s;
+      s.Text("Every " + type + " version may reply differently from Redis to " +
+             JoinWords(std::vector<std::string>(commands[id].begin(), commands[id].end())) +
+             " (" + id + ", docs/deviations.json); it does not set them apart.");
+      out->push_back(s.Json());
+    }
+    for (const json& row : ranking["rows"]) {
+      std::set<std::string> cmds;
+      std::vector<std::string> ids;
+      for (const json& d : row["deviations"]) {
+        if (count[d["id"].get<std::string>()] == n) continue;
+        ids.push_back(d["id"]);
+        for (const json& c : d["commands"]) cmds.insert(c.get<std::string>());
+      }
+      if (ids.empty()) continue;
+      Sentence s;
+      s.Text(JoinWords(std::vector<std::string>(cmds.begin(), cmds.end())) +
+             " replies may differ from Redis on " + row["label"].get<std::string>() + " (" +
+             JoinWords(ids) + ", docs/deviations.json).");
+      out->push_back(s.Json());
+    }
+  }
+  // 5. Space.
+  if (HasNumber(wr, "criteria/space/value") && HasNumber(orow, "criteria/space/value")) {
+    Sentence s;
+    s.Text(winner + " writes ")
+        .Fact(study, Ptr(ref, w_row, "criteria/space/value"))
+        .Text(" bytes of data per element loaded, " + other + " ")
+        .Fact(study, Ptr(ref, o_row, "criteria/space/value"))
+        .Text(".");
+    out->push_back(s.Json());
+  }
+  // 6. Timing per backend, against the fastest version there.
+  for (size_t k : indices) {
+    const json& r = rankings[k];
+    if (!r["criteria"].contains("latency")) continue;
+    const std::string best = r["criteria"]["latency"]["best_label"];
+    const int b_row = RowOf(r, best);
+    if (b_row < 0) continue;
+    Sentence s;
+    s.Text("On " + r["backend"].get<std::string>() + ", " + best + " has the lowest p50 (")
+        .Fact(study, Ptr(k, b_row, "criteria/latency/value"))
+        .Text(" µs)");
+    std::vector<std::string> others;
+    bool any = false;
+    for (size_t i = 0; i < r["rows"].size(); ++i) {
+      if (static_cast<int>(i) == b_row) continue;
+      const json& row = r["rows"][i];
+      if (!HasNumber(row, "criteria/latency/ratio")) continue;
+      const bool sig = row["criteria"]["latency"].value("significant", false);
+      s.Text(any ? "; " : ": ");
+      any = true;
+      s.Text(row["label"].get<std::string>() + (sig ? " is " : " is ≈ "))
+          .Fact(study, Ptr(k, i, "criteria/latency/ratio"))
+          .Text(sig ? "× slower" : "× (not significant)");
+    }
+    s.Text(".");
+    out->push_back(s.Json());
+  }
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  // Display width: count UTF-8 code points.
+  size_t cps = 0;
+  for (unsigned char c : s) cps += (c & 0xC0) != 0x80;
+  return cps >= width ? s : s + std::string(width - cps, ' ');
+}
+
+std::string PadLeft(const std::string& s, size_t width) {
+  size_t cps = 0;
+  for (unsigned char c : s) cps += (c & 0xC0) != 0x80;
+  return cps >= width ? s : std::string(width - cps, ' ') + s;
+}
+
+// Groups rankings by (workload, type), in first-appearance order.
+std::vector<std::vector<size_t>> Groups(const json& rankings) {
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < rankings.size(); ++i) {
+    const std::string key =
+        rankings[i].value("workload", "") + "\n" + rankings[i].value("type", "");
+    if (!index.count(key)) {
+      index[key] = groups.size();
+      groups.emplace_back();
+    }
+    groups[index[key]].push_back(i);
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::string FormatNumber(double v) {
+  if (!std::isfinite(v)) return "inf";
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  char buf[64];
+  if (a >= 100) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else if (a >= 10) {
+    std::snprintf(buf, sizeof(buf), "%.1f", v);
+  } else if (a >= 1) {
+    std::snprintf(buf, sizeof(buf), "%.2f", v);
+  } else if (a >= 0.01) {
+    std::snprintf(buf, sizeof(buf), "%.3f", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2g", v);
+  }
+  std::string s = buf;
+  // Drop trailing zeros of a fraction: "2.00" -> "2", "0.50" -> "0.5".
+  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+json MakeVerdict(const json& study) {
+  json sentences = json::array();
+  for (const auto& g : Groups(study["rankings"])) SentencesFor(study, g, &sentences);
+  return {{"sentences", sentences}};
+}
+
+std::string TerminalVerdict(const json& study) {
+  std::string out;
+  const json& rankings = study["rankings"];
+  for (const auto& g : Groups(rankings)) {
+    const json& first = rankings[g[0]];
+    std::string fixed;
+    for (auto it = first["fixed"].begin(); it != first["fixed"].end(); ++it) {
+      fixed += std::string(fixed.empty() ? "" : ", ") + it.key() + " fixed at " +
+               it.value()["label"].get<std::string>();
+    }
+    out += "\n" + first["workload"].get<std::string>() + ": " + first["type"].get<std::string>() +
+           " versions" + (fixed.empty() ? "" : " (" + fixed + ")") + "\n";
+    // Header.
+    std::string h1 = Pad("", 5), h2 = Pad("", 5);
+    const size_t col = 12;
+    for (size_t k : g) {
+      h1 += Pad(rankings[k]["backend"].get<std::string>(), col);
+      h2 += Pad("rank score", col);
+    }
+    for (size_t k : g) {
+      h1 += PadLeft(rankings[k]["backend"].get<std::string>().substr(0, 9), 10);
+      h2 += PadLeft("p50 µs", 10);
+    }
+    const std::vector<std::pair<std::string, std::string>> exact = {
+        {"kv_ops", "KV ops"},     {"kv_bytes", "KV B"},          {"round_trips", "RTs"},
+        {"space", "B/el"},     {"redis_memory", "Redis B/el"}};
+    for (const auto& [name, title] : exact) {
+      h1 += PadLeft("", 11);
+      h2 += PadLeft(title, 11);
+    }
+    h2 += "  deviations";
+    out += h1 + "\n" + h2 + "\n";
+    for (const json& row0 : first["rows"]) {
+      const std::string label = row0["label"];
+      std::string line = Pad(label, 5);
+      for (size_t k : g) {
+        const int i = RowOf(rankings[k], label);
+        std::string cell = "-";
+        if (i >= 0) {
+          const json& row = rankings[k]["rows"][i];
+          cell = row["rank"].is_number()
+                     ? std::to_string(row["rank"].get<int>()) + "    " +
+                           FormatNumber(row["score"].get<double>())
+                     : "failed";
+        }
+        line += Pad(cell, col);
+      }
+      for (size_t k : g) {
+        const int i = RowOf(rankings[k], label);
+        std::string cell = "-";
+        if (i >= 0 && HasNumber(rankings[k]["rows"][i], "criteria/latency/value")) {
+          const json& c = rankings[k]["rows"][i]["criteria"]["latency"];
+          cell = FormatNumber(c["value"].get<double>());
+          if (!c.value("best", false) && !c.value("significant", false)) cell = "≈" + cell;
+        }
+        line += PadLeft(cell, 10);
+      }
+      for (const auto& [name, title] : exact) {
+        std::string cell = "-";
+        if (HasNumber(row0, "criteria/" + name + "/value")) {
+          cell = FormatNumber(row0["criteria"][name]["value"].get<double>());
+        }
+        line += PadLeft(cell, 11);
+      }
+      std::string devs;
+      for (const json& d : row0["deviations"]) {
+        devs += std::string(devs.empty() ? "" : ",") + d["id"].get<std::string>();
+      }
+      line += "  " + (devs.empty() ? "-" : devs);
+      out += line + "\n";
+    }
+  }
+  out += "\n";
+  for (const json& s : study.value("verdict", json::object()).value("sentences", json::array())) {
+    out += "  * " + s["text"].get<std::string>() + "\n";
+  }
+  return out;
+}
+
+}  // namespace kvlab::study
