@@ -660,6 +660,20 @@ def conform_page(doc, legend, versions):
         rows.append([run.get("subject"), run.get("profile", {}).get("label", "?"),
                      fmt(rt.get("pass")), fmt(rt.get("deviation")), fmt(rt.get("fail")),
                      fmt(run.get("seconds"))])
+    panels = {}
+    for run in c.get("runs", []):
+        rt = run.get("totals", {})
+        panels.setdefault(run.get("subject"), []).append({
+            "label": run.get("profile", {}).get("label", "?"), "pass": rt.get("pass", 0),
+            "deviation": rt.get("deviation", 0), "fail": rt.get("fail", 0)})
+    if panels:
+        png = plots.outcome_panels([{"title": k, "rows": v} for k, v in panels.items()],
+                                   "kvlab conform, started %s" % c.get("started", "?"),
+                                   "Replies per subject and profile")
+        page.summary.append(("figure", Figure("conform-outcomes.png", png,
+                                              "Replies equal to Redis's (pass), explained by the "
+                                              "catalogue (deviation) and failed, per profile.",
+                                              "conformance outcomes")))
     page.sections.append(Section("runs", "Runs", [("table", Table(
         ["subject", "profile", "pass", "deviation", "fail", "seconds"], rows))]))
     failing = {}
@@ -774,7 +788,7 @@ def comparison_sections(page, comparisons, documents, footer):
             png = plots.ratio_panels([{"title": w, "rows": rs} for w, rs in panels.items()],
                                      footer, "Throughput, %s / %s" % (cur, base))
             sec.blocks.append(("figure", Figure(sid + ".png", png, "Throughput ratio per cell "
-                                                "with its 90%% interval; colour = verdict.",
+                                                "with its 90% interval; colour = verdict.",
                                                 "throughput ratios")))
         sec.blocks.append(("table", Table(["workload", "cell", "command", "p50 ratio",
                                            "p99 ratio", "throughput ratio"], trows,
@@ -796,6 +810,11 @@ def build_page(report):
         page = {"study": study_page, "bench": bench_page, "conform": conform_page}[d["kind"]](
             d, legend, versions)
     else:
+        # Names that tell the documents apart: the file name, or its path when two share one.
+        names = [d["name"] for d in docs]
+        for d in docs:
+            if names.count(d["name"]) > 1:
+                d["name"] = d.get("path", d["name"])
         page = Page("kvlab report: " + ", ".join(d["name"] for d in docs))
         for d in docs:
             ctx = (d.get("data") or {}).get("context") or (d.get("bench") or {}).get("context")
@@ -814,6 +833,8 @@ def build_page(report):
             page.summary.append(("p", "%s (%s): %s" % (d["name"], d["kind"], " ".join(
                 b[1] if b[0] == "p" else "; ".join(b[1]) for b in sub.summary
                 if b[0] in ("p", "list")))))
+            for f in figures_of(sub):
+                f.name = slug(d["name"]) + "-" + f.name
             for s in sub.sections:
                 if s.id == "versions":
                     continue

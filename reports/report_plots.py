@@ -309,6 +309,37 @@ def ratio_panels(panels, footer, title):
     return finish(fig, handles, lf)
 
 
+def outcome_panels(panels, footer, title):
+    """Conformance outcomes: one panel per subject, one stacked bar per profile (pass,
+    deviation, fail), on a log axis since failures are few against thousands of passes.
+
+    panels: [{"title", "rows": [{"label", "pass", "deviation", "fail"}]}]
+    """
+    tallest = max((len(p["rows"]) for p in panels), default=1)
+    fig, axes, lf = new_figure(len(panels), footer, title, panel_w=4.5,
+                               panel_h=max(2.2, 0.3 * tallest + 1.0))
+    colors = [("pass", "#4daf4a"), ("deviation", "#f0a020"), ("fail", "#d73027")]
+    for ax, panel in zip(axes, panels):
+        rows = panel["rows"]
+        for i, r in enumerate(rows):
+            left = 0.0
+            for key, color in colors:
+                v = r.get(key, 0)
+                if v:
+                    ax.barh([i], [v], left=[left], color=color, height=0.6)
+                    left += v
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r["label"] for r in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("replies compared", fontsize=8)
+        ax.set_title(panel["title"], fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+    handles = [Line2D([], [], color=c, marker="s", linestyle="none", markersize=8, label=k)
+               for k, c in colors]
+    return finish(fig, handles, lf)
+
+
 def fmt_short(v):
     if v is None:
         return ""

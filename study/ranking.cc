@@ -92,8 +92,7 @@ double KvReads(const json& kv) {
 }
 
 double KvWrites(const json& kv) {
-  return Num(kv, "puts") + Num(kv, "deletes") + Num(kv, "range_deletes") +
-         Num(kv, "batch_records");
+  return Num(kv, "puts") + Num(kv, "deletes") + Num(kv, "range_deletes") + Num(kv, "batch_records");
 }
 
 // Elements of `type` the load phase creates, from the workload definition: a command with
@@ -326,7 +325,8 @@ Status RankOne(const json& w, const std::string& backend, const std::string& typ
     }
   }
   size_t fewest_deviations = SIZE_MAX;
-  for (const Row& row : rows) fewest_deviations = std::min(fewest_deviations, row.deviations.size());
+  for (const Row& row : rows)
+    fewest_deviations = std::min(fewest_deviations, row.deviations.size());
 
   // Best per criterion, then every version's ratio to it and its cost.
   json criteria_json = json::object();
@@ -338,11 +338,10 @@ Status RankOne(const json& w, const std::string& backend, const std::string& typ
     if (name == "exactness" || name == "needs") {
       for (const Row& row : rows) {
         if (row.repetitions == 0) continue;
-        const double value = name == "exactness" ? static_cast<double>(row.deviations.size())
-                                                 : row.needs_units;
-        const double extra = name == "exactness"
-                                 ? value - static_cast<double>(fewest_deviations)
-                                 : value;
+        const double value =
+            name == "exactness" ? static_cast<double>(row.deviations.size()) : row.needs_units;
+        const double extra =
+            name == "exactness" ? value - static_cast<double>(fewest_deviations) : value;
         const double cost = weight * extra;
         row_criteria[row.version][name] = {{"value", value}, {"cost", cost}};
         score[row.version] += cost;
@@ -375,8 +374,7 @@ Status RankOne(const json& w, const std::string& backend, const std::string& typ
         const bool positive = std::all_of(num.begin(), num.end(), [](double x) { return x > 0; }) &&
                               std::all_of(den.begin(), den.end(), [](double x) { return x > 0; });
         if (&row != best && positive) {
-          const analysis::RatioInterval ri =
-              analysis::RatioOfMedians(num, den, options.confidence);
+          const analysis::RatioInterval ri = analysis::RatioOfMedians(num, den, options.confidence);
           cj["low"] = ri.low;
           cj["high"] = ri.high;
           cj["confidence"] = ri.confidence;
@@ -422,20 +420,20 @@ Status RankOne(const json& w, const std::string& backend, const std::string& typ
       rank = static_cast<int>(i) + 1;
     }
     last_score = s;
-    json r = {{"rank", row.repetitions == 0 ? json(nullptr) : json(rank)},
-              {"version", row.version},
-              {"label", VersionLabel(type, row.version)},
-              {"profile", row.profile},
-              {"score", row.repetitions == 0 ? json(nullptr) : json(s)},
-              {"repetitions", row.repetitions},
-              {"criteria", row_criteria.count(row.version) ? row_criteria[row.version]
-                                                            : json::object()},
-              {"commands", row.commands},
-              {"deviations", row.deviations},
-              {"needs", row.needs},
-              {"disk_bytes_per_element",
-               row.disk_per_element >= 0 ? json(row.disk_per_element) : json(nullptr)},
-              {"errors", row.errors}};
+    json r = {
+        {"rank", row.repetitions == 0 ? json(nullptr) : json(rank)},
+        {"version", row.version},
+        {"label", VersionLabel(type, row.version)},
+        {"profile", row.profile},
+        {"score", row.repetitions == 0 ? json(nullptr) : json(s)},
+        {"repetitions", row.repetitions},
+        {"criteria", row_criteria.count(row.version) ? row_criteria[row.version] : json::object()},
+        {"commands", row.commands},
+        {"deviations", row.deviations},
+        {"needs", row.needs},
+        {"disk_bytes_per_element",
+         row.disk_per_element >= 0 ? json(row.disk_per_element) : json(nullptr)},
+        {"errors", row.errors}};
     rows_json.push_back(r);
   }
   json fixed_json = json::object();
@@ -461,8 +459,8 @@ const std::vector<Criterion>& Criteria() {
       {"tail_latency", "p99", "µs", "p99 latency of the type's commands (call-weighted mean)",
        false, true, 0, 1},
       {"throughput", "ops/s", "ops/s",
-       "operations per second of the whole workload (the other types at their fixed version)",
-       true, true, 0, 1},
+       "operations per second of the whole workload (the other types at their fixed version)", true,
+       true, 0, 1},
       {"kv_ops", "KV ops", "/cmd",
        "KV operations per command of the type: point reads, seeks, nexts, prevs and written "
        "records (exact)",
@@ -510,14 +508,14 @@ Status ParseWeights(const std::string& text, Weights* out) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string::npos) {
-      return Status::InvalidArgument("--weights: '" + item + "' is not NAME=WEIGHT (names: " +
-                                     names + ")");
+      return Status::InvalidArgument("--weights: '" + item +
+                                     "' is not NAME=WEIGHT (names: " + names + ")");
     }
     const std::string name = item.substr(0, eq);
     const std::string value = item.substr(eq + 1);
     if (FindCriterion(name) == nullptr) {
-      return Status::InvalidArgument("--weights: unknown criterion '" + name + "' (names: " +
-                                     names + ")");
+      return Status::InvalidArgument("--weights: unknown criterion '" + name +
+                                     "' (names: " + names + ")");
     }
     double w = 0;
     size_t used = 0;

@@ -6,8 +6,8 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,8 +79,10 @@ std::map<std::string, CellSamples> CollectSamples(const json& result) {
             c.command = command;
             c.backend = run.value("backend", "");
             json profile = json::object();
-            if (run.value("hash_version", json()).is_number()) profile["hash"] = run["hash_version"];
-            if (run.value("zset_version", json()).is_number()) profile["zset"] = run["zset_version"];
+            if (run.value("hash_version", json()).is_number())
+              profile["hash"] = run["hash_version"];
+            if (run.value("zset_version", json()).is_number())
+              profile["zset"] = run["zset_version"];
             if (run.contains("profile")) profile = run["profile"];
             c.profile = profile;
             c.kv_per_call = st.value("kv_per_call", json());
@@ -188,8 +190,11 @@ Status ReadAnyResult(const std::string& path, json* doc, std::string* kind, json
   if (*kind == "study") {
     const std::string rel = doc->value("bench_result", "");
     if (!rel.empty()) {
+      // The study's raw bench result, when it is still beside it (the example studies in
+      // docs/studies/ keep only study.json): the report then lacks only the workloads section.
       const fs::path p = fs::path(path).parent_path() / rel;
-      KVLAB_RETURN_IF_ERROR(ReadJsonFile(p.string(), bench));
+      std::error_code ec;
+      if (fs::exists(p, ec)) KVLAB_RETURN_IF_ERROR(ReadJsonFile(p.string(), bench));
     }
   }
   return Status::OK();
@@ -239,16 +244,6 @@ json CompareBench(const json& baseline, const json& other, const std::string& ba
     warnings.push_back("different builds: " + baseline_name + " is " + bd + "; " + other_name +
                        " is " + od);
   }
-  for (const auto& [name, ctx] : {std::pair{baseline_name, &bc}, std::pair{other_name, &oc}}) {
-    const json& h = ctx->value("host", json::object());
-    const double load = h.value("load_average_1m", -1.0);
-    const int cpus = h.value("usable_cpus", 0);
-    if (cpus > 0 && load > cpus) {
-      warnings.push_back(name + " started on a loaded machine (load average " +
-                         std::to_string(load).substr(0, 4) + " on " + std::to_string(cpus) +
-                         " CPUs): its times are noisier");
-    }
-  }
   const auto base = CollectSamples(baseline);
   const auto cur = CollectSamples(other);
   json rows = json::array();
@@ -259,12 +254,8 @@ json CompareBench(const json& baseline, const json& other, const std::string& ba
     const auto b = base.find(k);
     const auto c = cur.find(k);
     const CellSamples& any = b != base.end() ? b->second : c->second;
-    json row = {{"workload", any.workload},
-                {"cell", any.cell},
-                {"backend", any.backend},
-                {"profile", any.profile},
-                {"phase", any.phase},
-                {"command", any.command}};
+    json row = {{"workload", any.workload}, {"cell", any.cell},   {"backend", any.backend},
+                {"profile", any.profile},   {"phase", any.phase}, {"command", any.command}};
     if (b == base.end() || c == cur.end()) {
       row["only_in"] = b == base.end() ? other_name : baseline_name;
       rows.push_back(row);
@@ -313,19 +304,13 @@ json CompareBench(const json& baseline, const json& other, const std::string& ba
       row["p50_ns"] = compare(b->second.p50, c->second.p50, analysis::Direction::kLowerIsBetter);
       row["p99_ns"] = compare(b->second.p99, c->second.p99, analysis::Direction::kLowerIsBetter);
     }
-    row["throughput"] = compare(b->second.throughput, c->second.throughput,
-                                analysis::Direction::kHigherIsBetter);
+    row["throughput"] =
+        compare(b->second.throughput, c->second.throughput, analysis::Direction::kHigherIsBetter);
     rows.push_back(row);
   }
-  return {{"baseline", baseline_name},
-          {"current", other_name},
-          {"baseline_build", bd},
-          {"current_build", od},
-          {"threshold", 0.10},
-          {"alpha", 0.10},
-          {"confidence", 0.90},
-          {"warnings", warnings},
-          {"rows", rows}};
+  return {{"baseline", baseline_name}, {"current", other_name}, {"baseline_build", bd},
+          {"current_build", od},       {"threshold", 0.10},     {"alpha", 0.10},
+          {"confidence", 0.90},        {"warnings", warnings},  {"rows", rows}};
 }
 
 std::string ReportScriptPath() {
@@ -344,12 +329,9 @@ Status WriteReportFor(const std::vector<json>& documents, const std::string& dir
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
-  json input = {{"schema", "kvlab-report-input"},
-                {"schema_version", 1},
-                {"generated", UtcTimestamp()},
-                {"markdown_name", markdown_name},
-                {"versions", VersionLegendJson()},
-                {"documents", documents},
+  json input = {{"schema", "kvlab-report-input"},  {"schema_version", 1},
+                {"generated", UtcTimestamp()},     {"markdown_name", markdown_name},
+                {"versions", VersionLegendJson()}, {"documents", documents},
                 {"comparisons", json::array()}};
   // Two or more bench-like documents: each compared with the first.
   std::vector<size_t> benchlike;
@@ -373,8 +355,9 @@ Status WriteReportFor(const std::vector<json>& documents, const std::string& dir
   const std::string python = PythonPath();
   const std::string script = ReportScriptPath();
   if (access(python.c_str(), X_OK) != 0) {
-    return Status::NotSupported(python + " not found (scripts/bootstrap installs python3 and "
-                                         "python3-matplotlib)");
+    return Status::NotSupported(python +
+                                " not found (scripts/bootstrap installs python3 and "
+                                "python3-matplotlib)");
   }
   if (access(script.c_str(), R_OK) != 0) {
     return Status::NotSupported("the report renderer " + script +
@@ -417,9 +400,16 @@ Status WriteReport(const std::vector<std::string>& inputs, const std::string& di
     if (kind == "study" || kind == "bench") {
       // Several results named alike (two study.json files): name them by their directory.
       const std::string parent = fs::path(path).parent_path().filename().string();
-      if (kind == "study" && !parent.empty()) d["name"] = parent + "/" + d["name"].get<std::string>();
+      if (kind == "study" && !parent.empty())
+        d["name"] = parent + "/" + d["name"].get<std::string>();
     }
     documents.push_back(std::move(d));
+  }
+  // Names tell the documents apart: the file name, or the path when two share one.
+  std::map<std::string, int> uses;
+  for (const json& d : documents) ++uses[d["name"].get<std::string>()];
+  for (json& d : documents) {
+    if (uses[d["name"].get<std::string>()] > 1) d["name"] = d["path"];
   }
   return WriteReportFor(documents, dir, markdown_name, files);
 }

@@ -11,7 +11,7 @@
 //                   "summary": per-cell statistics (bench and study)}],
 //    "comparison": null or {"baseline": document index, "others": [...], "rows": [...],
 //                           "warnings": [...]}}
-// docs/reports.md describes each member.
+// docs/study.md describes each member.
 #pragma once
 
 #include <nlohmann/json.hpp>

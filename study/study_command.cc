@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cerrno>
-#include <cstring>
 #include <set>
 
 #include "cli/common_flags.h"
@@ -137,8 +137,7 @@ class Progress {
       eta = buf;
     }
     char head[64];
-    std::snprintf(head, sizeof(head), "[%zu/%zu] %.0f s%s ", index_, total_, elapsed,
-                  eta.c_str());
+    std::snprintf(head, sizeof(head), "[%zu/%zu] %.0f s%s ", index_, total_, elapsed, eta.c_str());
     const std::string line = std::string(head) + label_ + (detail.empty() ? "" : " | " + detail);
     if (tty_) {
       std::fprintf(stderr, "\r\033[K%s", line.substr(0, 150).c_str());
@@ -403,7 +402,8 @@ int RunStudy(StudyFlags& f) {
                 {"partial", result.partial()},
                 {"context", result.document()["context"]},
                 {"study",
-                 {{"workloads", [&] {
+                 {{"workloads",
+                   [&] {
                      json a = json::array();
                      for (const auto& w : workloads) a.push_back(w.name);
                      return a;

@@ -91,9 +91,8 @@ void SentencesFor(const json& study, const std::vector<size_t>& indices, json* o
     }
   }
   if (winner_order.empty()) return;
-  std::sort(winner_order.begin(), winner_order.end(), [&](const auto& a, const auto& b) {
-    return winners[a].size() > winners[b].size();
-  });
+  std::sort(winner_order.begin(), winner_order.end(),
+            [&](const auto& a, const auto& b) { return winners[a].size() > winners[b].size(); });
   std::string fixed;
   for (auto it = first["fixed"].begin(); it != first["fixed"].end(); ++it) {
     fixed += std::string(fixed.empty() ? "" : ", ") + it.key() + " at " +
@@ -133,48 +132,66 @@ void SentencesFor(const json& study, const std::vector<size_t>& indices, json* o
   const json& wr = ranking["rows"][w_row];
   const json& orow = ranking["rows"][o_row];
   const std::string other = orow["label"];
-  // 2. What each command costs in KV operations, where the two differ (exact counts).
+  // 2. What each command costs in KV operations, against the first version after the winner
+  // whose KV operations differ (exact counts).
   {
-    Sentence s;
-    std::vector<Sentence> clauses;
-    for (const std::string& cmd : ranking["commands"].get<std::vector<std::string>>()) {
-      const std::string base = "commands/" + cmd + "/";
-      if (!HasNumber(wr, base + "kv_reads") || !HasNumber(orow, base + "kv_reads")) continue;
-      const double wr_r = wr["commands"][cmd]["kv_reads"], wr_w = wr["commands"][cmd]["kv_writes"];
-      const double or_r = orow["commands"][cmd]["kv_reads"],
-                   or_w = orow["commands"][cmd]["kv_writes"];
-      auto apart = [](double a, double b) {
-        return std::fabs(a - b) > 0.01 * std::max(std::fabs(a), std::fabs(b)) &&
-               std::fabs(a - b) > 1e-9;
-      };
-      if (!apart(wr_r, or_r) && !apart(wr_w, or_w)) continue;
-      Sentence c;
-      c.Text(cmd + ": ")
-          .Fact(study, Ptr(ref, w_row, base + "kv_reads"))
-          .Text(" KV " + Plural(wr_r, "read", "reads") + " and ")
-          .Fact(study, Ptr(ref, w_row, base + "kv_writes"))
-          .Text(" " + Plural(wr_w, "write", "writes") + " per call on " + winner + ", against ")
-          .Fact(study, Ptr(ref, o_row, base + "kv_reads"))
-          .Text(" and ")
-          .Fact(study, Ptr(ref, o_row, base + "kv_writes"))
-          .Text(" on " + other);
-      clauses.push_back(c);
-    }
-    if (!clauses.empty()) {
+    auto apart = [](double a, double b) {
+      return std::fabs(a - b) > 0.01 * std::max(std::fabs(a), std::fabs(b)) &&
+             std::fabs(a - b) > 1e-9;
+    };
+    auto clauses_against = [&](int p_row) {
+      const json& prow = ranking["rows"][p_row];
+      const std::string partner = prow["label"];
+      std::vector<Sentence> clauses;
+      for (const std::string& cmd : ranking["commands"].get<std::vector<std::string>>()) {
+        const std::string base = "commands/" + cmd + "/";
+        if (!HasNumber(wr, base + "kv_reads") || !HasNumber(prow, base + "kv_reads")) continue;
+        const double wr_r = wr["commands"][cmd]["kv_reads"];
+        const double wr_w = wr["commands"][cmd]["kv_writes"];
+        const double pr_r = prow["commands"][cmd]["kv_reads"];
+        const double pr_w = prow["commands"][cmd]["kv_writes"];
+        if (!apart(wr_r, pr_r) && !apart(wr_w, pr_w)) continue;
+        Sentence c;
+        c.Text(cmd + ": ")
+            .Fact(study, Ptr(ref, w_row, base + "kv_reads"))
+            .Text(" KV " + Plural(wr_r, "read", "reads") + " and ")
+            .Fact(study, Ptr(ref, w_row, base + "kv_writes"))
+            .Text(" " + Plural(wr_w, "write", "writes") + " per call on " + winner + ", against ")
+            .Fact(study, Ptr(ref, p_row, base + "kv_reads"))
+            .Text(" and ")
+            .Fact(study, Ptr(ref, p_row, base + "kv_writes"))
+            .Text(" on " + partner);
+        clauses.push_back(c);
+      }
+      return clauses;
+    };
+    std::vector<std::string> same;  // versions ranked after the winner with its KV cost
+    bool said = false;
+    for (size_t i = 0; i < ranking["rows"].size() && !said; ++i) {
+      const int p_row = static_cast<int>(i);
+      if (p_row == w_row || !ranking["rows"][i]["rank"].is_number()) continue;
+      const std::vector<Sentence> clauses = clauses_against(p_row);
+      if (clauses.empty()) {
+        same.push_back(ranking["rows"][i]["label"]);
+        continue;
+      }
       json merged = {{"text", ""}, {"facts", json::array()}};
-      std::string text = "Exact KV cost of " + winner + " against " + other + " — ";
-      for (size_t i = 0; i < clauses.size(); ++i) {
-        const json c = clauses[i].Json();
-        text += (i > 0 ? "; " : "") + c["text"].get<std::string>();
+      std::string text = "Exact KV cost of " + winner + " against " +
+                         ranking["rows"][i]["label"].get<std::string>() + " — ";
+      for (size_t k = 0; k < clauses.size(); ++k) {
+        const json c = clauses[k].Json();
+        text += (k > 0 ? "; " : "") + c["text"].get<std::string>();
         for (const json& f : c["facts"]) merged["facts"].push_back(f);
       }
       merged["text"] = text + ".";
       out->push_back(merged);
-    } else {
-      Sentence same;
-      same.Text(winner + " and " + other + " issue the same KV operations for every " + type +
-                " command of the workload.");
-      out->push_back(same.Json());
+      said = true;
+    }
+    if (!same.empty()) {
+      Sentence s;
+      s.Text(winner + " and " + JoinWords(same) + " issue the same KV operations for every " +
+             type + " command of the workload.");
+      out->push_back(s.Json());
     }
   }
   // 3. Redis-tier work and memory, when either uses the tier.
@@ -211,8 +228,8 @@ void SentencesFor(const json& study, const std::vector<size_t>& indices, json* o
       if (k != n) continue;
       Sentence s;
       s.Text("Every " + type + " version may reply differently from Redis to " +
-             JoinWords(std::vector<std::string>(commands[id].begin(), commands[id].end())) +
-             " (" + id + ", docs/deviations.json); it does not set them apart.");
+             JoinWords(std::vector<std::string>(commands[id].begin(), commands[id].end())) + " (" +
+             id + ", docs/deviations.json); it does not set them apart.");
       out->push_back(s.Json());
     }
     for (const json& row : ranking["rows"]) {
@@ -332,6 +349,79 @@ json MakeVerdict(const json& study) {
   return {{"sentences", sentences}};
 }
 
+std::vector<std::string> CheckVerdict(const json& study) {
+  std::vector<std::string> problems;
+  // Names that may contain digits and are not numbers of the tables.
+  std::vector<std::string> names;
+  for (const json& r : study.value("rankings", json::array())) {
+    names.push_back(r.value("workload", ""));
+    names.push_back(r.value("backend", ""));
+    for (const json& c : r.value("commands", json::array())) names.push_back(c);
+    for (const json& row : r["rows"]) {
+      names.push_back(row.value("label", ""));
+      for (const json& d : row.value("deviations", json::array())) names.push_back(d["id"]);
+    }
+  }
+  std::sort(names.begin(), names.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  const json& sentences = study.value("verdict", json::object()).value("sentences", json::array());
+  if (sentences.empty()) problems.push_back("the verdict has no sentence");
+  for (const json& s : sentences) {
+    const std::string text = s.value("text", "");
+    std::set<std::string> fact_texts;
+    for (const json& f : s.value("facts", json::array())) {
+      const std::string pointer = f.value("pointer", "");
+      const std::string ftext = f.value("text", "");
+      fact_texts.insert(ftext);
+      try {
+        const json& v = study.at(json::json_pointer(pointer));
+        if (!v.is_number()) {
+          problems.push_back("'" + text + "': " + pointer + " is not a number");
+        } else if (FormatNumber(v.get<double>()) != ftext) {
+          problems.push_back("'" + text + "': states " + ftext + " where the table (" + pointer +
+                             ") has " + FormatNumber(v.get<double>()));
+        }
+      } catch (const std::exception& e) {
+        problems.push_back("'" + text + "': " + pointer + " does not resolve: " + e.what());
+      }
+      if (text.find(ftext) == std::string::npos) {
+        problems.push_back("'" + text + "': does not state its fact " + ftext);
+      }
+    }
+    // Every number in the text is a fact.
+    std::string scrubbed = text;
+    for (const std::string& n : names) {
+      if (n.empty()) continue;
+      for (size_t at = scrubbed.find(n); at != std::string::npos; at = scrubbed.find(n, at)) {
+        scrubbed.replace(at, n.size(), std::string(n.size(), ' '));
+      }
+    }
+    for (size_t i = 0; i < scrubbed.size(); ++i) {
+      const unsigned char c = scrubbed[i];
+      const bool starts =
+          std::isdigit(c) || (c == '-' && i + 1 < scrubbed.size() && std::isdigit(scrubbed[i + 1]));
+      const unsigned char prev = i > 0 ? scrubbed[i - 1] : ' ';
+      if (!starts || std::isalnum(prev) || prev == '.' || prev == '_') continue;
+      size_t j = i + 1;
+      while (j < scrubbed.size() &&
+             (std::isdigit(static_cast<unsigned char>(scrubbed[j])) ||
+              (scrubbed[j] == '.' && j + 1 < scrubbed.size() &&
+               std::isdigit(static_cast<unsigned char>(scrubbed[j + 1]))) ||
+              (scrubbed[j] == 'e' && j + 1 < scrubbed.size() &&
+               (scrubbed[j + 1] == '-' || scrubbed[j + 1] == '+')) ||
+              ((scrubbed[j] == '-' || scrubbed[j] == '+') && scrubbed[j - 1] == 'e'))) {
+        ++j;
+      }
+      const std::string number = scrubbed.substr(i, j - i);
+      if (!fact_texts.count(number)) {
+        problems.push_back("'" + text + "': states " + number + ", which is not a fact of it");
+      }
+      i = j;
+    }
+  }
+  return problems;
+}
+
 std::string TerminalVerdict(const json& study) {
   std::string out;
   const json& rankings = study["rankings"];
@@ -355,9 +445,11 @@ std::string TerminalVerdict(const json& study) {
       h1 += PadLeft(rankings[k]["backend"].get<std::string>().substr(0, 9), 10);
       h2 += PadLeft("p50 µs", 10);
     }
-    const std::vector<std::pair<std::string, std::string>> exact = {
-        {"kv_ops", "KV ops"},     {"kv_bytes", "KV B"},          {"round_trips", "RTs"},
-        {"space", "B/el"},     {"redis_memory", "Redis B/el"}};
+    const std::vector<std::pair<std::string, std::string>> exact = {{"kv_ops", "KV ops"},
+                                                                    {"kv_bytes", "KV B"},
+                                                                    {"round_trips", "RTs"},
+                                                                    {"space", "B/el"},
+                                                                    {"redis_memory", "Redis B/el"}};
     for (const auto& [name, title] : exact) {
       h1 += PadLeft("", 11);
       h2 += PadLeft(title, 11);
@@ -372,10 +464,9 @@ std::string TerminalVerdict(const json& study) {
         std::string cell = "-";
         if (i >= 0) {
           const json& row = rankings[k]["rows"][i];
-          cell = row["rank"].is_number()
-                     ? std::to_string(row["rank"].get<int>()) + "    " +
-                           FormatNumber(row["score"].get<double>())
-                     : "failed";
+          cell = row["rank"].is_number() ? std::to_string(row["rank"].get<int>()) + "    " +
+                                               FormatNumber(row["score"].get<double>())
+                                         : "failed";
         }
         line += Pad(cell, col);
       }

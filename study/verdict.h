@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace kvlab::study {
 
@@ -19,6 +20,12 @@ std::string FormatNumber(double v);
 // The verdict of study.json's `rankings` (which must sit at `/rankings` of the document the
 // pointers refer to): {"sentences": [{"text", "facts": [...]}, ...]}, in reading order.
 nlohmann::json MakeVerdict(const nlohmann::json& study);
+
+// Checks a study's verdict against its tables: every fact's pointer resolves to a number whose
+// FormatNumber is the fact's text, the sentence contains that text, and the sentence states no
+// other number (version labels, command, backend, workload and deviation names aside). Returns
+// one line per problem; empty when the verdict is consistent.
+std::vector<std::string> CheckVerdict(const nlohmann::json& study);
 
 // The terminal summary: per workload and type, the ranking table (rank and score per backend,
 // p50 per backend, the exact criteria), then the verdict's sentences. Fits a screen for up to

@@ -17,8 +17,7 @@ const std::vector<VersionInfo>& VersionLegend() {
        "#35b0d8", false, false, false, false},
       {"hash", 2, "h2", "h0 in KV plus a cache Redis of fields and whole hashes (cache-aside)",
        "#2a9d3c", true, false, false, true},
-      {"hash", 3, "h3", "h1 in KV plus the same cache Redis", "#98c93c", true, false, false,
-       false},
+      {"hash", 3, "h3", "h1 in KV plus the same cache Redis", "#98c93c", true, false, false, false},
       {"zset", 0, "z0",
        "KV only: member records plus a score index; ranks and ranges are KV scans (reverse "
        "ranges scan backwards)",

@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""Tests of the report renderer on fixture inputs (reports/testdata/*-input.json, written by
+`kvlab report` and `kvlab study` and trimmed): the outputs exist, the PNGs are valid images, the
+HTML is self-contained, and the numbers in the text are the input's.
+
+Run: /usr/bin/python3 -m unittest discover -s reports -p 'test_*.py'
+"""
+
+import html
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.image as mpimg  # noqa: E402
+
+import kvlab_report  # noqa: E402
+
+DATA = os.path.join(HERE, "testdata")
+
+
+def load(name):
+    with open(os.path.join(DATA, name)) as f:
+        return json.load(f)
+
+
+def md_tables(md):
+    """{caption: [row dicts]} of the Markdown tables preceded by a **caption** line."""
+    tables = {}
+    lines = md.split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^\*\*(.+)\*\*$", lines[i])
+        if m and i + 2 < len(lines) and lines[i + 2].startswith("| "):
+            header = [c.strip() for c in lines[i + 2].strip("|").split(" | ")]
+            rows = []
+            j = i + 4
+            while j < len(lines) and lines[j].startswith("| "):
+                cells = [c.strip() for c in re.split(r"(?<!\\)\|", lines[j].strip()[1:-1])]
+                rows.append(dict(zip(header, cells)))
+                j += 1
+            tables[m.group(1)] = rows
+            i = j
+        else:
+            i += 1
+    return tables
+
+
+class RenderedCase:
+    """Renders one fixture into a temporary directory."""
+
+    fixture = None
+    markdown = "report.md"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(prefix="kvlab-report-test-")
+        cls.input = load(cls.fixture)
+        cls.input["markdown_name"] = cls.markdown
+        path = os.path.join(cls.out, "input.json")
+        with open(path, "w") as f:
+            json.dump(cls.input, f)
+        rc = kvlab_report.main(["kvlab_report.py", path, cls.out])
+        assert rc == 0, "the renderer failed"
+        with open(os.path.join(cls.out, "index.html"), encoding="utf-8") as f:
+            cls.html = f.read()
+        with open(os.path.join(cls.out, cls.markdown), encoding="utf-8") as f:
+            cls.md = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.out, ignore_errors=True)
+
+    def test_outputs_exist_and_pngs_are_valid(self):
+        pngs = [f for f in os.listdir(self.out) if f.endswith(".png")]
+        self.assertTrue(pngs, "no plot written")
+        for p in pngs:
+            path = os.path.join(self.out, p)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", p)
+            img = mpimg.imread(path)
+            self.assertGreater(img.shape[0], 100, p)
+            self.assertGreater(img.shape[1], 100, p)
+        # Every image the Markdown shows exists; the HTML inlines as many.
+        linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", self.md)
+        self.assertEqual(sorted(linked), sorted(pngs))
+        self.assertEqual(self.html.count('<img src="data:image/png;base64,'), len(pngs))
+
+    def test_html_is_self_contained(self):
+        self.assertNotRegex(self.html, r"(src|href)=\"(https?:)?//")
+        for src in re.findall(r'src="([^"]*)"', self.html):
+            self.assertTrue(src.startswith("data:"), src)
+        self.assertNotIn("<script", self.html)
+
+    def test_summary_first_then_contents(self):
+        s = self.html.index('id="summary"')
+        t = self.html.index('id="contents"')
+        first_section = self.html.index("<section id=", t)
+        self.assertLess(s, t)
+        self.assertLess(t, first_section)
+        self.assertLess(self.md.index("## Summary"), self.md.index("## Contents"))
+
+
+class StudyReport(RenderedCase, unittest.TestCase):
+    fixture = "study-input.json"
+    markdown = "study.md"
+
+    def study(self):
+        return self.input["documents"][0]["data"]
+
+    def test_verdict_sentences_are_shown_verbatim(self):
+        sentences = self.study()["verdict"]["sentences"]
+        self.assertTrue(sentences)
+        summary_html = self.html[self.html.index('id="summary"'):self.html.index('id="contents"')]
+        for s in sentences:
+            self.assertIn(html.escape(s["text"]), summary_html)
+            self.assertIn(s["text"], self.md)
+
+    def test_ranking_tables_match_the_input(self):
+        tables = md_tables(self.md)
+        fmt = kvlab_report.fmt
+        checked = 0
+        for r in self.study()["rankings"]:
+            caption = next(c for c in tables if c.startswith("Ranking on %s (%s commands"
+                                                             % (r["backend"], r["type"])))
+            rows = {row["version"]: row for row in tables[caption]}
+            for row in r["rows"]:
+                md = rows[row["label"]]
+                self.assertEqual(md["rank"], fmt(row["rank"]))
+                self.assertEqual(md["score"], fmt(row["score"]))
+                p50 = md["p50 µs"]
+                self.assertIn(fmt(row["criteria"]["latency"]["value"]), p50)
+                self.assertEqual(p50.startswith("≈"), not row["criteria"]["latency"].get("best")
+                                 and not row["criteria"]["latency"].get("significant"))
+                self.assertEqual(md["KV ops /cmd"], fmt(row["criteria"]["kv_ops"]["value"]))
+                checked += 1
+        self.assertGreater(checked, 0)
+
+    def test_weights_are_named(self):
+        text = self.study()["study"]["weights_text"]
+        self.assertIn(text, self.md)
+        self.assertIn(html.escape(text), self.html)
+
+    def test_versions_are_explained_with_their_colours(self):
+        for v in self.input["versions"]:
+            self.assertIn(html.escape(v["summary"]), self.html)
+            self.assertIn("background:%s" % v["color"], self.html)
+
+
+class BenchReport(RenderedCase, unittest.TestCase):
+    fixture = "bench-input.json"
+
+    def test_throughput_table_matches_the_summary(self):
+        cells = [c for c in self.input["documents"][0]["summary"]["cells"] if c["command"] == "*"]
+        tables = md_tables(self.md)
+        rows = {r["cell"]: r for r in tables["Phase run: throughput and latency per cell"]}
+        for c in cells:
+            self.assertEqual(rows[c["cell"]]["ops/s median [range]"],
+                             kvlab_report.fmt_range(c["throughput"]))
+        self.assertEqual(len(rows), len(cells))
+
+
+class SweepReport(RenderedCase, unittest.TestCase):
+    fixture = "sweep-input.json"
+
+    def test_growth_numbers_match(self):
+        growth = self.input["documents"][0]["bench"]["growth"]
+        self.assertTrue(growth)
+        for g in growth:
+            steps = " ".join(kvlab_report.fmt(x) for x in g["kv_steps_per_call"])
+            self.assertIn("| %s | %s | %s |" % (g["command"], steps, g["kv_class"]), self.md)
+
+
+class ConformReport(RenderedCase, unittest.TestCase):
+    fixture = "conform-input.json"
+
+    def test_totals_match(self):
+        c = self.input["documents"][0]["data"]
+        t = c["totals"]
+        fmt = kvlab_report.fmt
+        self.assertIn("Verdict: %s. %s replies equal to Redis's, %s catalogued deviations, %s "
+                      "failures" % (c["verdict"].upper(), fmt(t["pass"]), fmt(t["deviation"]),
+                                    fmt(t["fail"])), self.md)
+
+
+class CompareReport(RenderedCase, unittest.TestCase):
+    fixture = "compare-input.json"
+
+    def test_counts_match_the_rows(self):
+        cmp = self.input["comparisons"][0]
+        for metric, title in (("p50_ns", "p50"), ("throughput", "throughput")):
+            counts = {}
+            for r in cmp["rows"]:
+                m = r.get(metric)
+                if m and "verdict" in m:
+                    counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
+            self.assertIn("%s: %d better, %d worse, %d unchanged, %d inconclusive" % (
+                title, counts.get("better", 0), counts.get("worse", 0),
+                counts.get("unchanged", 0), counts.get("inconclusive", 0)), self.md)
+
+    def test_each_document_is_named(self):
+        for d in self.input["documents"]:
+            self.assertIn(d["name"], self.md)
+
+
+class Formatting(unittest.TestCase):
+    def test_agrees_with_kvlab(self):
+        # The same cases as study_test's FormatNumber test.
+        for value, text in load("format_cases.json")["cases"]:
+            self.assertEqual(kvlab_report.fmt(value), text, value)
+
+
+class BadInput(unittest.TestCase):
+    def test_rejects_other_json(self):
+        d = tempfile.mkdtemp()
+        try:
+            p = os.path.join(d, "x.json")
+            with open(p, "w") as f:
+                json.dump({"schema": "something-else"}, f)
+            self.assertEqual(kvlab_report.main(["kvlab_report.py", p, d]), 2)
+            self.assertEqual(kvlab_report.main(["kvlab_report.py"]), 2)
+        finally:
+            shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    unittest.main()
