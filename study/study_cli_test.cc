@@ -47,10 +47,9 @@ class StudyCli : public ::testing::Test {
 
 TEST_F(StudyCli, QuickStudyWritesTheRankingAndTheReport) {
   std::string out;
-  const int rc =
-      Kvlab("study --quick --backend memory --operations 300 --weights latency=3 -o " +
-                dir_.string(),
-            &out);
+  const int rc = Kvlab(
+      "study --quick --backend memory --operations 300 --weights latency=3 -o " + dir_.string(),
+      &out);
   ASSERT_EQ(rc, 0) << out;
   for (const char* f : {"study.json", "study.md", "index.html"}) {
     EXPECT_TRUE(fs::exists(dir_ / f)) << f << "\n" << out;
@@ -90,8 +89,7 @@ TEST_F(StudyCli, QuickStudyWritesTheRankingAndTheReport) {
 
 TEST_F(StudyCli, BadArgumentsExit2BeforeAnyCell) {
   std::string out;
-  EXPECT_EQ(Kvlab("study --quick --backend memory --weights speed=1 -o " + dir_.string(), &out),
-            2);
+  EXPECT_EQ(Kvlab("study --quick --backend memory --weights speed=1 -o " + dir_.string(), &out), 2);
   EXPECT_NE(out.find("unknown criterion 'speed'"), std::string::npos) << out;
   EXPECT_EQ(Kvlab("study --quick --backends memory,nosuch -o " + dir_.string(), &out), 2);
   EXPECT_NE(out.find("unknown backend 'nosuch'"), std::string::npos) << out;

@@ -55,6 +55,7 @@ struct StudyFlags {
   bool no_report = false;
   bool allow_invalid_timing = false;
   std::string deviations;
+  std::string from;  // a saved bench result to rank again instead of running
   WorkloadOverrides overrides;
 };
 
@@ -168,6 +169,92 @@ struct Plan {
   size_t cells_per_repetition = 0;
 };
 
+// Ranks the cells of `bench` (written at bench_path), writes study.json and the report into
+// f.out_dir, and prints the verdict. Returns the exit code.
+int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_path,
+               Weights weights, const std::vector<DeviationEntry>& deviations,
+               const std::string& deviations_path, bool main_job, const std::string& design,
+               int hash_base, int zset_base, bool ok) {
+  const bool partial = bench.value("partial", false);
+  // Rank, explain, write.
+  RankOptions rank_options;
+  rank_options.weights = weights;
+  rank_options.types = f.types;
+  rank_options.deviations = deviations;
+  json rankings = json::array();
+  Status s = RankResult(bench, rank_options, &rankings);
+  json criteria = json::array();
+  for (const Criterion& c : Criteria()) {
+    criteria.push_back({{"name", c.name},
+                        {"title", c.title},
+                        {"unit", c.unit},
+                        {"what", c.what},
+                        {"higher_is_better", c.higher_is_better},
+                        {"timed", c.timed},
+                        {"floor", c.floor},
+                        {"weight", weights[c.name]}});
+  }
+  json study = {{"schema", "kvlab-study"},
+                {"schema_version", 1},
+                {"partial", partial},
+                {"context", bench["context"]},
+                {"study",
+                 {{"workloads",
+                   [&] {
+                     json a = json::array();
+                     for (const json& w : bench.value("workloads", json::array())) {
+                       a.push_back(w.value("name", ""));
+                     }
+                     return a;
+                   }()},
+                  {"backends", bench["context"]["store"].value("backends", json::array())},
+                  {"design", design},
+                  {"baseline", {{"hash", hash_base}, {"zset", zset_base}}},
+                  {"quick", f.quick},
+                  {"main_job", main_job},
+                  {"repetitions", bench["context"].value("repetitions", f.repetitions)},
+                  {"weights", weights},
+                  {"weights_text", FormatWeights(weights)},
+                  {"weights_given", f.weights},
+                  {"confidence", rank_options.confidence},
+                  {"materiality", rank_options.materiality},
+                  {"deviations_catalogue", deviations_path}}},
+                {"bench_result", fs::path(bench_path).filename().string()},
+                {"versions", VersionLegendJson()},
+                {"criteria", criteria},
+                {"rankings", rankings},
+                {"notes", bench.value("notes", json::array())}};
+  if (!s.ok()) study["notes"].push_back(s.message());
+  study["verdict"] = MakeVerdict(study);
+  const std::string study_path = (fs::path(f.out_dir) / "study.json").string();
+  {
+    std::ofstream out(study_path);
+    out << study.dump(1) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "kvlab study: cannot write %s\n", study_path.c_str());
+      return kExitFailed;
+    }
+  }
+  std::printf("%s", TerminalVerdict(study).c_str());
+  std::printf("weights: %s\n", FormatWeights(weights).c_str());
+  std::printf("study: %s%s\n", study_path.c_str(), partial ? " (partial)" : "");
+  int exit_code = ok && rankings.size() > 0 ? 0 : kExitFailed;
+  if (!f.no_report) {
+    ReportFiles files;
+    json doc = {{"kind", "study"}, {"path", study_path}, {"name", "study.json"},
+                {"data", study},   {"bench", bench},     {"summary", SummarizeBench(bench)}};
+    s = WriteReportFor({doc}, f.out_dir, "study.md", &files);
+    if (s.ok()) {
+      std::printf("report: %s\n", files.html.c_str());
+    } else {
+      std::fprintf(stderr, "kvlab study: report: %s\n", s.ToString().c_str());
+      exit_code = kExitFailed;
+    }
+  }
+  if (g_study_interrupted) return kExitInterrupted;
+  return exit_code;
+}
+
 int RunStudy(StudyFlags& f) {
   // Arguments first: every error before the first cell.
   std::string reason;
@@ -253,6 +340,45 @@ int RunStudy(StudyFlags& f) {
     }
     t.close();
     fs::remove(probe, ec);
+  }
+
+  if (!f.from.empty()) {
+    // Rank a saved result again (other weights, another verdict) without measuring.
+    json bench;
+    s = ReadResultFile(f.from, &bench);
+    if (!s.ok()) {
+      std::fprintf(stderr, "kvlab study: --from: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+    const fs::path copy = fs::path(f.out_dir) / fs::path(f.from).filename();
+    std::error_code ec;
+    if (!fs::exists(copy, ec) || !fs::equivalent(copy, f.from, ec)) {
+      fs::copy_file(f.from, copy, fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        std::fprintf(stderr, "kvlab study: cannot copy %s to %s: %s\n", f.from.c_str(),
+                     copy.string().c_str(), ec.message().c_str());
+        return kExitFailed;
+      }
+    }
+    // The design, from the cells: every combination of versions, or one type at a time.
+    std::set<std::pair<int, int>> profiles;
+    std::set<int> hashes, zsets;
+    for (const json& w : bench.value("workloads", json::array())) {
+      for (const json& r : w.value("runs", json::array())) {
+        const int h =
+            r.value("hash_version", json()).is_number() ? r["hash_version"].get<int>() : -1;
+        const int z =
+            r.value("zset_version", json()).is_number() ? r["zset_version"].get<int>() : -1;
+        profiles.insert({h, z});
+        hashes.insert(h);
+        zsets.insert(z);
+      }
+    }
+    const bool cross =
+        profiles.size() == hashes.size() * zsets.size() && hashes.size() > 1 && zsets.size() > 1;
+    return WriteStudy(f, bench, copy.string(), weights, deviations, deviations_path, false,
+                      cross ? "cross" : "one-factor", *hashes.begin() < 0 ? 0 : *hashes.begin(),
+                      *zsets.begin() < 0 ? 0 : *zsets.begin(), true);
   }
 
   // The matrix options shared by every pass.
@@ -379,85 +505,8 @@ int RunStudy(StudyFlags& f) {
     return kExitFailed;
   }
 
-  // Rank, explain, write.
-  RankOptions rank_options;
-  rank_options.weights = weights;
-  rank_options.types = f.types;
-  rank_options.deviations = deviations;
-  json rankings = json::array();
-  s = RankResult(result.document(), rank_options, &rankings);
-  json criteria = json::array();
-  for (const Criterion& c : Criteria()) {
-    criteria.push_back({{"name", c.name},
-                        {"title", c.title},
-                        {"unit", c.unit},
-                        {"what", c.what},
-                        {"higher_is_better", c.higher_is_better},
-                        {"timed", c.timed},
-                        {"floor", c.floor},
-                        {"weight", weights[c.name]}});
-  }
-  json study = {{"schema", "kvlab-study"},
-                {"schema_version", 1},
-                {"partial", result.partial()},
-                {"context", result.document()["context"]},
-                {"study",
-                 {{"workloads",
-                   [&] {
-                     json a = json::array();
-                     for (const auto& w : workloads) a.push_back(w.name);
-                     return a;
-                   }()},
-                  {"backends", backends},
-                  {"design", f.cross ? "cross" : "one-factor"},
-                  {"baseline", {{"hash", hash_base}, {"zset", zset_base}}},
-                  {"quick", f.quick},
-                  {"main_job", main_job},
-                  {"repetitions", f.repetitions},
-                  {"weights", weights},
-                  {"weights_text", FormatWeights(weights)},
-                  {"weights_given", f.weights},
-                  {"confidence", rank_options.confidence},
-                  {"materiality", rank_options.materiality},
-                  {"deviations_catalogue", deviations_path}}},
-                {"bench_result", fs::path(result.path()).filename().string()},
-                {"versions", VersionLegendJson()},
-                {"criteria", criteria},
-                {"rankings", rankings},
-                {"notes", result.document().value("notes", json::array())}};
-  if (!s.ok()) study["notes"].push_back(s.message());
-  study["verdict"] = MakeVerdict(study);
-  const std::string study_path = (fs::path(f.out_dir) / "study.json").string();
-  {
-    std::ofstream out(study_path);
-    out << study.dump(1) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "kvlab study: cannot write %s\n", study_path.c_str());
-      return kExitFailed;
-    }
-  }
-  std::printf("%s", TerminalVerdict(study).c_str());
-  std::printf("weights: %s\n", FormatWeights(weights).c_str());
-  std::printf("study: %s%s\n", study_path.c_str(), result.partial() ? " (partial)" : "");
-  int exit_code = ok && rankings.size() > 0 ? 0 : kExitFailed;
-  if (!f.no_report) {
-    ReportFiles files;
-    json doc = {{"kind", "study"},
-                {"path", study_path},
-                {"name", "study.json"},
-                {"data", study},
-                {"bench", result.document()},
-                {"summary", SummarizeBench(result.document())}};
-    s = WriteReportFor({doc}, f.out_dir, "study.md", &files);
-    if (s.ok()) {
-      std::printf("report: %s\n", files.html.c_str());
-    } else {
-      std::fprintf(stderr, "kvlab study: report: %s\n", s.ToString().c_str());
-      exit_code = kExitFailed;
-    }
-  }
-  if (g_study_interrupted) return kExitInterrupted;
-  return exit_code;
+  return WriteStudy(f, result.document(), result.path(), weights, deviations, deviations_path,
+                    main_job, f.cross ? "cross" : "one-factor", hash_base, zset_base, ok);
 }
 
 }  // namespace
@@ -501,6 +550,10 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--allow-invalid-timing", f->allow_invalid_timing,
                 "Run in a debug or sanitizer build (times then mean nothing)");
   cmd->add_option("--deviations", f->deviations, "The deviations catalogue (docs/deviations.json)");
+  cmd->add_option("--from", f->from,
+                  "Rank a saved bench result (a study's *-study-bench.json) again, e.g. with "
+                  "other --weights, without measuring")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--operations", f->overrides.operations, "Operations per run phase")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--duration", f->overrides.duration_s, "Seconds per run phase")

@@ -37,13 +37,15 @@ json CallStats(double calls, double p50_us, const json& kv_per_call, double roun
 
 // A hash workload of 10 records of 10 fields: HSET in the load, HGET and HLEN in the run.
 json Run(int version, int rep, double p50_us, double hlen_nexts, double load_bytes) {
-  json load = {{"name", "load"},
-               {"kind", "load"},
-               {"operations", 10},
-               {"wall_seconds", 0.01},
-               {"commands",
-                {{"HSET", CallStats(10, 5, {{"gets", 1}, {"batch_records", 11},
-                                            {"bytes_written", load_bytes / 10}})}}}};
+  json load = {
+      {"name", "load"},
+      {"kind", "load"},
+      {"operations", 10},
+      {"wall_seconds", 0.01},
+      {"commands",
+       {{"HSET",
+         CallStats(10, 5,
+                   {{"gets", 1}, {"batch_records", 11}, {"bytes_written", load_bytes / 10}})}}}};
   json run = {{"name", "run"},
               {"kind", "run"},
               {"operations", 110},
@@ -51,9 +53,10 @@ json Run(int version, int rep, double p50_us, double hlen_nexts, double load_byt
               {"commands",
                {{"HGET", CallStats(100, p50_us, {{"gets", 2}, {"bytes_read", 40}})},
                 {"HLEN", CallStats(10, p50_us, {{"gets", 1}, {"nexts", hlen_nexts}})}}}};
-  return {{"target", "in-process"}, {"backend", "memory"}, {"hash_version", version},
-          {"zset_version", nullptr},    {"repetition", rep},   {"error", nullptr},
-          {"disk_bytes", nullptr},      {"tier_memory", json::object()},
+  return {{"target", "in-process"},  {"backend", "memory"},
+          {"hash_version", version}, {"zset_version", nullptr},
+          {"repetition", rep},       {"error", nullptr},
+          {"disk_bytes", nullptr},   {"tier_memory", json::object()},
           {"phases", {load, run}}};
 }
 
@@ -127,8 +130,7 @@ TEST(Ranking, RanksOnSignificantAndMaterialDifferencesOnly) {
               o.weights["latency"] * std::log2(21.0 / 11.0), 1e-9);
   // KV operations per command (exact): v1's HLEN reads 10 more records per call.
   EXPECT_NEAR(h0["criteria"]["kv_ops"]["value"].get<double>(), (100 * 2 + 10 * 1) / 110.0, 1e-9);
-  EXPECT_NEAR(h1["criteria"]["kv_ops"]["value"].get<double>(), (100 * 2 + 10 * 11) / 110.0,
-              1e-9);
+  EXPECT_NEAR(h1["criteria"]["kv_ops"]["value"].get<double>(), (100 * 2 + 10 * 11) / 110.0, 1e-9);
   EXPECT_TRUE(h1["criteria"]["kv_ops"]["material"].get<bool>());
   EXPECT_NEAR(h1["commands"]["HLEN"]["kv_reads"].get<double>(), 11, 1e-9);
   // Space: load bytes per element.

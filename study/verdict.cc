@@ -134,6 +134,7 @@ void SentencesFor(const json& study, const std::vector<size_t>& indices, json* o
   const std::string other = orow["label"];
   // 2. What each command costs in KV operations, against the first version after the winner
   // whose KV operations differ (exact counts).
+  std::set<std::string> stated;  // "CMD a b": a command's KV reads already compared for a, b
   {
     auto apart = [](double a, double b) {
       return std::fabs(a - b) > 0.01 * std::max(std::fabs(a), std::fabs(b)) &&
@@ -151,6 +152,8 @@ void SentencesFor(const json& study, const std::vector<size_t>& indices, json* o
         const double pr_r = prow["commands"][cmd]["kv_reads"];
         const double pr_w = prow["commands"][cmd]["kv_writes"];
         if (!apart(wr_r, pr_r) && !apart(wr_w, pr_w)) continue;
+        stated.insert(cmd + " " + winner + " " + partner);
+        stated.insert(cmd + " " + partner + " " + winner);
         Sentence c;
         c.Text(cmd + ": ")
             .Fact(study, Ptr(ref, w_row, base + "kv_reads"))
@@ -192,6 +195,52 @@ void SentencesFor(const json& study, const std::vector<size_t>& indices, json* o
       s.Text(winner + " and " + JoinWords(same) + " issue the same KV operations for every " +
              type + " command of the workload.");
       out->push_back(s.Json());
+    }
+  }
+  // 2b. Commands whose KV reads differ by 10x or more between versions (a scan where another
+  // version does a get): the cheapest and the costliest version of each.
+  {
+    std::vector<Sentence> clauses;
+    for (const std::string& cmd : ranking["commands"].get<std::vector<std::string>>()) {
+      const std::string field = "commands/" + cmd + "/kv_reads";
+      int lo = -1, hi = -1;
+      for (size_t i = 0; i < ranking["rows"].size(); ++i) {
+        if (!HasNumber(ranking["rows"][i], field)) continue;
+        const double v = ranking["rows"][i]["commands"][cmd]["kv_reads"];
+        if (lo < 0 || v < ranking["rows"][lo]["commands"][cmd]["kv_reads"].get<double>()) {
+          lo = static_cast<int>(i);
+        }
+        if (hi < 0 || v > ranking["rows"][hi]["commands"][cmd]["kv_reads"].get<double>()) {
+          hi = static_cast<int>(i);
+        }
+      }
+      if (lo < 0 || hi < 0 || lo == hi) continue;
+      const double vlo = ranking["rows"][lo]["commands"][cmd]["kv_reads"];
+      const double vhi = ranking["rows"][hi]["commands"][cmd]["kv_reads"];
+      if (vhi < 10 * std::max(vlo, 1.0) || vhi - vlo < 10) continue;
+      if (stated.count(cmd + " " + ranking["rows"][hi]["label"].get<std::string>() + " " +
+                       ranking["rows"][lo]["label"].get<std::string>())) {
+        continue;
+      }
+      Sentence c;
+      c.Text(cmd + " reads ")
+          .Fact(study, Ptr(ref, hi, field))
+          .Text(" KV records per call on " + ranking["rows"][hi]["label"].get<std::string>() +
+                " against ")
+          .Fact(study, Ptr(ref, lo, field))
+          .Text(" on " + ranking["rows"][lo]["label"].get<std::string>());
+      clauses.push_back(c);
+    }
+    if (!clauses.empty()) {
+      json merged = {{"text", ""}, {"facts", json::array()}};
+      std::string text = "Where versions differ most: ";
+      for (size_t k = 0; k < clauses.size(); ++k) {
+        const json c = clauses[k].Json();
+        text += (k > 0 ? "; " : "") + c["text"].get<std::string>();
+        for (const json& f : c["facts"]) merged["facts"].push_back(f);
+      }
+      merged["text"] = text + ".";
+      out->push_back(merged);
     }
   }
   // 3. Redis-tier work and memory, when either uses the tier.
@@ -292,6 +341,11 @@ std::string Pad(const std::string& s, size_t width) {
   size_t cps = 0;
   for (unsigned char c : s) cps += (c & 0xC0) != 0x80;
   return cps >= width ? s : s + std::string(width - cps, ' ');
+}
+
+std::string RTrim(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
 }
 
 std::string PadLeft(const std::string& s, size_t width) {
@@ -442,8 +496,8 @@ std::string TerminalVerdict(const json& study) {
       h2 += Pad("rank score", col);
     }
     for (size_t k : g) {
-      h1 += PadLeft(rankings[k]["backend"].get<std::string>().substr(0, 9), 10);
-      h2 += PadLeft("p50 µs", 10);
+      h1 += PadLeft(rankings[k]["backend"].get<std::string>().substr(0, 10), 11);
+      h2 += PadLeft("p50 µs", 11);
     }
     const std::vector<std::pair<std::string, std::string>> exact = {{"kv_ops", "KV ops"},
                                                                     {"kv_bytes", "KV B"},
@@ -455,7 +509,7 @@ std::string TerminalVerdict(const json& study) {
       h2 += PadLeft(title, 11);
     }
     h2 += "  deviations";
-    out += h1 + "\n" + h2 + "\n";
+    out += RTrim(h1) + "\n" + RTrim(h2) + "\n";
     for (const json& row0 : first["rows"]) {
       const std::string label = row0["label"];
       std::string line = Pad(label, 5);
@@ -478,7 +532,7 @@ std::string TerminalVerdict(const json& study) {
           cell = FormatNumber(c["value"].get<double>());
           if (!c.value("best", false) && !c.value("significant", false)) cell = "≈" + cell;
         }
-        line += PadLeft(cell, 10);
+        line += PadLeft(cell, 11);
       }
       for (const auto& [name, title] : exact) {
         std::string cell = "-";
