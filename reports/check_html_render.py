@@ -73,7 +73,10 @@ class Browser:
 
         self.proc = subprocess.Popen(
             [chromium] + FLAGS + ["--user-data-dir=" + profile_dir, "about:blank"],
-            pass_fds=(3, 4, to_child_r, from_child_w), preexec_fn=plumb,
+            # close_fds=False: fds 3 and 4 are made in the child by plumb() (subprocess would
+            # close them, and pass_fds needs them open in the parent); every other descriptor
+            # Python opens is close-on-exec anyway.
+            close_fds=False, preexec_fn=plumb,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         os.close(to_child_r)
         os.close(from_child_w)
