@@ -12,6 +12,7 @@
 #include "study/version_legend.h"
 
 namespace kvlab::study {
+using namespace kvlab::engine;  // NOLINT: this file drives that module
 namespace {
 
 using nlohmann::json;

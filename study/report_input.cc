@@ -20,6 +20,7 @@
 #include "workloads/report.h"
 
 namespace kvlab::study {
+using namespace kvlab::workloads;  // NOLINT: this file drives that module
 namespace {
 
 using nlohmann::json;

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/status.h"
+#include "base/status.h"
 
 namespace kvlab::study {
 

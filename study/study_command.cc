@@ -13,7 +13,7 @@
 #include <fstream>
 #include <set>
 
-#include "cli/common_flags.h"
+#include "flags/common_flags.h"
 #include "conformance/deviations.h"
 #include "study/ranking.h"
 #include "study/report_input.h"
@@ -25,6 +25,10 @@
 #include "workloads/result.h"
 
 namespace kvlab::study {
+using namespace kvlab::workloads;  // NOLINT: this file drives that module
+using namespace kvlab::flags;  // NOLINT: this file drives that module
+using namespace kvlab::backends;  // NOLINT: this file drives that module
+using namespace kvlab::conformance;  // NOLINT: this file drives that module
 namespace {
 
 using nlohmann::json;

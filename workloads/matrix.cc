@@ -69,14 +69,14 @@ void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& ce
 }
 
 // INFO memory's used_memory_dataset and DBSIZE of each tier role the cell used.
-void ReadTierMemory(Engine& engine, CellResult* out) {
-  RedisTier* tier = engine.tier();
+void ReadTierMemory(engine::Engine& engine, CellResult* out) {
+  redis::RedisTier* tier = engine.tier();
   if (tier == nullptr) return;
   for (const auto& [role, name] :
-       {std::pair{TierRole::kCache, "cache"}, std::pair{TierRole::kStore, "store"}}) {
+       {std::pair{redis::TierRole::kCache, "cache"}, std::pair{redis::TierRole::kStore, "store"}}) {
     if (!tier->RoleInUse(role)) continue;
-    std::vector<Reply> replies;
-    TierCounts counts;
+    std::vector<resp::Reply> replies;
+    redis::TierCounts counts;
     if (!tier->Pipeline(role, {{"INFO", "memory"}, {"DBSIZE"}}, &replies, &counts).ok()) continue;
     if (replies.size() != 2 || replies[0].is_error()) continue;
     const std::string& info = replies[0].str();
@@ -85,7 +85,7 @@ void ReadTierMemory(Engine& engine, CellResult* out) {
     if (at == std::string::npos) continue;
     auto& m = out->tier_memory[name];
     m["used_memory_dataset"] = std::strtoull(info.c_str() + at + field.size(), nullptr, 10);
-    if (replies[1].type() == Reply::Type::kInteger) {
+    if (replies[1].type() == resp::Reply::Type::kInteger) {
       m["keys"] = static_cast<uint64_t>(replies[1].integer());
     }
   }
