@@ -95,7 +95,13 @@ class Durability(unittest.TestCase):
             writers = [Writer(server.port, i) for i in range(WRITERS)]
             for w in writers:
                 w.start()
-            time.sleep(0.5)
+            # Stop only once every writer has had replies: under load a fixed sleep may end before
+            # a thread's first batch was answered, and the test would check nothing for it.
+            deadline = time.monotonic() + 60
+            while (not all(w.replies > 0 or not w.is_alive() for w in writers)
+                   and time.monotonic() < deadline):
+                time.sleep(0.05)
+            time.sleep(0.2)
             if stop == "SHUTDOWN":
                 with socket.create_connection(("127.0.0.1", server.port)) as s:
                     s.sendall(b"SHUTDOWN\r\n")
