@@ -14,12 +14,8 @@ using workloads::AddBenchCommand;
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
-      &AddServeCommand,
-      &AddBenchCommand,
-      &AddConformCommand,
-      &gate::AddGateCommand,
-      &study::AddStudyCommand,
-      &study::AddReportCommand,
+      &AddServeCommand,      &AddBenchCommand,        &AddConformCommand,
+      &gate::AddGateCommand, &study::AddStudyCommand, &study::AddReportCommand,
   };
 }
 

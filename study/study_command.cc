@@ -13,8 +13,8 @@
 #include <fstream>
 #include <set>
 
-#include "flags/common_flags.h"
 #include "conformance/deviations.h"
+#include "flags/common_flags.h"
 #include "study/ranking.h"
 #include "study/report_input.h"
 #include "study/verdict.h"
@@ -25,9 +25,9 @@
 #include "workloads/result.h"
 
 namespace kvlab::study {
-using namespace kvlab::workloads;  // NOLINT: this file drives that module
-using namespace kvlab::flags;  // NOLINT: this file drives that module
-using namespace kvlab::backends;  // NOLINT: this file drives that module
+using namespace kvlab::workloads;    // NOLINT: this file drives that module
+using namespace kvlab::flags;        // NOLINT: this file drives that module
+using namespace kvlab::backends;     // NOLINT: this file drives that module
 using namespace kvlab::conformance;  // NOLINT: this file drives that module
 namespace {
 
@@ -117,7 +117,7 @@ class Progress {
     label_ = label;
     Print("");
   }
-  void Phase(const kvlab::Progress& p) {
+  void Phase(const kvlab::workloads::Progress& p) {
     if (!tty_) return;
     Print(p.stage + " " + std::to_string(p.done) + " ops");
   }
@@ -484,7 +484,7 @@ int RunStudy(StudyFlags& f) {
         m.on_cell = [&](const Cell& c, size_t, size_t) {
           progress.Cell(plan.w->name + " " + c.Label() + " rep " + std::to_string(rep + 1));
         };
-        m.progress = [&](const Cell&, const kvlab::Progress& p) { progress.Phase(p); };
+        m.progress = [&](const Cell&, const kvlab::workloads::Progress& p) { progress.Phase(p); };
         m.on_cell_done = [&](const CellResult& r) {
           CellResult copy = r;
           copy.cell.repetition = rep;
