@@ -160,17 +160,52 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   return Status::OK();
 }
 
-uint64_t DirectorySize(const std::string& dir) {
-  // Allocated blocks, not apparent sizes: LMDB's data file is a sparse file of the map size.
-  uint64_t total = 0;
+namespace {
+
+// Calls f(path, allocated bytes) for every regular file under dir.
+template <typename F>
+void ForEachFile(const std::string& dir, F f) {
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     struct stat st;
     if (it->is_regular_file(ec) && ::stat(it->path().c_str(), &st) == 0) {
-      total += static_cast<uint64_t>(st.st_blocks) * 512;
+      // Allocated blocks, not apparent sizes: LMDB's data file is a sparse file of the map size.
+      f(it->path(), static_cast<uint64_t>(st.st_blocks) * 512);
     }
   }
+}
+
+}  // namespace
+
+uint64_t DirectorySize(const std::string& dir) {
+  uint64_t total = 0;
+  ForEachFile(dir, [&](const fs::path&, uint64_t bytes) { total += bytes; });
   return total;
+}
+
+bool IsStoreLogFile(const std::string& backend, std::string_view name) {
+  if (backend == "rocksdb") {
+    return name == "LOG" || name.starts_with("LOG.old.") || name.ends_with(".log");
+  }
+  if (backend == "wiredtiger") {
+    return name.starts_with("WiredTigerLog.") || name.starts_with("WiredTigerPreplog.");
+  }
+  return false;
+}
+
+DiskUsage MeasureDiskUsage(const std::string& backend, const std::string& dir) {
+  DiskUsage usage;
+  ForEachFile(dir, [&](const fs::path& path, uint64_t bytes) {
+    // Only the store's own top-level files can be its logs (a zset v3 store Redis keeps its
+    // AOF, which is data, in a sub-directory).
+    const bool top_level = path.lexically_relative(dir).parent_path().empty();
+    if (top_level && IsStoreLogFile(backend, path.filename().string())) {
+      usage.log_bytes += bytes;
+    } else {
+      usage.data_bytes += bytes;
+    }
+  });
+  return usage;
 }
 
 }  // namespace kvlab::backends

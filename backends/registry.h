@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/kv_store.h"
@@ -66,5 +67,21 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out);
 
 // Bytes of disk allocated to the files under dir (0 when it does not exist).
 uint64_t DirectorySize(const std::string& dir);
+
+// The space a store's files take, split by what they hold. Measured after Flush(), data_bytes
+// is the store's live data as its files hold it (tables, pages, snapshots, and their metadata);
+// log_bytes is its write-ahead log or journal, whose size follows the backend's log settings
+// rather than the data: WiredTiger preallocates 100 MB log files, RocksDB keeps its WAL and its
+// info LOG. Bytes are allocated blocks, as DirectorySize.
+struct DiskUsage {
+  uint64_t data_bytes = 0;
+  uint64_t log_bytes = 0;
+};
+DiskUsage MeasureDiskUsage(const std::string& backend, const std::string& dir);
+
+// Whether a file of a `backend` store is a log or journal file (counted in log_bytes):
+// RocksDB's WAL (*.log) and info logs (LOG, LOG.old.*); WiredTiger's WiredTigerLog.* and
+// WiredTigerPreplog.*. LMDB and the memory backend keep none.
+bool IsStoreLogFile(const std::string& backend, std::string_view file_name);
 
 }  // namespace kvlab::backends

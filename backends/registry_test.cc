@@ -132,6 +132,36 @@ TEST_P(RegistryTest, TemporaryDirectoryIsCreatedAndRemoved) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
+// The space of a small store is its data: on every backend, a thousand 100-byte values take
+// well under 10 MiB of data files after Flush, whatever the backend preallocates for its log
+// (WiredTiger: 100 MB log files, which once made every WiredTiger cell 303 MiB).
+TEST_P(RegistryTest, DiskUsageSeparatesDataFromLogs) {
+  std::unique_ptr<OpenedStore> opened;
+  ASSERT_TRUE(OpenStore(SpecFor(GetParam(), ""), &opened).ok());
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(opened->store()->Put("key" + std::to_string(i), std::string(100, 'v')).ok());
+  }
+  ASSERT_TRUE(opened->store()->Flush().ok());
+  const DiskUsage usage = MeasureDiskUsage(GetParam(), opened->dir());
+  EXPECT_GT(usage.data_bytes, 100'000u);
+  EXPECT_LT(usage.data_bytes, 10u << 20);
+  EXPECT_EQ(usage.data_bytes + usage.log_bytes, DirectorySize(opened->dir()));
+  opened->Close();
+}
+
+TEST(Registry, LogFilesByBackend) {
+  EXPECT_TRUE(IsStoreLogFile("wiredtiger", "WiredTigerLog.0000000001"));
+  EXPECT_TRUE(IsStoreLogFile("wiredtiger", "WiredTigerPreplog.0000000002"));
+  EXPECT_FALSE(IsStoreLogFile("wiredtiger", "kv.wt"));
+  EXPECT_FALSE(IsStoreLogFile("wiredtiger", "WiredTiger.wt"));
+  EXPECT_TRUE(IsStoreLogFile("rocksdb", "000012.log"));
+  EXPECT_TRUE(IsStoreLogFile("rocksdb", "LOG"));
+  EXPECT_TRUE(IsStoreLogFile("rocksdb", "LOG.old.1700000000"));
+  EXPECT_FALSE(IsStoreLogFile("rocksdb", "000013.sst"));
+  EXPECT_FALSE(IsStoreLogFile("rocksdb", "MANIFEST-000005"));
+  EXPECT_FALSE(IsStoreLogFile("lmdb", "data.mdb"));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, RegistryTest, ::testing::ValuesIn(BackendNames()),
                          [](const auto& info) { return info.param; });
 

@@ -149,9 +149,9 @@ std::unique_ptr<Iterator> RemoteLatencyStore::NewIterator(const IteratorOptions&
 }
 
 PhysicalCounters RemoteLatencyStore::ReadPhysicalCounters() {
-  PhysicalCounters out = base_->ReadPhysicalCounters();
-  out.emplace_back("remote.round_trips", round_trips());
-  return out;
+  // The base's counters only: the round trips have one source, round_trips(). Adding them here
+  // as well counted every round trip twice wherever both were read (per command on RocksDB).
+  return base_->ReadPhysicalCounters();
 }
 
 }  // namespace kvlab::backends

@@ -69,9 +69,11 @@ class RemoteLatencyStore final : public KvStore {
   Status Write(const WriteBatch& batch) override;
   std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
   Status Flush() override { return base_->Flush(); }
+  // The base store's physical counters, without the round trips (read those from round_trips()).
   PhysicalCounters ReadPhysicalCounters() override;
 
-  // Round trips simulated so far, and the configured delay of each.
+  // Round trips simulated so far, and the configured delay of each. The only source of the
+  // "remote.round_trips" counter of results.
   uint64_t round_trips() const { return round_trips_.load(std::memory_order_relaxed); }
   const RemoteLatencyOptions& options() const { return options_; }
 

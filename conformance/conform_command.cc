@@ -2,18 +2,26 @@
 //
 // Starts a private redis-server (the reference), builds the subjects (the engine over each
 // backend in --backends, and optionally a RESP server at --serve), runs the corpus and/or a
-// random run over the matrix, writes the reports and prints a summary. Exit status: 0 when
-// every reply passed or deviated as catalogued, 1 on any failure (or, with --require-coverage,
-// a command the corpus never runs), 2 when the run could not be made.
+// random run over the matrix, writes the reports (into a fresh results/conform-<UTC time>/ by
+// default; rewritten after every profile, marked incomplete until the end) and prints a
+// summary. Exit status (flags/conventions.h): 0 when every reply passed or deviated as
+// catalogued; 1 on any failure (or, with --require-coverage, a command the corpus never runs);
+// 2 bad arguments; 3 when the run could not be made (the reference would not start, a subject
+// would not open); 130 interrupted (the reports cover what ran, marked partial).
 #include "conformance/conform_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "flags/conventions.h"
 #include "conformance/matrix.h"
 #include "conformance/progress.h"
 #include "conformance/report.h"
@@ -23,6 +31,14 @@ namespace kvlab::conformance {
 
 using backends::StoreSpec;
 using engine::EngineOptions;
+using flags::InstallInterruptHandlers;
+using flags::InterruptFlag;
+using flags::kExitCannotRun;
+using flags::kExitFailed;
+using flags::kExitInterrupted;
+using flags::kExitOk;
+using flags::NonNegative;
+using flags::UsageError;
 using redis::RedisClient;
 using redis::RedisEndpoint;
 using redis::RedisServerOptions;
@@ -47,7 +63,7 @@ struct ConformFlags {
   std::string serve;
   bool serve_only = false;
   bool allow_flush = false;
-  std::string out = "conform-results";
+  std::string out;  // "": results/conform-<UTC time>
   std::string reproducers;
   std::string deviations = DefaultDeviationCataloguePath();
   int64_t ttl_tolerance_ms = CompareOptions().ttl_tolerance_ms;
@@ -74,26 +90,106 @@ std::string JoinInts(const std::vector<int>& v) {
   return Join(s);
 }
 
-std::string UtcNow() {
+std::string UtcNow(const char* format = "%Y-%m-%dT%H:%M:%SZ") {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::strftime(buf, sizeof(buf), format, &tm);
   return buf;
 }
 
-// The flags that shape the matrix, for replay command lines.
+// An argument as a shell reads it back: quoted when it holds anything but plain characters.
+std::string ShellWord(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_./:=,@+") == std::string::npos) {
+    return s;
+  }
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The flags that shape the run, for replay command lines: everything a replay needs to see
+// what this run saw (the matrix, the catalogue, the tolerances, the engine's options, and
+// leave to flush a --serve server).
 std::string MatrixFlags(const ConformFlags& f) {
+  const ConformFlags d;
   std::string out;
-  if (f.backends != ConformFlags().backends) out += " --backends " + Join(f.backends);
+  if (f.backends != d.backends) out += " --backends " + Join(f.backends);
   if (!f.hash_versions.empty()) out += " --hash-versions " + JoinInts(f.hash_versions);
   if (!f.zset_versions.empty()) out += " --zset-versions " + JoinInts(f.zset_versions);
   if (f.cross) out += " --cross";
-  if (f.tier_states != ConformFlags().tier_states) out += " --tier-states " + Join(f.tier_states);
-  if (!f.serve.empty()) out += " --serve " + f.serve + (f.serve_only ? " --serve-only" : "");
+  if (f.tier_states != d.tier_states) out += " --tier-states " + Join(f.tier_states);
+  if (!f.serve.empty()) {
+    out += " --serve " + ShellWord(f.serve) + (f.serve_only ? " --serve-only" : "");
+    if (f.allow_flush) out += " --allow-flush";
+  }
+  if (f.deviations != d.deviations) out += " --deviations " + ShellWord(f.deviations);
+  if (f.ttl_tolerance_ms != d.ttl_tolerance_ms) {
+    out += " --ttl-tolerance-ms " + std::to_string(f.ttl_tolerance_ms);
+  }
+  if (f.redis_server != d.redis_server) out += " --redis-server " + ShellWord(f.redis_server);
+  if (!f.ns_prefix.empty()) out += " --namespace-prefix " + ShellWord(f.ns_prefix);
+  if (f.md5_prefix) out += " --md5-prefix";
   return out;
 }
+
+// The program as it was invoked (build/kvlab, or kvlab on the PATH), for replay lines.
+std::string ProgramName() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string argv0;
+  std::getline(in, argv0, '\0');
+  return argv0.empty() ? "kvlab" : ShellWord(argv0);
+}
+
+// Flags that only mean something with another: rejected rather than ignored.
+void CheckConflicts(const CLI::App& cmd, const ConformFlags& f) {
+  auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
+  for (const char* flag : {"--seed", "--sequences", "--steps", "--soak", "--corpus",
+                           "--max-shrinks", "--reproducers"}) {
+    if (given(flag) && !f.random) {
+      throw UsageError(std::string(flag) + " needs --random (the curated corpus is not random)");
+    }
+  }
+  for (const char* flag : {"--serve-only", "--allow-flush"}) {
+    if (given(flag) && f.serve.empty()) throw UsageError(std::string(flag) + " needs --serve ADDR");
+  }
+  if (given("--cases") && f.random && !f.corpus) {
+    throw UsageError("--cases with --random needs --corpus (without it only random sequences run)");
+  }
+  if (f.serve_only && given("--backends")) {
+    throw UsageError("--serve-only tests only the --serve server: --backends does not apply");
+  }
+}
+
+// A ProgressSink that also rewrites the reports after every profile, marked incomplete, so that
+// what a run has found survives a kill and never passes for a finished run.
+class ReportingProgress final : public ProgressSink {
+ public:
+  ReportingProgress(ProgressSink* inner, std::string dir, ReportContext context)
+      : inner_(inner), dir_(std::move(dir)), context_(std::move(context)) {
+    context_.complete = false;
+  }
+  void Update(size_t done, size_t total, const std::string& what, uint64_t failures) override {
+    inner_->Update(done, total, what, failures);
+  }
+  void Message(const std::string& line) override { inner_->Message(line); }
+  void ProfileDone(const MatrixResult& so_far) override {
+    std::vector<std::string> written;
+    Status s = WriteReports(dir_, so_far, context_, &written);
+    if (!s.ok() && !warned_) {
+      warned_ = true;
+      inner_->Message("conform: " + s.ToString());
+    }
+  }
+
+ private:
+  ProgressSink* inner_;
+  const std::string dir_;
+  ReportContext context_;
+  bool warned_ = false;
+};
 
 std::string RedisVersion(RedisClient& client) {
   Reply info;
@@ -138,14 +234,29 @@ void PrintFailures(const MatrixResult& r) {
   }
 }
 
-int RunConform(const ConformFlags& flags) {
-  auto fail = [](const std::string& why) {
+// --out: a directory conform can create and write in, checked before anything runs.
+void CheckOutDir(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    throw UsageError("--out " + dir + ": not a directory");
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError("--out " + dir + ": cannot create it: " + ec.message());
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("--out " + dir + ": cannot write there: " + std::strerror(errno));
+  }
+}
+
+int RunConform(const CLI::App& cmd, ConformFlags flags) {
+  CheckConflicts(cmd, flags);
+  auto cannot_run = [](const std::string& why) {
     std::fprintf(stderr, "kvlab conform: %s\n", why.c_str());
-    return 2;
+    return kExitCannotRun;
   };
+  if (flags.out.empty()) flags.out = "results/conform-" + UtcNow("%Y%m%dT%H%M%SZ");
   DeviationCatalogue catalogue;
   Status s = DeviationCatalogue::Load(flags.deviations, &catalogue);
-  if (!s.ok()) return fail(s.ToString());
+  if (!s.ok()) throw UsageError("--deviations: " + s.ToString());
 
   MatrixPlan plan;
   plan.catalogue = &catalogue;
@@ -156,7 +267,7 @@ int RunConform(const ConformFlags& flags) {
   plan.tier_states.clear();
   for (const std::string& name : flags.tier_states) {
     TierState t;
-    if (!ParseTierState(name, &t)) return fail("unknown tier state '" + name + "'");
+    if (!ParseTierState(name, &t)) throw UsageError("unknown tier state '" + name + "'");
     plan.tier_states.push_back(t);
   }
   plan.max_shrinks = flags.max_shrinks;
@@ -167,8 +278,11 @@ int RunConform(const ConformFlags& flags) {
     std::vector<std::string> paths = flags.cases;
     if (paths.empty()) paths.push_back(KVLAB_SOURCE_DIR "/conformance/cases");
     s = LoadCases(paths, &plan.corpus);
-    if (!s.ok()) return fail(s.ToString());
+    if (!s.ok()) throw UsageError(s.ToString());
   }
+  const std::string program = ProgramName();
+  std::string cases;
+  for (const std::string& c : flags.cases) cases += " --cases " + ShellWord(c);
   if (flags.random) {
     RandomPlan r;
     r.fresh_seed = !flags.seed.has_value();
@@ -177,17 +291,14 @@ int RunConform(const ConformFlags& flags) {
     r.sequences =
         flags.soak && flags.sequences == RandomPlan().sequences ? kSoakSequences : flags.sequences;
     r.steps = flags.soak && flags.steps == RandomPlan().steps ? kSoakSteps : flags.steps;
-    r.replay = "kvlab conform --random --seed " + std::to_string(r.seed) + " --sequences " +
+    r.replay = program + " conform --random --seed " + std::to_string(r.seed) + " --sequences " +
                std::to_string(r.sequences) + " --steps " + std::to_string(r.steps) +
                MatrixFlags(flags);
-    std::printf("random seed %" PRIu64 "%s; replay with: %s\n", r.seed,
-                r.fresh_seed ? " (fresh)" : "", r.replay.c_str());
-    std::fflush(stdout);
     plan.random = r;
   }
-  const std::string command_line = plan.random
-                                       ? plan.random->replay + (flags.corpus ? " --corpus" : "")
-                                       : "kvlab conform" + MatrixFlags(flags);
+  const std::string command_line =
+      plan.random ? plan.random->replay + (flags.corpus ? " --corpus" + cases : "")
+                  : program + " conform" + cases + MatrixFlags(flags);
 
   // The subjects.
   std::vector<std::unique_ptr<Subject>> owned;
@@ -198,31 +309,33 @@ int RunConform(const ConformFlags& flags) {
     for (const std::string& column : flags.backends) {
       StoreSpec spec;
       s = ParseBackendColumn(column, &spec);
-      if (!s.ok()) return fail(s.ToString());
+      if (!s.ok()) throw UsageError("--backends: " + s.ToString());
       owned.push_back(std::make_unique<EngineSubject>(column, spec, options, EngineTierWiring()));
     }
   }
   if (!flags.serve.empty()) {
     RedisEndpoint endpoint;
     s = RedisEndpoint::Parse(flags.serve, &endpoint);
-    if (!s.ok()) return fail(s.ToString());
+    if (!s.ok()) throw UsageError("--serve: " + s.ToString());
     auto remote = std::make_unique<RemoteSubject>(endpoint);
     if (!flags.allow_flush) {
       s = remote->CheckEmpty();
-      if (!s.ok()) return fail(s.ToString());
+      if (s.IsInvalidArgument()) throw UsageError("--serve: " + s.message());
+      if (!s.ok()) return cannot_run("--serve " + flags.serve + ": " + s.ToString());
     }
     owned.push_back(std::move(remote));
   }
-  if (owned.empty()) return fail("nothing to test: --serve-only needs --serve ADDR");
+  if (owned.empty()) throw UsageError("nothing to test: --serve-only needs --serve ADDR");
   std::vector<Subject*> subjects;
   for (auto& o : owned) subjects.push_back(o.get());
+  CheckOutDir(flags.out);
 
   // The reference.
   RedisServerOptions server_options;
   server_options.binary = flags.redis_server;
   RedisServerProcess server(server_options);
   s = server.Start();
-  if (!s.ok()) return fail("cannot start the reference redis-server: " + s.ToString());
+  if (!s.ok()) return cannot_run("cannot start the reference redis-server: " + s.ToString());
   RedisClient client(server.endpoint(), std::chrono::milliseconds(10000));
   RedisTarget reference("redis", &client);
   ReportContext context;
@@ -232,41 +345,60 @@ int RunConform(const ConformFlags& flags) {
   context.started = UtcNow();
   context.plan = &plan;
   context.catalogue = &catalogue;
+  if (plan.random) {
+    std::printf("random seed %" PRIu64 "%s; replay with: %s\n", plan.random->seed,
+                plan.random->fresh_seed ? " (fresh)" : "", plan.random->replay.c_str());
+  }
   std::printf("reference: %s\n", context.reference.c_str());
   std::fflush(stdout);
 
   std::ofstream transcript;
   if (!flags.transcript.empty()) {
     transcript.open(flags.transcript, std::ios::trunc);
-    if (!transcript) return fail("cannot write " + flags.transcript);
+    if (!transcript) {
+      throw UsageError("--transcript " + flags.transcript +
+                       ": cannot write it: " + std::strerror(errno));
+    }
     plan.transcript = &transcript;
   }
+  InstallInterruptHandlers();
+  plan.stop = InterruptFlag();
   MatrixResult result;
   {
-    StderrProgress progress;
+    StderrProgress stderr_progress;
+    ReportingProgress progress(&stderr_progress, flags.out, context);
+    // The reports say "incomplete" from the start: stale reports of an earlier run in the same
+    // directory never pass for this one's.
+    progress.ProfileDone(result);
     s = RunMatrix(reference, subjects, plan, &progress, &result);
   }
-  if (!s.ok()) return fail(s.ToString());
+  if (!s.ok()) return cannot_run(s.ToString());
   std::vector<std::string> written;
   s = WriteReports(flags.out, result, context, &written);
-  if (!s.ok()) return fail(s.ToString());
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab conform: %s\n", s.ToString().c_str());
+    return kExitFailed;
+  }
 
   PrintFailures(result);
-  std::printf("%s: %" PRIu64 " commands over %zu runs in %.1f s: %" PRIu64 " pass, %" PRIu64
+  std::printf("%s%s: %" PRIu64 " commands over %zu runs in %.1f s: %" PRIu64 " pass, %" PRIu64
               " deviation, %" PRIu64 " fail\n",
-              result.totals.fail == 0 ? "PASS" : "FAIL", result.totals.total(), result.runs.size(),
-              result.seconds, result.totals.pass, result.totals.deviation, result.totals.fail);
+              result.totals.fail == 0 ? "PASS" : "FAIL", result.partial ? " (partial)" : "",
+              result.totals.total(), result.runs.size(), result.seconds, result.totals.pass,
+              result.totals.deviation, result.totals.fail);
+  if (result.partial) std::printf("partial: %s\n", result.partial_reason.c_str());
   for (const std::string& p : written) std::printf("wrote %s\n", p.c_str());
   if (plan.random && result.totals.fail > 0) {
     std::printf("replay the random run with: %s\n", plan.random->replay.c_str());
   }
   const std::vector<std::string> uncovered = UncoveredCommands(result, plan);
-  if (!uncovered.empty()) {
+  if (!uncovered.empty() && !result.partial) {
     std::printf("%s: the corpus never runs: %s\n", flags.require_coverage ? "FAIL" : "note",
                 Join(uncovered, " ").c_str());
   }
-  if (result.totals.fail > 0) return 1;
-  return flags.require_coverage && !uncovered.empty() ? 1 : 0;
+  if (result.partial) return kExitInterrupted;
+  if (result.totals.fail > 0) return kExitFailed;
+  return flags.require_coverage && !uncovered.empty() ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -282,12 +414,13 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--random", flags->random,
                 "Run seeded random command sequences (without --corpus: only those)");
   cmd->add_flag("--corpus", flags->corpus, "With --random, run the curated corpus as well");
-  cmd->add_option("--seed", flags->seed, "Seed of the random run (default: fresh, printed)");
+  cmd->add_option("--seed", flags->seed, "Seed of the random run (default: fresh, printed)")
+      ->check(NonNegative());
   cmd->add_option("--sequences", flags->sequences, "Random sequences per run")
-      ->check(CLI::Range(size_t{1}, size_t{1000000}))
+      ->check(NonNegative() & CLI::Range(size_t{1}, size_t{1000000}))
       ->capture_default_str();
   cmd->add_option("--steps", flags->steps, "Commands per random sequence")
-      ->check(CLI::Range(size_t{1}, size_t{1000000}))
+      ->check(NonNegative() & CLI::Range(size_t{1}, size_t{1000000}))
       ->capture_default_str();
   cmd->add_flag("--soak", flags->soak,
                 "A long random run: " + std::to_string(kSoakSequences) + " sequences of " +
@@ -314,20 +447,22 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--serve-only", flags->serve_only, "Test only the --serve server");
   cmd->add_flag("--allow-flush", flags->allow_flush,
                 "Let conform FLUSHALL a --serve server that holds keys");
-  cmd->add_option("--out", flags->out, "Directory for conform.json, matrix.md and summary.md")
-      ->capture_default_str();
+  cmd->add_option("--out", flags->out,
+                  "Directory for conform.json, matrix.md and summary.md (default: a new "
+                  "results/conform-<UTC time>)");
   cmd->add_option("--reproducers", flags->reproducers,
                   "Directory for shrunk random failures (default: OUT/reproducers)");
   cmd->add_option("--deviations", flags->deviations, "The deviations catalogue")
       ->capture_default_str();
   cmd->add_option("--ttl-tolerance-ms", flags->ttl_tolerance_ms,
                   "Declared tolerance of PTTL and PEXPIRETIME replies")
-      ->check(CLI::Range(int64_t{0}, int64_t{60000}))
+      ->check(NonNegative() & CLI::Range(int64_t{0}, int64_t{60000}))
       ->capture_default_str();
   cmd->add_option("--redis-server", flags->redis_server, "The reference redis-server binary")
       ->capture_default_str();
   cmd->add_option("--max-shrinks", flags->max_shrinks,
                   "Random failures to shrink into reproducers per run")
+      ->check(NonNegative())
       ->capture_default_str();
   cmd->add_flag("--require-coverage", flags->require_coverage,
                 "Fail unless the corpus runs every command of the engine's table");
@@ -338,7 +473,7 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--transcript", flags->transcript,
                   "Write every command of the first run with Redis's reply (and kvlab's where it "
                   "differs) to this file, for checking what a case tests");
-  cmd->callback([flags, exit_code] { *exit_code = RunConform(*flags); });
+  cmd->callback([cmd, flags, exit_code] { *exit_code = RunConform(*cmd, *flags); });
 }
 
 }  // namespace kvlab::conformance

@@ -91,6 +91,7 @@ class ProfileRunner {
   ProfileRun Run() {
     const auto start = std::chrono::steady_clock::now();
     for (const CaseFile& c : plan_.corpus) {
+      if (Stopped()) break;
       if (context_.observe) *plan_.transcript << "\n# " << c.name << "\n";
       CaseOutcome outcome = RunCase(c, reference_, session_.target(), context_);
       for (const StepOutcome& s : outcome.steps) out_->corpus_commands.insert(s.command);
@@ -98,7 +99,7 @@ class ProfileRunner {
       Tick(c.name);
     }
     if (plan_.random) {
-      for (size_t i = 0; i < plan_.random->sequences; ++i) {
+      for (size_t i = 0; i < plan_.random->sequences && !Stopped(); ++i) {
         const CaseFile sequence = RandomSequence(plan_.random->seed, i, plan_.random->steps);
         CaseOutcome outcome = RunCase(sequence, reference_, session_.target(), context_);
         Record(outcome, MaybeShrink(sequence, outcome, i));
@@ -110,8 +111,11 @@ class ProfileRunner {
   }
 
  private:
+  bool Stopped() const { return plan_.stop != nullptr && *plan_.stop != 0; }
+
   void Tick(const std::string& what) {
     ++*done_;
+    out_->units_done = *done_;
     if (progress_ != nullptr) {
       progress_->Update(*done_, total_, subject_ + " " + profile_.Label() + " " + what,
                         out_->failures_total);
@@ -303,11 +307,14 @@ Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
     total += profiles[i].size() * units_per_profile;
     out->subjects.push_back(subjects[i]->name());
   }
+  out->units_planned = total;
   size_t done = 0;
   std::set<std::string> shrunk;
+  auto stopped = [&] { return plan.stop != nullptr && *plan.stop != 0; };
   for (size_t i = 0; i < subjects.size(); ++i) {
     const std::string name = subjects[i]->name();
     for (const Profile& profile : profiles[i]) {
+      if (stopped()) break;
       std::unique_ptr<SubjectSession> session;
       Status s = subjects[i]->Open(profile, &session);
       if (!s.ok()) {
@@ -325,7 +332,13 @@ Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
                           std::to_string(run.totals.fail) + " fail");
       }
       out->runs.push_back(std::move(run));
+      if (progress != nullptr) progress->ProfileDone(*out);
     }
+  }
+  if (stopped()) {
+    out->partial = true;
+    out->partial_reason = "interrupted by a signal (Ctrl-C) after " + std::to_string(done) +
+                          " of " + std::to_string(total) + " cases and sequences";
   }
   out->seconds = SecondsSince(start);
   return Status::OK();

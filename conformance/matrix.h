@@ -17,6 +17,7 @@
 // replays the sequence many times against the real Redis.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -63,6 +64,8 @@ struct MatrixPlan {
   // Optional: every command of the first subject's first profile, with Redis's reply (and
   // kvlab's where it differs), for people writing cases.
   std::ostream* transcript = nullptr;
+  // Non-zero: stop after the case or sequence running (set by a SIGINT handler). May be null.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 // The profiles `subject` runs under `plan`. Fails when the plan asks for a version the subject
@@ -119,6 +122,12 @@ struct MatrixResult {
   std::set<std::string> corpus_commands;  // commands (lower case) the corpus ran
   size_t corpus_cases = 0;
   double seconds = 0;
+  // Stopped early (MatrixPlan::stop): the tallies cover units_done of units_planned cases and
+  // random sequences.
+  bool partial = false;
+  std::string partial_reason;
+  size_t units_planned = 0;
+  size_t units_done = 0;
   static constexpr size_t kMaxRecordedFailures = 500;
 };
 
@@ -129,6 +138,8 @@ class ProgressSink {
   virtual void Update(size_t done, size_t total, const std::string& what, uint64_t failures) = 0;
   // A line that always shows (a profile finished, a reproducer written).
   virtual void Message(const std::string& line) = 0;
+  // A profile's run is done and recorded in `so_far` (to write results as they come).
+  virtual void ProfileDone(const MatrixResult& so_far) { (void)so_far; }
 };
 
 // Runs the plan on every subject. `reference` is the real redis-server. Returns an error only

@@ -109,6 +109,17 @@ std::string MatrixJson(const MatrixResult& r, const ReportContext& ctx) {
   j["schema_version"] = 1;
   j["tool"] = "kvlab conform";
   j["verdict"] = VerdictWord(r) == "PASS" ? "pass" : "fail";
+  // A verdict over part of the plan: the run was interrupted (partial) or is still going, or
+  // was killed (not complete).
+  j["complete"] = ctx.complete;
+  j["partial"] = r.partial || !ctx.complete;
+  j["partial_reason"] = !ctx.complete ? json(
+                                            "incomplete: the run had not finished when this file "
+                                            "was written (if it is not running any more, it "
+                                            "was killed)")
+                        : r.partial ? json(r.partial_reason)
+                                    : json(nullptr);
+  j["units"] = {{"planned", r.units_planned}, {"done", r.units_done}};
   j["reference"] = ctx.reference;
   j["command_line"] = ctx.command_line;
   j["started"] = ctx.started;
@@ -217,6 +228,13 @@ std::string MatrixMarkdown(const MatrixResult& r, const ReportContext& ctx) {
 std::string SummaryMarkdown(const MatrixResult& r, const ReportContext& ctx) {
   const MatrixPlan& plan = *ctx.plan;
   std::string md = "# kvlab conformance summary\n\n";
+  if (!ctx.complete) {
+    md +=
+        "> **Incomplete**: the run had not finished when this was written (if it is not running "
+        "any more, it was killed). The verdict covers what ran so far.\n\n";
+  } else if (r.partial) {
+    md += "> **Partial**: " + r.partial_reason + ". The verdict covers what ran.\n\n";
+  }
   md += "**Verdict: " + VerdictWord(r) + "**";
   if (r.totals.fail > 0) md += " (" + std::to_string(r.totals.fail) + " failing replies)";
   md += "\n\n";

@@ -22,6 +22,9 @@ struct ReportContext {
   std::string started;       // UTC, ISO 8601
   const MatrixPlan* plan = nullptr;
   const DeviationCatalogue* catalogue = nullptr;
+  // False while the run goes on: the reports are rewritten after every profile, and a run that
+  // was killed leaves them saying "complete": false.
+  bool complete = true;
 };
 
 // Commands of the engine's table that the corpus did not run (empty when no corpus ran).

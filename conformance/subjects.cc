@@ -187,19 +187,7 @@ std::vector<int> RemoteSubject::ZsetVersions() {
 }
 
 Status RemoteSubject::CheckEmpty() {
-  for (int db = 0; db < 16; ++db) {
-    Reply selected, size;
-    KVLAB_RETURN_IF_ERROR(client_.Command({"SELECT", std::to_string(db)}, &selected));
-    if (selected.is_error()) break;  // fewer databases
-    KVLAB_RETURN_IF_ERROR(client_.Command({"DBSIZE"}, &size));
-    if (size.type() != Reply::Type::kInteger || size.integer() != 0) {
-      return Status::InvalidArgument(
-          endpoint_.ToString() + " holds keys in database " + std::to_string(db) +
-          "; conform runs FLUSHALL on it before every case (pass --allow-flush to allow that)");
-    }
-  }
-  Reply ignored;
-  return client_.Command({"SELECT", "0"}, &ignored);
+  return RequireEmptyServer(client_, "conform runs FLUSHALL on it before every case");
 }
 
 Status RemoteSubject::Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) {

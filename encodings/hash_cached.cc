@@ -15,6 +15,7 @@
 
 namespace kvlab::encodings {
 
+using redis::TierRole;
 using resp::Reply;
 
 namespace {
@@ -25,6 +26,7 @@ class CachedHash final : public HashEncoding {
       : inner_(std::move(inner)), version_(version), length_from_cache_(length_from_cache) {}
 
   uint8_t version() const override { return version_; }
+  std::vector<TierRole> tier_roles() const override { return {TierRole::kCache}; }
 
   Status Get(KvTxn& txn, const KeyHandle& h, std::string_view field,
              std::optional<std::string>* value) override {

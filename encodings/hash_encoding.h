@@ -39,6 +39,9 @@ class HashEncoding {
 
   // The encode-version this encoding writes into new key-metas.
   virtual uint8_t version() const = 0;
+  // The Redis-tier roles this version keeps state in (empty: KV only). A version whose tier
+  // cannot be reached runs degraded: its numbers are not the version's.
+  virtual std::vector<redis::TierRole> tier_roles() const { return {}; }
 
   virtual Status Get(KvTxn& txn, const KeyHandle& h, std::string_view field,
                      std::optional<std::string>* value) = 0;

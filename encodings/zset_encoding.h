@@ -82,6 +82,8 @@ class ZsetEncoding {
  public:
   virtual ~ZsetEncoding() = default;
   virtual uint8_t version() const = 0;
+  // The Redis-tier roles this version keeps state in (empty: KV only), as HashEncoding's.
+  virtual std::vector<redis::TierRole> tier_roles() const { return {}; }
 
   // ZADD / ZINCRBY. Processes elements in order, as Redis does (a repeated member sees the
   // score an earlier element gave it). Fails with InvalidArgument "resulting score is not a

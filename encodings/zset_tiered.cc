@@ -89,6 +89,11 @@ class TieredZset final : public ZsetEncoding {
  public:
   explicit TieredZset(uint8_t version) : version_(version) {}
   uint8_t version() const override { return version_; }
+  // v1/v2 cache the zset; v3 stores it, and caches the members of long refs.
+  std::vector<TierRole> tier_roles() const override {
+    if (stored()) return {TierRole::kStore, TierRole::kCache};
+    return {TierRole::kCache};
+  }
 
   // --- reads -----------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ using encodings::NewTieredZsetEncoding;
 using encodings::ZsetEncoding;
 using redis::RedisTier;
 using redis::TierCounts;
+using redis::TierRole;
 using resp::ParseInt64;
 using resp::Reply;
 
@@ -126,21 +127,47 @@ ZsetEncoding* Engine::zset_encoding(uint8_t version) const {
   return version < zset_encodings_.size() ? zset_encodings_[version].get() : nullptr;
 }
 
+Status Engine::CheckTier(std::string_view type, uint8_t version) const {
+  std::vector<TierRole> roles;
+  if (type == "hash" && hash_encoding(version) != nullptr) {
+    roles = hash_encoding(version)->tier_roles();
+  } else if (type == "zset" && zset_encoding(version) != nullptr) {
+    roles = zset_encoding(version)->tier_roles();
+  } else {
+    return Status::InvalidArgument("no " + std::string(type) + " encode-version " +
+                                   std::to_string(version));
+  }
+  for (TierRole role : roles) {
+    Status s = tier_->Probe(role);
+    if (!s.ok()) {
+      return Status::Unavailable(std::string(type) + " encode-version " + std::to_string(version) +
+                                 " needs its Redis tier: " + s.message());
+    }
+  }
+  return Status::OK();
+}
+
 void Engine::RegisterConfig() {
   // The encode-version of new keys, under Camellia's names and kvlab's short aliases.
-  auto version_param = [this](const char* name, const char* alias, std::atomic<uint8_t>* target,
-                              auto available) {
+  auto version_param = [this](const char* name, const char* alias, const char* type,
+                              std::atomic<uint8_t>* target, auto available) {
     EngineConfig::Param p;
     p.name = name;
     p.aliases = {alias};
     p.get = [target] { return std::to_string(target->load()); };
-    p.validate = [available](std::string_view v) {
+    p.validate = [this, type, available](std::string_view v) {
       Status s = IntegerValidator(0, 3)(v);
       if (!s.ok()) return s;
       const uint8_t version = static_cast<uint8_t>(std::stoi(std::string(v)));
       if (!available(version)) {
         return Status::InvalidArgument("encode-version " + std::to_string(version) +
                                        " needs the Redis tier, which this engine does not have");
+      }
+      // A tier version whose tier is down would run degraded, silently: refuse it, unless the
+      // engine was told to accept that.
+      if (!options_.allow_degraded_tier) {
+        s = CheckTier(type, version);
+        if (!s.ok()) return Status::InvalidArgument(s.message());
       }
       return Status::OK();
     };
@@ -149,9 +176,9 @@ void Engine::RegisterConfig() {
     };
     config_.Add(std::move(p));
   };
-  version_param("kv.hash.key.meta.version", "hash-encoding", &hash_version_,
+  version_param("kv.hash.key.meta.version", "hash-encoding", "hash", &hash_version_,
                 [this](uint8_t v) { return hash_encoding(v) != nullptr; });
-  version_param("kv.zset.key.meta.version", "zset-encoding", &zset_version_,
+  version_param("kv.zset.key.meta.version", "zset-encoding", "zset", &zset_version_,
                 [this](uint8_t v) { return zset_encoding(v) != nullptr; });
 
   // The Redis tier's TTLs and the key-meta cache, under Camellia's names.

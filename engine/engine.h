@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/counting_store.h"
@@ -57,6 +58,11 @@ struct EngineOptions {
   // e.g. the test-only NewExtraReadHashEncoding of encodings/hash_extra_read.h).
   std::function<std::unique_ptr<encodings::HashEncoding>(std::unique_ptr<encodings::HashEncoding>)>
       hash_decorator;
+  // CONFIG SET of an encode-version that keeps state in the Redis tier probes the tier, and
+  // refuses the version when the tier cannot be reached (its commands would run degraded,
+  // without their cache, and their numbers would not be the version's). True lets the version
+  // be set anyway: it then runs degraded (counted per command as cache_degraded).
+  bool allow_degraded_tier = false;
 };
 
 // One client's state across commands (a connection, a workload thread).
@@ -109,6 +115,12 @@ class Engine {
   // The encoding of a version, or nullptr when this engine cannot run it.
   encodings::HashEncoding* hash_encoding(uint8_t version) const;
   encodings::ZsetEncoding* zset_encoding(uint8_t version) const;
+  // Whether encode-version `version` of `type` ("hash" or "zset") can run as itself: OK for a
+  // KV-only version; for a Redis-tier version, probes each tier role it uses and fails with
+  // Unavailable naming the version, the server and the reason ("hash encode-version 2 needs
+  // its Redis tier: the Redis cache (127.0.0.1:1) cannot be reached: ..."). InvalidArgument for a
+  // version the engine lacks.
+  Status CheckTier(std::string_view type, uint8_t version) const;
 
   EngineConfig& config() { return config_; }
   const CommandTable& commands() const;

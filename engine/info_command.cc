@@ -20,7 +20,8 @@
 // kvstat_<command> is the command's cumulative KV operations (every OpCounts field, in
 // OpCounts order), its Redis-tier work, calls and latency; kv_total sums every command.
 // cache_degraded_total counts cache reads and writes that went without the cache because it
-// was down or dirty (the degradation of hash v2/v3 and zset v1/v2); cache_dirty_entries is how
+// was down or dirty (the degradation of hash v2/v3 and zset v1/v2): the sum of the commands'
+// cache_degraded, which count each such operation once; cache_dirty_entries is how
 // many cache entries may be stale and are bypassed until deleted.
 #include <strings.h>
 
@@ -128,6 +129,15 @@ bool AppendKeyspace(CommandContext& ctx, std::string* out) {
   return true;
 }
 
+// The sum of every command's cache_degraded, so that the total and the kvstat_ lines agree.
+uint64_t DegradedTotal(Engine& engine) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < engine.commands().all().size(); ++i) {
+    total += engine.stats(i).cache_degraded.load(std::memory_order_relaxed);
+  }
+  return total;
+}
+
 void AppendKvlab(Engine& engine, std::string* out) {
   *out += "backend:" + engine.store()->name() + "\r\n";
   *out += "hash_encoding:" + std::to_string(engine.hash_version()) + "\r\n";
@@ -138,7 +148,7 @@ void AppendKvlab(Engine& engine, std::string* out) {
   if (RedisTier* tier = engine.tier()) {
     *out += "redis_cache:" + tier->Describe(TierRole::kCache) + "\r\n";
     *out += "redis_store:" + tier->Describe(TierRole::kStore) + "\r\n";
-    *out += "cache_degraded_total:" + std::to_string(tier->degraded_total()) + "\r\n";
+    *out += "cache_degraded_total:" + std::to_string(DegradedTotal(engine)) + "\r\n";
     *out += "cache_dirty_entries:" + std::to_string(tier->dirty_keys()) + "\r\n";
   }
   AppendCommandStats(engine, /*kvlab_format=*/true, out);

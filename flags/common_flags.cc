@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "encodings/hash_extra_read.h"
+#include "flags/conventions.h"
 
 namespace kvlab::flags {
 
@@ -19,15 +20,18 @@ void StoreFlags::AddTo(CLI::App* app) {
   app->add_option("--dir", dir,
                   "Store directory (default: a fresh temporary directory, removed at exit)");
   app->add_flag("--sync", sync_writes, "Sync every write to disk");
-  app->add_option("--cache-mb", cache_mb, "Backend cache size in MiB")->capture_default_str();
+  app->add_option("--cache-mb", cache_mb, "Backend cache size in MiB")
+      ->check(NonNegative())
+      ->capture_default_str();
   app->add_flag("--no-reverse-scan", no_reverse_scan,
                 "Take away reverse scan, as on TiKV or OBKV (remote-store emulation)");
   app->add_option("--rtt-us", rtt_us,
                   "Add this round-trip delay to every KV call (remote-store emulation)")
+      ->check(NonNegative())
       ->capture_default_str();
   app->add_option("--scan-page", scan_page_rows,
                   "Rows per round trip of a scan, with --rtt-us (Camellia's kv.scan.batch)")
-      ->check(CLI::Range(1u, 1000000u))
+      ->check(NonNegative() & CLI::Range(1u, 1000000u))
       ->capture_default_str();
 }
 
@@ -66,6 +70,9 @@ void EngineFlags::AddTo(CLI::App* app) {
   app->add_option("--store-redis", store_redis,
                   "The store Redis of zset v3, with maxmemory-policy noeviction (default: a "
                   "private redis-server with AOF in the store directory)");
+  app->add_flag("--allow-degraded", allow_degraded,
+                "Let a Redis-tier version (hash v2/v3, zset v1-v3) run without its tier when "
+                "the tier cannot be reached; its results are marked degraded (default: refuse)");
   // Test-only, hidden from --help (empty group): one extra KV get per hash field read, so that
   // the gate's tests can prove it catches one extra read.
   app->add_flag("--test-extra-hget-read", test_extra_hget_read,
@@ -88,6 +95,7 @@ EngineOptions EngineFlags::ToOptions() const {
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
   if (test_extra_hget_read) options.hash_decorator = encodings::NewExtraReadHashEncoding;
+  options.allow_degraded_tier = allow_degraded;
   return options;
 }
 

@@ -33,10 +33,12 @@ struct EngineFlags {
   std::string config_file;
   std::string cache_redis;
   std::string store_redis;
+  bool allow_degraded = false;
   bool test_extra_hget_read = false;  // hidden: see encodings/hash_extra_read.h
 
   // Adds --hash-encoding, --zset-encoding, --namespace-prefix, --md5-prefix, --config,
-  // --cache-redis, --store-redis (and the hidden, test-only --test-extra-hget-read).
+  // --cache-redis, --store-redis, --allow-degraded (and the hidden, test-only
+  // --test-extra-hget-read).
   void AddTo(CLI::App* app);
   engine::EngineOptions ToOptions() const;
   // The same, for an engine over `store`: a private store Redis keeps its AOF in the store's

@@ -249,8 +249,12 @@ Status ParseBenchResult(const json& doc, const LoadOptions& options, Dataset* ou
       ReadProfile(p, schema, &profile, &label);
       const std::string kind = p.at("kind").get<std::string>();
       const std::string workload = "sweep " + kind + " " + p.value("type", "");
-      const std::string point = kind == "rtt" ? fmt::format(" @rtt {} us", p.value("rtt_us", 0))
-                                              : fmt::format(" @n={}", p.value("size", 0));
+      std::string point = kind == "rtt" ? fmt::format(" @rtt {} us", p.value("rtt_us", 0))
+                                        : fmt::format(" @n={}", p.value("size", 0));
+      // A Redis-tier version is measured with its cache cold and warm: two cells, not one
+      // with the two states as repetitions.
+      const std::string cache = p.value("cache", std::string("none"));
+      if (cache != "none") point += " " + cache;
       std::string error = RunError(p);
       if (error.empty() && p.value("partial", false)) error = "the sweep point is partial";
       AddPhases(p.at("phases"), workload, p.at("backend").get<std::string>(), profile, label, error,

@@ -184,6 +184,12 @@ TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
                 {"error", nullptr},      {"phases", doc["workloads"][0]["runs"][0]["phases"]}};
   point["phases"][0]["name"] = "ZRANGE-10";
   doc["sweeps"].push_back(point);
+  // A tier version's cold and warm points are cells of their own.
+  for (const char* cache : {"cold", "warm"}) {
+    json tier_point = point;
+    tier_point["cache"] = cache;
+    doc["sweeps"].push_back(tier_point);
+  }
   json resp = doc["workloads"][0]["runs"][0];
   resp["target"] = "resp";
   resp["backend"] = "127.0.0.1:7000";
@@ -201,8 +207,10 @@ TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
   for (const auto& [key, cell] : d.cells) names.insert(CellName(cell));
   EXPECT_TRUE(names.count("sweep size zset · ZRANGE-10 @n=1000 · HGET · rocksdb · z1"))
       << *names.begin();
+  EXPECT_TRUE(names.count("sweep size zset · ZRANGE-10 @n=1000 cold · HGET · rocksdb · z1"));
+  EXPECT_TRUE(names.count("sweep size zset · ZRANGE-10 @n=1000 warm · HGET · rocksdb · z1"));
   EXPECT_TRUE(names.count("ycsb-c-field · run · HGET · resp · h0"));
-  EXPECT_EQ(names.size(), 3u);
+  EXPECT_EQ(names.size(), 5u);
   for (const auto& [key, cell] : d.cells) {
     if (key.backend != "resp") continue;
     EXPECT_DOUBLE_EQ(cell.metrics.at("kv.gets").samples.at(0), 2.0);

@@ -140,4 +140,20 @@ Status RedisClient::Pipeline(const std::vector<std::vector<std::string>>& comman
   return Status::OK();
 }
 
+Status RequireEmptyServer(RedisClient& client, const std::string& who) {
+  for (int db = 0; db < 16; ++db) {
+    Reply selected, size;
+    KVLAB_RETURN_IF_ERROR(client.Command({"SELECT", std::to_string(db)}, &selected));
+    if (selected.is_error()) break;  // fewer databases
+    KVLAB_RETURN_IF_ERROR(client.Command({"DBSIZE"}, &size));
+    if (size.type() != Reply::Type::kInteger || size.integer() != 0) {
+      return Status::InvalidArgument(client.endpoint().ToString() + " holds keys in database " +
+                                     std::to_string(db) + "; " + who +
+                                     " (pass --allow-flush to allow that)");
+    }
+  }
+  Reply ignored;
+  return client.Command({"SELECT", "0"}, &ignored);
+}
+
 }  // namespace kvlab::redis

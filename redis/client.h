@@ -61,4 +61,10 @@ class RedisClient {
   uint64_t round_trips_ = 0;
 };
 
+// Fails with InvalidArgument unless every database of the server (0-15, or as many as it has)
+// is empty: a tool about to FLUSHALL it must not destroy data. `who` completes the message:
+// "<server> holds keys in database 3; <who> runs FLUSHALL on it ... (pass --allow-flush ...)".
+// Leaves the connection in database 0.
+Status RequireEmptyServer(RedisClient& client, const std::string& who);
+
 }  // namespace kvlab::redis

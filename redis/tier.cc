@@ -181,6 +181,17 @@ Status RedisTier::Pipeline(TierRole which, const std::vector<std::vector<std::st
   return s;
 }
 
+Status RedisTier::Probe(TierRole which) {
+  std::vector<Reply> replies;
+  TierCounts ignored;
+  Status s = Pipeline(which, {{"PING"}}, &replies, &ignored);
+  if (s.ok() && replies[0].is_error()) s = Status::Unavailable(replies[0].str());
+  if (s.ok()) return Status::OK();
+  return Status::Unavailable(
+      std::string(which == TierRole::kCache ? "the Redis cache" : "the Redis store") + " (" +
+      Describe(which) + ") cannot be reached: " + s.message());
+}
+
 bool RedisTier::CacheUsable(const std::string& prefix, TierCounts* counts) {
   std::vector<std::string> to_delete;
   bool purge = false;
@@ -194,7 +205,6 @@ bool RedisTier::CacheUsable(const std::string& prefix, TierCounts* counts) {
   }
   auto degrade = [&] {
     ++counts->degraded;
-    degraded_total_.fetch_add(1);
     return false;
   };
   if (purge) return PurgeCache(counts).ok() ? true : degrade();
@@ -251,7 +261,6 @@ void RedisTier::SweepDirty(TierCounts* counts) {
 }
 
 void RedisTier::MarkDirty(const std::string& prefix, const std::vector<std::string>& keys) {
-  degraded_total_.fetch_add(1);
   std::lock_guard lock(dirty_mu_);
   if (purge_needed_) return;
   auto& set = dirty_[prefix];
@@ -284,6 +293,8 @@ Status RedisTier::PurgeCache(TierCounts* counts) {
   purge_needed_ = false;
   return Status::OK();
 }
+
+Status RedisTier::FlushCache(TierCounts* counts) { return PurgeCache(counts); }
 
 Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts) {
   // The store: required (its data would otherwise leak). Only touched if it was ever used.

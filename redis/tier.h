@@ -85,12 +85,22 @@ class RedisTier {
   Status Pipeline(TierRole role, const std::vector<std::vector<std::string>>& commands,
                   std::vector<resp::Reply>* replies, TierCounts* counts);
 
+  // Whether the role's server can be reached now: connects (starting the private server on
+  // first use) and sends PING. The error names the server (Describe) and the reason. Does not
+  // wait out retry_interval: a role that failed recently fails again at once.
+  Status Probe(TierRole role);
+
   // The cache may be read for keys under `prefix` (the cache-key prefix of one incarnation of
   // a Redis key): the cache is reachable and holds no possibly-stale entry for it. Cleans the
   // prefix's dirty entries first when needed. False means: answer from KV (degraded).
   bool CacheUsable(const std::string& prefix, TierCounts* counts);
   // Records that a cache write for `prefix` failed: `keys` may now be stale.
   void MarkDirty(const std::string& prefix, const std::vector<std::string>& keys);
+
+  // Deletes every entry kvlab keeps in the cache (the keys "c#*"; never the store's): the cache
+  // is then cold, as after an eviction of everything. For measurements of the cold state (the
+  // size sweep) and tests.
+  Status FlushCache(TierCounts* counts);
 
   // Deletes every cache and store key of a namespace (FLUSHDB/FLUSHALL), best effort on the
   // cache (a failure marks the whole cache for purging), required on the store.
@@ -104,8 +114,8 @@ class RedisTier {
 
   // Where each role is (or will be) served, for INFO and error messages.
   std::string Describe(TierRole role) const;
-  // Counters since start: degraded cache operations and purges, for INFO.
-  uint64_t degraded_total() const { return degraded_total_.load(); }
+  // Cache entries that may be stale and are bypassed until deleted, for INFO. (Degraded
+  // operations are counted per command, in TierCounts: INFO sums those.)
   uint64_t dirty_keys() const;
   // Whether the role's server has been resolved (a private one started) by a first use. Lets a
   // caller read the role's state (e.g. INFO memory) without starting a server for nothing.
@@ -124,7 +134,6 @@ class RedisTier {
   std::unordered_map<std::string, std::set<std::string>> dirty_;
   size_t dirty_entries_ = 0;
   bool purge_needed_ = false;
-  std::atomic<uint64_t> degraded_total_{0};
 };
 
 // The cache-key prefix of one incarnation of a key: "c#" namespace "{" key "}" key-version

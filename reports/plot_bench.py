@@ -159,18 +159,22 @@ def plot_sweeps(result, prefix):
                 if (g["probe"], g["command"]) != (probe, command):
                     continue
                 version = f"v{g['version']}"
-                if version not in kv_drawn:  # KV counts are the same on every backend
+                if g.get("cache", "none") != "none":
+                    version += " " + g["cache"]
+                if version not in kv_drawn:  # counts are the same on every backend
                     kv_drawn.add(version)
-                    ax.plot(g["sizes"], g["kv_steps_per_call"], color="black",
-                            marker="os^D"[g["version"] % 4], linewidth=1.5,
-                            label=f"KV {version} ({g['kv_class']})")
+                    # KV steps plus Redis-tier commands: the whole cost of a tier version.
+                    ax.plot(g["sizes"], g.get("cost_steps_per_call", g["kv_steps_per_call"]),
+                            color="black", marker="os^D"[g["version"] % 4], linewidth=1.5,
+                            linestyle=":" if g.get("cache") == "warm" else "-",
+                            label=f"{version} ({g.get('cost_class', g['kv_class'])})")
                 twin.plot(g["sizes"], [v / 1000 for v in g["p50_ns"]], linestyle="--",
                           alpha=0.6, label=f"{g['backend']} {version}")
             ax.set_xscale("log")
             ax.set_yscale("log")
             twin.set_yscale("log")
             ax.set_xlabel("collection size")
-            ax.set_ylabel("KV steps per call")
+            ax.set_ylabel("KV steps + tier commands per call")
             twin.set_ylabel("p50 µs (dashed)")
             ax.set_title(f"{probe}: {command}" if probe != command else command, fontsize=9)
             ax.legend(fontsize=6, loc="upper left")
@@ -187,17 +191,21 @@ def plot_rtt(result, prefix):
     lines = {}
     for p in points:
         version = p["zset_version"] if p["type"] == "zset" else p["hash_version"]
+        cache = p.get("cache", "none")
         for ph in p.get("phases", []):
             if ph.get("kind") == "load":
                 continue
             for command, c in ph.get("commands", {}).items():
-                key = (p["type"], ph["name"], command, version)
-                lines.setdefault(key, []).append((p["rtt_us"], c["latency_ns"]["mean"] / 1000))
+                key = (p["backend"], p["type"], ph["name"], command, version, cache)
+                by_rtt = lines.setdefault(key, {})
+                by_rtt.setdefault(p["rtt_us"], []).append(c["latency_ns"]["mean"] / 1000)
     fig, ax = plt.subplots(figsize=(8, 5))
-    for (kind, probe, command, version), xy in sorted(lines.items()):
-        xy.sort()
-        ax.plot([x for x, _ in xy], [y for _, y in xy], marker="o",
-                label=f"{kind} {probe} {command} v{version}")
+    for (backend, kind, probe, command, version, cache), by_rtt in sorted(lines.items()):
+        xs = sorted(by_rtt)
+        # The median over repetitions.
+        ax.plot(xs, [statistics.median(by_rtt[x]) for x in xs], marker="o",
+                label=f"{backend} {kind} {probe} {command} v{version}" +
+                ("" if cache == "none" else f" {cache}"))
     ax.set_xlabel("round-trip delay (µs)")
     ax.set_ylabel("mean time per call (µs)")
     ax.set_yscale("log")

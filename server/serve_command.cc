@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <memory>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "base/version.h"
 #include "flags/common_flags.h"
+#include "flags/conventions.h"
 #include "server/server.h"
 
 namespace kvlab::server {
@@ -15,6 +17,9 @@ namespace kvlab::server {
 using backends::OpenedStore;
 using engine::Engine;
 using flags::EngineFlags;
+using flags::kExitCannotRun;
+using flags::kExitOk;
+using flags::kExitUsage;
 using flags::OpenStoreOrReport;
 using flags::StoreFlags;
 
@@ -67,44 +72,75 @@ std::vector<std::pair<std::string, std::string>> GivenFlags(const CLI::App& cmd,
   return out;
 }
 
-int RunServe(const CLI::App& cmd, const ServeFlags& flags) {
-  std::unique_ptr<OpenedStore> opened = OpenStoreOrReport(flags.store);
-  if (opened == nullptr) return 1;
-  int exit_code = 0;
-  {
-    Engine engine(opened->store(), flags.engine.ToOptions(*opened));
-    ServerOptions options;
-    options.threads = flags.threads;
-    options.handle_signals = true;
-    options.version = kKvlabVersion;
-    if (!flags.engine.config_file.empty()) {
-      options.config_file = std::filesystem::absolute(flags.engine.config_file).string();
-    }
-    Server server(&engine, options);
-    Status s = flags.engine.ApplyConfigFile(&engine);
-    for (const auto& [name, value] : GivenFlags(cmd, flags)) {
-      if (!s.ok()) break;
-      s = engine.config().Set({{name, value}});
-    }
-    if (s.ok()) s = server.Start();
+// A Redis-tier version given on the command line needs its tier now: serving it without would
+// run every command degraded, silently. Returns the problem, or "" (also with --allow-degraded).
+std::string TierProblemAtStart(const CLI::App& cmd, const ServeFlags& flags, const Engine& engine) {
+  if (flags.engine.allow_degraded) return "";
+  for (const auto& [flag, type, version] :
+       {std::tuple{"--hash-encoding", "hash", flags.engine.hash_version},
+        std::tuple{"--zset-encoding", "zset", flags.engine.zset_version}}) {
+    if (cmd.get_option(flag)->count() == 0) continue;
+    Status s = engine.CheckTier(type, static_cast<uint8_t>(version));
     if (!s.ok()) {
-      std::fprintf(stderr, "kvlab: %s\n", s.message().c_str());
-      exit_code = 1;
-    } else {
-      std::string where;
-      for (const std::string& a : server.Addresses()) where += (where.empty() ? "" : ", ") + a;
-      std::fprintf(stderr,
-                   "kvlab: serving RESP2 on %s (%d worker threads, %s store, hash encoding %d, "
-                   "zset encoding %d)\n",
-                   where.c_str(), server.options().threads, opened->store()->name().c_str(),
-                   engine.hash_version(), engine.zset_version());
-      std::fflush(stderr);
-      server.Run();
-      std::fprintf(stderr, "kvlab: every connection is closed; closing the store\n");
+      return std::string(flag) + " " + std::to_string(version) + ": " + s.message() +
+             ".\nkvlab: give a reachable server with --cache-redis / --store-redis, or pass "
+             "--allow-degraded to serve it degraded (counted in INFO kvlab as cache_degraded)";
     }
   }
+  return "";
+}
+
+// Serves until shutdown; returns the exit status. REQUIRES: the store outlives the engine.
+int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
+  Engine engine(opened->store(), flags.engine.ToOptions(*opened));
+  const std::string tier_problem = TierProblemAtStart(cmd, flags, engine);
+  if (!tier_problem.empty()) {
+    std::fprintf(stderr, "kvlab: %s\n", tier_problem.c_str());
+    return kExitCannotRun;
+  }
+  ServerOptions options;
+  options.threads = flags.threads;
+  options.handle_signals = true;
+  options.version = kKvlabVersion;
+  if (!flags.engine.config_file.empty()) {
+    options.config_file = std::filesystem::absolute(flags.engine.config_file).string();
+  }
+  Server server(&engine, options);
+  Status s = flags.engine.ApplyConfigFile(&engine);
+  for (const auto& [name, value] : GivenFlags(cmd, flags)) {
+    if (!s.ok()) break;
+    s = engine.config().Set({{name, value}});
+  }
+  if (!s.ok()) {
+    // A flag or config file value the engine refused.
+    std::fprintf(stderr, "kvlab: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
+  s = server.Start();
+  if (!s.ok()) {
+    // The address is taken, the socket path unusable, ...
+    std::fprintf(stderr, "kvlab: %s\n", s.message().c_str());
+    return kExitCannotRun;
+  }
+  std::string where;
+  for (const std::string& a : server.Addresses()) where += (where.empty() ? "" : ", ") + a;
+  std::fprintf(stderr,
+               "kvlab: serving RESP2 on %s (%d worker threads, %s store, hash encoding %d, "
+               "zset encoding %d)\n",
+               where.c_str(), server.options().threads, opened->store()->name().c_str(),
+               engine.hash_version(), engine.zset_version());
+  std::fflush(stderr);
+  server.Run();
+  std::fprintf(stderr, "kvlab: every connection is closed; closing the store\n");
+  return kExitOk;
+}
+
+int RunServe(const CLI::App& cmd, const ServeFlags& flags) {
+  std::unique_ptr<OpenedStore> opened = OpenStoreOrReport(flags.store);
+  if (opened == nullptr) return kExitUsage;
+  const int exit_code = ServeOn(cmd, flags, opened.get());
   opened->Close();
-  if (exit_code == 0) std::fprintf(stderr, "kvlab: store closed\n");
+  if (exit_code == kExitOk) std::fprintf(stderr, "kvlab: store closed\n");
   return exit_code;
 }
 

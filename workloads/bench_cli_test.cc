@@ -12,10 +12,15 @@
 #include <sstream>
 #include <thread>
 
+#include "redis/client.h"
 #include "testing/kv_test_util.h"
 #include "workloads/build_info.h"
 
 namespace kvlab::workloads {
+
+using redis::RedisClient;
+using redis::RedisEndpoint;
+using resp::Reply;
 namespace {
 
 namespace fs = std::filesystem;
@@ -27,14 +32,17 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-// Starts build/kvlab with args, stdout and stderr to files in dir. Returns the pid.
-pid_t Spawn(const std::vector<std::string>& args, const std::string& dir) {
+// Starts build/kvlab with args, stdout and stderr to files in dir. Returns the pid. `path`
+// replaces PATH when not empty.
+pid_t Spawn(const std::vector<std::string>& args, const std::string& dir,
+            const std::string& path = "") {
   const pid_t pid = fork();
   if (pid == 0) {
     const int out = open((dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
+    if (!path.empty()) setenv("PATH", path.c_str(), 1);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(KVLAB_BINARY));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -57,8 +65,9 @@ struct ChildRun {
   std::string err;
 };
 
-ChildRun Kvlab(const std::vector<std::string>& args, const std::string& dir) {
-  const int code = Wait(Spawn(args, dir));
+ChildRun Kvlab(const std::vector<std::string>& args, const std::string& dir,
+               const std::string& path = "") {
+  const int code = Wait(Spawn(args, dir, path));
   return {code, ReadFile(dir + "/stdout"), ReadFile(dir + "/stderr")};
 }
 
@@ -170,41 +179,96 @@ TEST(BenchCli, CatalogueAndBadInput) {
 
   std::ofstream(dir.Sub("bad.json")) << R"({"name": "bad", "run": [{"operations": 1,
       "ops": [{"commands": ["HGET {key} {feild}"]}]}]})";
+  // Bad input is a usage error (2): nothing ran.
   r = Kvlab(Args({"bench", "run", dir.Sub("bad.json"), "--results", dir.Sub("r")}), dir.path());
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown placeholder {feild}"), std::string::npos) << r.err;
 
   r = Kvlab(Args({"bench", "run", "nope"}), dir.path());
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no built-in workload 'nope'"), std::string::npos) << r.err;
 
   r = Kvlab(Args({"bench", "run", "ycsb-a", "--hash-versions", "7"}), dir.path());
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("hash encoding v7 is not available"), std::string::npos) << r.err;
 }
 
+// A `kvlab serve` in a child process, on a unix socket under dir, stopped at the end.
+class ServeProcess {
+ public:
+  explicit ServeProcess(const std::string& dir) : dir_(dir), socket_(dir + "/kvlab.sock") {
+    fs::create_directories(dir);
+    pid_ = Spawn(
+        {"serve", "--backend", "memory", "--port", "0", "--unixsocket", socket_, "--threads", "1"},
+        dir);
+    for (int i = 0; i < 400 && !fs::exists(socket_); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) Stop();
+  }
+  int Stop() {
+    kill(pid_, SIGTERM);
+    const int code = Wait(pid_);
+    pid_ = -1;
+    return code;
+  }
+  bool up() const { return fs::exists(socket_); }
+  std::string address() const { return "unix://" + socket_; }
+  std::string log() const { return ReadFile(dir_ + "/stderr"); }
+
+ private:
+  const std::string dir_;
+  const std::string socket_;
+  pid_t pid_ = -1;
+};
+
 // Over RESP to `kvlab serve`, each phase carries the server's exact KV operations per command
-// (INFO kvlab, read at the phase's start and end).
+// (INFO kvlab, read at the phase's start and end), and the report shows them per call. A server
+// that holds keys is not flushed without --allow-flush.
 TEST(BenchCli, OverRespToKvlabServeReportsTheServersCounters) {
   testing::ScratchDir dir;
-  const std::string socket = dir.path() + "/kvlab.sock";
-  fs::create_directories(dir.Sub("serve"));
+  ServeProcess serve(dir.Sub("serve"));
+  ASSERT_TRUE(serve.up()) << serve.log();
   fs::create_directories(dir.Sub("bench"));
-  const pid_t server = Spawn(
-      {"serve", "--backend", "memory", "--port", "0", "--unixsocket", socket, "--threads", "1"},
-      dir.Sub("serve"));
-  for (int i = 0; i < 200 && !fs::exists(socket); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  {
+    RedisEndpoint endpoint;
+    ASSERT_TRUE(RedisEndpoint::Parse(serve.address(), &endpoint).ok());
+    RedisClient client(endpoint);
+    Reply reply;
+    ASSERT_TRUE(client.Command({"SELECT", "3"}, &reply).ok());
+    ASSERT_TRUE(client.Command({"SET", "precious", "data"}, &reply).ok());
   }
-  ASSERT_TRUE(fs::exists(socket)) << ReadFile(dir.path() + "/serve/stderr");
   const std::string results = dir.Sub("results");
-  ChildRun r =
-      Kvlab(Args({"bench", "run", "ycsb-c-field", "--resp-only", "--resp", "unix://" + socket,
-                  "--hash-versions", "0", "--records", "100", "--operations", "300", "--seed", "5",
-                  "--results", results, "--no-report"}),
-            dir.Sub("bench"));
-  kill(server, SIGTERM);
-  EXPECT_EQ(Wait(server), 0) << ReadFile(dir.path() + "/serve/stderr");
+  const std::vector<std::string> bench = {"bench",
+                                          "run",
+                                          "ycsb-c-field",
+                                          "--resp-only",
+                                          "--resp",
+                                          serve.address(),
+                                          "--hash-versions",
+                                          "0",
+                                          "--records",
+                                          "100",
+                                          "--operations",
+                                          "300",
+                                          "--seed",
+                                          "5",
+                                          "--results",
+                                          results,
+                                          "--allow-invalid-timing",
+                                          "--no-plots"};
+  ChildRun r = Kvlab(bench, dir.Sub("bench"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("holds keys in database 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--allow-flush"), std::string::npos) << r.err;
+  EXPECT_TRUE(ResultFiles(results).empty());
+
+  std::vector<std::string> allowed = bench;
+  allowed.push_back("--allow-flush");
+  r = Kvlab(allowed, dir.Sub("bench"));
+  EXPECT_EQ(serve.Stop(), 0) << serve.log();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto files = ResultFiles(results);
   ASSERT_EQ(files.size(), 1u);
@@ -224,6 +288,116 @@ TEST(BenchCli, OverRespToKvlabServeReportsTheServersCounters) {
   // No HSET ran in the run phase (a counter that did not move is 0 or absent).
   EXPECT_EQ(server_counters.value("server.hset.calls", 0), 0) << server_counters.dump();
   EXPECT_TRUE(runs[0]["phases"][0]["store_counters"].contains("server.hset.batches"));
+  // The report gives the server's counts per call, marked as the server's, not "n/a".
+  const std::string md = ReadFile(fs::path(files[0]).replace_extension(".md").string());
+  EXPECT_NE(md.find("| run | HGET | resp " + serve.address() + " h0 | 300 |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("2 get †"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| n/a |"), std::string::npos) << md;
+}
+
+// A Redis-tier version whose tier cannot be reached fails its cell, naming the version, the
+// server and the reason; with --allow-degraded it runs, marked degraded everywhere.
+TEST(BenchCli, TierVersionWithoutItsTierFailsOrIsMarkedDegraded) {
+  testing::ScratchDir dir;
+  const std::vector<std::string> bench = {
+      "bench",     "run",       "ycsb-c-field", "--backend",    "memory", "--hash-versions",
+      "0,2",       "--records", "50",           "--operations", "100",    "--allow-invalid-timing",
+      "--no-plots"};
+  auto with = [&](std::vector<std::string> extra, const std::string& results) {
+    std::vector<std::string> args = bench;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--results", results});
+    return args;
+  };
+  auto runs_of = [&](const std::string& results) {
+    const auto files = ResultFiles(results);
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? nlohmann::json()
+                         : nlohmann::json::parse(ReadFile(files[0]))["workloads"][0]["runs"];
+  };
+
+  ChildRun r = Kvlab(with({"--cache-redis", "127.0.0.1:1"}, dir.Sub("r1")), dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::json runs = runs_of(dir.Sub("r1"));
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_TRUE(runs[0]["error"].is_null());
+  ASSERT_TRUE(runs[1]["error"].is_string());
+  EXPECT_NE(runs[1]["error"].get<std::string>().find(
+                "hash encode-version 2 needs its Redis tier: the Redis cache (127.0.0.1:1) "
+                "cannot be reached"),
+            std::string::npos)
+      << runs[1]["error"];
+  EXPECT_NE(r.err.find("memory h2: FAILED"), std::string::npos) << r.err;
+
+  // redis-server missing from PATH: the private cache cannot start.
+  r = Kvlab(with({}, dir.Sub("r2")), dir.path(), "/nonexistent");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  runs = runs_of(dir.Sub("r2"));
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[1]["error"].get<std::string>().find("cannot start the private redis-server"),
+            std::string::npos)
+      << runs[1]["error"];
+
+  r = Kvlab(with({"--cache-redis", "bogus", "--allow-degraded"}, dir.Sub("r3")), dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  runs = runs_of(dir.Sub("r3"));
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_FALSE(runs[0]["degraded"].get<bool>());
+  EXPECT_TRUE(runs[1]["degraded"].get<bool>());
+  EXPECT_NE(runs[1]["degraded_reason"].get<std::string>().find("the Redis cache (bogus)"),
+            std::string::npos)
+      << runs[1];
+  EXPECT_NE(r.err.find("DEGRADED"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("memory h2 (degraded)"), std::string::npos) << r.out;
+  const std::string md =
+      ReadFile(fs::path(ResultFiles(dir.Sub("r3"))[0]).replace_extension(".md").string());
+  EXPECT_NE(md.find("**Degraded**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| memory h2 (degraded) |"), std::string::npos) << md;
+}
+
+// A run killed with SIGKILL leaves a result that says it is incomplete.
+TEST(BenchCli, KilledRunLeavesAnIncompleteResult) {
+  testing::ScratchDir dir;
+  const std::string results = dir.Sub("results");
+  const pid_t pid =
+      Spawn(Args({"bench", "run", "ycsb-a", "--backends", "memory", "--hash-versions", "0,1",
+                  "--records", "200", "--duration", "60", "--results", results}),
+            dir.path());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (ReadFile(dir.Sub("stderr")).find("| run") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid, SIGKILL);
+  EXPECT_EQ(Wait(pid), 128 + SIGKILL);
+  const auto files = ResultFiles(results);
+  ASSERT_EQ(files.size(), 1u) << ReadFile(dir.Sub("stderr"));
+  nlohmann::json j = nlohmann::json::parse(ReadFile(files[0]));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  EXPECT_TRUE(j["partial"].get<bool>());
+  EXPECT_NE(j["partial_reason"].get<std::string>().find("incomplete"), std::string::npos);
+  // Its report says so at the top.
+  ChildRun r = Kvlab({"bench", "report", files[0], "--no-plots"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string md = ReadFile(fs::path(files[0]).replace_extension(".md").string());
+  EXPECT_NE(md.find("**Incomplete result**"), std::string::npos) << md;
+}
+
+// Without a terminal: one counter over every workload's cells, a line per finished cell with
+// the ETA, and a last line.
+TEST(BenchCli, ProgressHasOneCounterAndALinePerCell) {
+  testing::ScratchDir dir;
+  ChildRun r = Kvlab(Args({"bench", "run", "ycsb-c-field", "session-store", "--backend", "memory",
+                           "--hash-versions", "0,1", "--records", "50", "--operations", "100",
+                           "--results", dir.Sub("results"), "--no-report"}),
+                     dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[1/3] ycsb-c-field memory h0: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[2/3] ycsb-c-field memory h1: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[3/3] session-store memory: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ops/s; ETA "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kvlab bench: 3 of 3 done in "), std::string::npos) << r.err;
 }
 
 // Without --allow-invalid-timing, a debug or sanitizer build refuses to time; a release-like
@@ -237,7 +411,7 @@ TEST(BenchCli, TimingValidityIsEnforced) {
   if (TimingValid(&reason)) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
   } else {
-    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.exit_code, 3);
     EXPECT_NE(r.err.find("refusing to time"), std::string::npos) << r.err;
   }
 }

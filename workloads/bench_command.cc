@@ -1,14 +1,16 @@
 #include "workloads/bench_command.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "flags/common_flags.h"
+#include "flags/conventions.h"
+#include "workloads/bench_progress.h"
 #include "workloads/build_info.h"
 #include "workloads/catalogue.h"
 #include "workloads/matrix.h"
@@ -20,38 +22,29 @@ namespace kvlab::workloads {
 
 using backends::BackendNames;
 using flags::EngineFlags;
+using flags::InstallInterruptHandlers;
+using flags::InterruptFlag;
+using flags::kExitCannotRun;
+using flags::kExitFailed;
+using flags::kExitInterrupted;
+using flags::kExitOk;
+using flags::NonNegative;
+using flags::Positive;
 using flags::StoreFlags;
+using flags::UsageError;
+using redis::RedisClient;
 using redis::RedisEndpoint;
+using redis::RequireEmptyServer;
 
 namespace {
 
-// Set by the SIGINT/SIGTERM handler: the one piece of global mutable state kvlab allows, because
-// a signal handler can reach nothing else. Everything below reads it through a pointer.
-volatile std::sig_atomic_t g_interrupted = 0;
+namespace fs = std::filesystem;
 
-void OnInterrupt(int) { g_interrupted = 1; }
-
-// The first Ctrl-C asks for a clean stop (partial results are written); SA_RESETHAND makes a
-// second one kill the process as usual.
-void InstallInterruptHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
-constexpr int kExitFailed = 1;
-constexpr int kExitInvalidTiming = 2;
-constexpr int kExitInterrupted = 130;
+bool Interrupted() { return *InterruptFlag() != 0; }
 
 struct BenchFlags {
   StoreFlags store;
   EngineFlags engine;
-  CLI::Option* backend_option = nullptr;
-  CLI::Option* hash_option = nullptr;
-  CLI::Option* zset_option = nullptr;
   std::vector<std::string> backends;
   std::vector<int> hash_versions;
   std::vector<int> zset_versions;
@@ -63,6 +56,7 @@ struct BenchFlags {
   bool no_plots = false;
   std::string resp;
   bool resp_only = false;
+  bool allow_flush = false;
   WorkloadOverrides overrides;
   // run
   std::vector<std::string> workloads;
@@ -79,61 +73,20 @@ struct BenchFlags {
   // show, report
   std::string name;
   std::string result_path;
+  // The (sub)commands that carry the matrix flags: `bench` itself (the main job), run, sweep.
+  std::vector<CLI::App*> apps;
+
+  // Whether `flag` was given on any of them.
+  bool Given(const std::string& flag) const {
+    for (const CLI::App* app : apps) {
+      const CLI::Option* o = app->get_option_no_throw(flag);
+      if (o != nullptr && o->count() > 0) return true;
+    }
+    return false;
+  }
 };
 
-// One progress line on a terminal (rewritten in place), plain lines otherwise.
-class ProgressPrinter {
- public:
-  ProgressPrinter() : tty_(isatty(STDERR_FILENO) == 1) {}
-
-  void Begin(const std::string& what) {
-    what_ = what;
-    stage_.clear();
-    if (!tty_) std::fprintf(stderr, "kvlab bench: %s\n", what.c_str());
-  }
-
-  void Update(const Progress& p) {
-    const auto now = std::chrono::steady_clock::now();
-    std::string line = what_ + " | " + p.stage + " ";
-    double fraction = -1;
-    if (p.total > 0) fraction = static_cast<double>(p.done) / static_cast<double>(p.total);
-    if (p.duration_s > 0) fraction = std::max(fraction, p.elapsed_s / p.duration_s);
-    if (fraction >= 0) {
-      fraction = std::min(1.0, fraction);
-      const int filled = static_cast<int>(fraction * 20);
-      line += "[" + std::string(filled, '#') + std::string(20 - filled, '.') + "] " +
-              std::to_string(static_cast<int>(fraction * 100)) + "% ";
-    }
-    const double rate = p.elapsed_s > 0 ? static_cast<double>(p.done) / p.elapsed_s : 0;
-    char tail[96];
-    std::snprintf(tail, sizeof(tail), "%llu ops, %.0f ops/s",
-                  static_cast<unsigned long long>(p.done), rate);
-    line += tail;
-    if (tty_) {
-      std::fprintf(stderr, "\r\033[K%s", line.substr(0, 160).c_str());
-      std::fflush(stderr);
-    } else if (p.stage != stage_ || now - last_ >= std::chrono::seconds(5)) {
-      std::fprintf(stderr, "  %s\n", line.c_str());
-      last_ = now;
-    }
-    stage_ = p.stage;
-  }
-
-  void Note(const std::string& text) {
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "kvlab bench: %s\n", text.c_str());
-  }
-
-  void End() {
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  const bool tty_;
-  std::string what_;
-  std::string stage_;
-  std::chrono::steady_clock::time_point last_{};
-};
+constexpr int kSweepRepetitions = 3;
 
 // The process's own argv, for the result's context (/proc/self/cmdline: NUL-separated).
 std::vector<std::string> OwnCommandLine() {
@@ -150,64 +103,122 @@ std::string Join(const std::vector<int>& v) {
   return s;
 }
 
-// Builds the matrix options from the flags; on bad flags prints why and returns false.
-bool MakeMatrixOptions(BenchFlags& f, MatrixOptions* m) {
-  m->backends = f.backends.empty() ? BackendNames() : f.backends;
-  if (f.backend_option != nullptr && f.backend_option->count() > 0) m->backends = {f.store.backend};
-  for (const auto& b : m->backends) {
+// The flags that conflict: rejected rather than resolved silently.
+void CheckConflicts(const BenchFlags& f) {
+  const std::pair<const char*, const char*> kOneOrTheOther[] = {
+      {"--backend", "--backends"},
+      {"--hash-encoding", "--hash-versions"},
+      {"--zset-encoding", "--zset-versions"},
+  };
+  for (const auto& [one, list] : kOneOrTheOther) {
+    if (f.Given(one) && f.Given(list)) {
+      throw UsageError(std::string(one) + " and " + list + " were both given: " + one +
+                       " picks one, " + list + " lists several; give one of them");
+    }
+  }
+  if (f.resp_only && f.resp.empty()) throw UsageError("--resp-only needs --resp ADDRESS");
+  if (f.allow_flush && f.resp.empty()) throw UsageError("--allow-flush needs --resp ADDRESS");
+}
+
+// --results: a directory kvlab can create and write in, checked before the first cell.
+void CheckResultsDir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw UsageError("--results " + dir + ": not a directory");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("--results " + dir + ": cannot create it: " + ec.message());
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("--results " + dir + ": cannot write there: " + std::strerror(errno));
+  }
+}
+
+// --dir: the parent of the cells' fresh stores, new or empty, writable.
+void CheckStoreParent(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw UsageError("--dir " + dir + ": not a directory");
+    if (fs::exists(fs::path(dir) / "KVLAB_STORE", ec)) {
+      throw UsageError("--dir " + dir +
+                       ": is a kvlab store; bench makes one fresh store per cell under --dir: "
+                       "give a new or empty directory");
+    }
+    if (!fs::is_empty(dir, ec)) {
+      throw UsageError("--dir " + dir +
+                       ": is not empty; bench makes one fresh store per cell under --dir: give "
+                       "a new or empty directory");
+    }
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("--dir " + dir + ": cannot create it: " + ec.message());
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("--dir " + dir + ": cannot write there: " + std::strerror(errno));
+  }
+}
+
+// Builds the matrix options from the flags, or throws UsageError saying what is wrong.
+MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
+  CheckConflicts(f);
+  MatrixOptions m;
+  m.backends = f.backends.empty() ? BackendNames() : f.backends;
+  if (f.Given("--backend")) m.backends = {f.store.backend};
+  for (const auto& b : m.backends) {
     if (std::find(BackendNames().begin(), BackendNames().end(), b) == BackendNames().end()) {
-      std::fprintf(stderr, "kvlab bench: unknown backend '%s'\n", b.c_str());
-      return false;
+      throw UsageError("unknown backend '" + b +
+                       "' (expected memory, rocksdb, lmdb or wiredtiger)");
     }
   }
   const std::vector<int> hash_available = AvailableHashVersions();
   const std::vector<int> zset_available = AvailableZsetVersions();
-  m->hash_versions = f.hash_versions.empty() ? hash_available : f.hash_versions;
-  m->zset_versions = f.zset_versions.empty() ? zset_available : f.zset_versions;
-  if (f.hash_option != nullptr && f.hash_option->count() > 0)
-    m->hash_versions = {f.engine.hash_version};
-  if (f.zset_option != nullptr && f.zset_option->count() > 0)
-    m->zset_versions = {f.engine.zset_version};
-  for (int v : m->hash_versions) {
-    if (std::find(hash_available.begin(), hash_available.end(), v) == hash_available.end()) {
-      std::fprintf(stderr,
-                   "kvlab bench: hash encoding v%d is not available (this engine runs %s)\n", v,
-                   Join(hash_available).c_str());
-      return false;
+  m.hash_versions = f.hash_versions.empty() ? hash_available : f.hash_versions;
+  m.zset_versions = f.zset_versions.empty() ? zset_available : f.zset_versions;
+  if (f.Given("--hash-encoding")) m.hash_versions = {f.engine.hash_version};
+  if (f.Given("--zset-encoding")) m.zset_versions = {f.engine.zset_version};
+  for (const auto& [type, versions, available] :
+       {std::tuple{"hash", &m.hash_versions, &hash_available},
+        std::tuple{"zset", &m.zset_versions, &zset_available}}) {
+    for (int v : *versions) {
+      if (std::find(available->begin(), available->end(), v) == available->end()) {
+        throw UsageError(std::string(type) + " encoding v" + std::to_string(v) +
+                         " is not available (this engine runs " + Join(*available) + ")");
+      }
     }
   }
-  for (int v : m->zset_versions) {
-    if (std::find(zset_available.begin(), zset_available.end(), v) == zset_available.end()) {
-      std::fprintf(stderr,
-                   "kvlab bench: zset encoding v%d is not available (this engine runs %s)\n", v,
-                   Join(zset_available).c_str());
-      return false;
-    }
-  }
-  m->store = f.store.ToSpec();
-  m->engine = f.engine.ToOptions();
-  m->config_file = f.engine.config_file;
-  m->repetitions = std::max(1, f.repetitions);
-  Status s = ParsePhysicalMode(f.physical, &m->physical);
-  if (!s.ok()) {
-    std::fprintf(stderr, "kvlab bench: %s\n", s.message().c_str());
-    return false;
-  }
+  m.store = f.store.ToSpec();
+  m.engine = f.engine.ToOptions();
+  m.config_file = f.engine.config_file;
+  m.repetitions = std::max(1, f.repetitions);
+  m.allow_degraded = f.engine.allow_degraded;
+  Status s = ParsePhysicalMode(f.physical, &m.physical);
+  if (!s.ok()) throw UsageError(s.message());
   if (!f.resp.empty()) {
     RedisEndpoint endpoint;
     s = RedisEndpoint::Parse(f.resp, &endpoint);
-    if (!s.ok()) {
-      std::fprintf(stderr, "kvlab bench: --resp: %s\n", s.ToString().c_str());
-      return false;
-    }
-    m->resp = endpoint;
+    if (!s.ok()) throw UsageError("--resp: " + s.message());
+    m.resp = endpoint;
   }
-  m->in_process = !f.resp_only;
-  if (f.resp_only && f.resp.empty()) {
-    std::fprintf(stderr, "kvlab bench: --resp-only needs --resp ADDRESS\n");
+  m.in_process = !f.resp_only;
+  m.stop = InterruptFlag();
+  CheckStoreParent(m.in_process ? f.store.dir : "");
+  CheckResultsDir(f.results_dir);
+  return m;
+}
+
+// Every cell over RESP starts with FLUSHALL: refuse a server that holds data, unless told.
+// Returns false (after saying why) when the run cannot start.
+bool CheckRespTarget(const MatrixOptions& m, const BenchFlags& f) {
+  if (!m.resp) return true;
+  RedisClient client(*m.resp);
+  Status s = client.Connect();
+  if (s.ok() && !f.allow_flush) {
+    s = RequireEmptyServer(client, "bench runs FLUSHALL on it before every cell");
+    if (!s.ok()) throw UsageError("--resp: " + s.message());
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab bench: --resp %s: %s\n", f.resp.c_str(), s.ToString().c_str());
     return false;
   }
-  m->stop = &g_interrupted;
   return true;
 }
 
@@ -224,11 +235,12 @@ RunSettings SettingsOf(const MatrixOptions& m, const BenchFlags& f,
   s.physical = f.physical;
   s.resp = m.resp ? m.resp->ToString() : "";
   s.in_process = m.in_process;
+  s.allow_degraded = m.allow_degraded;
   return s;
 }
 
 // Refuses a build whose times mean nothing, unless told to go on (then the result says so).
-bool CheckTiming(const BenchFlags& f, int* exit_code) {
+bool CheckTiming(const BenchFlags& f) {
   std::string reason;
   if (TimingValid(&reason)) return true;
   if (f.allow_invalid_timing) {
@@ -240,50 +252,82 @@ bool CheckTiming(const BenchFlags& f, int* exit_code) {
                "kvlab bench: refusing to time a %s.\nBuild with -DCMAKE_BUILD_TYPE=RelWithDebInfo "
                "(scripts/run does), or pass --allow-invalid-timing to measure KV counts only.\n",
                reason.c_str());
-  *exit_code = kExitInvalidTiming;
   return false;
+}
+
+// The result file, written as the run goes. A write that fails is reported once, with the OS
+// error, and fails the run.
+class ResultWriter {
+ public:
+  ResultWriter(BenchResult* result, ProgressPrinter* progress)
+      : result_(result), progress_(progress) {}
+  void Write() {
+    Status s = result_->Write();
+    if (s.ok() || !error_.ok()) return;
+    error_ = s;
+    progress_->Note(s.ToString());
+  }
+  bool ok() const { return error_.ok(); }
+
+ private:
+  BenchResult* result_;
+  ProgressPrinter* progress_;
+  Status error_;
+};
+
+// What a finished cell says on its progress line.
+std::string CellOutcome(const CellResult& r) {
+  if (!r.run.error.empty()) return "FAILED: " + r.run.error;
+  double seconds = 0, throughput = 0;
+  for (const PhaseResult& p : r.run.phases) {
+    seconds += p.wall_seconds;
+    if (!p.is_load && throughput == 0) {
+      throughput = p.wall_seconds > 0 ? static_cast<double>(p.operations) / p.wall_seconds : 0;
+    }
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "%.1f s, %.0f ops/s", seconds, throughput);
+  std::string out = buf;
+  if (r.run.partial) out += " (interrupted)";
+  if (!r.degraded.empty()) out += "; DEGRADED: " + r.degraded;
+  return out;
 }
 
 // Runs one workload over the matrix, adding its cells to the result as they finish.
 bool RunWorkloadMatrix(const Workload& w, const MatrixOptions& base, BenchResult* result,
-                       ProgressPrinter* progress) {
+                       ResultWriter* writer, ProgressPrinter* progress) {
   MatrixOptions m = base;
   const size_t index = result->AddWorkload(w);
   bool ok = true;
-  m.on_cell = [&](const Cell& c, size_t i, size_t n) {
-    progress->Begin("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + w.name + " " +
-                    c.Label() +
+  m.on_cell = [&](const Cell& c, size_t, size_t) {
+    progress->Begin(w.name + " " + c.Label() +
                     (m.repetitions > 1 ? " rep " + std::to_string(c.repetition + 1) : ""));
   };
   m.progress = [&](const Cell&, const Progress& p) { progress->Update(p); };
   m.on_cell_done = [&](const CellResult& r) {
     result->AddCell(index, r);
-    if (!r.run.error.empty()) {
-      progress->Note(w.name + " " + r.cell.Label() + " failed: " + r.run.error);
-      ok = false;
-    }
-    Status s = result->Write();
-    if (!s.ok()) progress->Note(s.ToString());
+    progress->End(CellOutcome(r));
+    if (!r.run.error.empty()) ok = false;
+    writer->Write();
   };
   std::vector<CellResult> cells;
   RunMatrix(w, m, &cells);
   return ok;
 }
 
-// Writes the final result, the report, and prints where they are. Returns the exit code.
-int Finish(BenchResult* result, const BenchFlags& f, bool ok, ProgressPrinter* progress) {
-  progress->End();
-  if (g_interrupted) result->MarkPartial("interrupted by a signal (Ctrl-C)");
-  Status s = result->Write();
-  if (!s.ok()) {
-    std::fprintf(stderr, "kvlab bench: %s\n", s.ToString().c_str());
-    return kExitFailed;
-  }
+// Writes the final result and the report, and prints where they are. Returns the exit status.
+int Finish(BenchResult* result, const BenchFlags& f, bool ok, ResultWriter* writer,
+           ProgressPrinter* progress) {
+  progress->Finish();
+  if (Interrupted()) result->MarkPartial("interrupted by a signal (Ctrl-C)");
+  result->MarkComplete();
+  writer->Write();
+  if (!writer->ok()) return kExitFailed;
   std::printf("%s", SummaryTable(result->document()).c_str());
   std::printf("result: %s%s\n", result->path().c_str(), result->partial() ? " (partial)" : "");
   if (!f.no_report) {
     std::string report, note;
-    s = WriteReport(result->path(), !f.no_plots, &report, &note);
+    Status s = WriteReport(result->path(), !f.no_plots, &report, &note);
     if (s.ok()) {
       std::printf("report: %s\n", report.c_str());
       if (!note.empty()) std::fprintf(stderr, "kvlab bench: %s\n", note.c_str());
@@ -291,159 +335,247 @@ int Finish(BenchResult* result, const BenchFlags& f, bool ok, ProgressPrinter* p
       std::fprintf(stderr, "kvlab bench: report: %s\n", s.ToString().c_str());
     }
   }
-  if (g_interrupted) return kExitInterrupted;
-  return ok ? 0 : kExitFailed;
+  if (Interrupted()) return kExitInterrupted;
+  return ok ? kExitOk : kExitFailed;
+}
+
+// Says at the start when the machine is busy: its times will be noisy.
+void WarnIfLoaded(BenchResult* result) {
+  const std::string warning = LoadWarning(GetHostInfo());
+  if (warning.empty()) return;
+  std::fprintf(stderr, "kvlab bench: warning: %s\n", warning.c_str());
+  result->AddWarning(warning);
 }
 
 void AddSweepToResult(const std::string& kind, const SweepOptions& sweep, const MatrixOptions& m,
-                      BenchResult* result, ProgressPrinter* progress, bool* ok) {
+                      BenchResult* result, ResultWriter* writer, ProgressPrinter* progress,
+                      bool* ok) {
   SweepResult sr;
-  auto note = [&](const std::string& what) { progress->Begin("sweep " + what); };
+  SweepProgress sp;
+  sp.begin = [&](const std::string& label) { progress->Begin("sweep " + label); };
+  sp.end = [&](const SweepPoint& p) {
+    std::string outcome = p.run.error.empty() ? "done" : "FAILED: " + p.run.error;
+    if (!p.degraded.empty()) outcome += "; DEGRADED: " + p.degraded;
+    progress->End(outcome);
+  };
+  sp.skipped = [&](size_t n) { progress->Skip(n); };
   if (kind == "rtt") {
-    RunRttSweep(sweep, m, note, &sr);
+    RunRttSweep(sweep, m, sp, &sr);
   } else {
-    RunSizeSweep(sweep, m, note, &sr);
+    RunSizeSweep(sweep, m, sp, &sr);
   }
   for (const auto& n : sr.notes) {
     progress->Note(n);
     if (n.find("skipped") == std::string::npos) *ok = false;
   }
   result->AddSweep(sr);
-  Status s = result->Write();
-  if (!s.ok()) progress->Note(s.ToString());
+  writer->Write();
 }
 
 int MainJob(BenchFlags& f, const std::vector<std::string>& command_line) {
-  int exit_code = 0;
-  if (!CheckTiming(f, &exit_code)) return exit_code;
   const DefaultSuite suite = MainJobSuite();
   if (f.repetitions == 0) f.repetitions = suite.repetitions;
-  MatrixOptions m;
-  if (!MakeMatrixOptions(f, &m)) return kExitFailed;
-  InstallInterruptHandlers();
-  BenchResult result(SettingsOf(m, f, command_line), f.results_dir, "main");
-  ProgressPrinter progress;
-  bool ok = true;
+  std::vector<Workload> workloads;
   for (const SuiteEntry& entry : suite.workloads) {
-    if (g_interrupted) break;
     Workload w;
     Status s = BuiltinWorkload(entry.workload, &w);
     if (s.ok()) s = ApplyOverrides(entry.overrides, &w);
     if (s.ok()) s = ApplyOverrides(f.overrides, &w);
-    if (!s.ok()) {
-      std::fprintf(stderr, "kvlab bench: %s: %s\n", entry.workload.c_str(), s.ToString().c_str());
-      return kExitFailed;
-    }
-    ok = RunWorkloadMatrix(w, m, &result, &progress) && ok;
+    if (!s.ok()) throw UsageError(entry.workload + ": " + s.ToString());
+    workloads.push_back(std::move(w));
   }
-  if (!g_interrupted) {
-    SweepOptions sweep;
-    sweep.sizes = DecadeSizes(suite.sweep_max_size);
-    sweep.calls = suite.sweep_calls;
-    sweep.probe_budget_s = 0.5;
-    AddSweepToResult("size", sweep, m, &result, &progress, &ok);
+  const MatrixOptions m = MakeMatrixOptions(f);
+  if (!CheckTiming(f)) return kExitCannotRun;
+  if (!CheckRespTarget(m, f)) return kExitCannotRun;
+  SweepOptions sweep;
+  sweep.sizes = DecadeSizes(suite.sweep_max_size);
+  sweep.calls = suite.sweep_calls;
+  sweep.probe_budget_s = suite.sweep_probe_budget_s;
+  sweep.series_budget_s = suite.sweep_series_budget_s;
+  sweep.repetitions = m.repetitions;
+  InstallInterruptHandlers();
+  BenchResult result(SettingsOf(m, f, command_line), f.results_dir, "main");
+  ProgressPrinter progress;
+  ResultWriter writer(&result, &progress);
+  WarnIfLoaded(&result);
+  writer.Write();
+  for (const Workload& w : workloads) progress.Plan(CountCells(w, m));
+  if (m.in_process) progress.Plan(CountSweepPoints("size", sweep, m));
+  bool ok = true;
+  for (const Workload& w : workloads) {
+    if (Interrupted()) break;
+    ok = RunWorkloadMatrix(w, m, &result, &writer, &progress) && ok;
   }
-  return Finish(&result, f, ok, &progress);
+  if (!Interrupted() && m.in_process) {
+    AddSweepToResult("size", sweep, m, &result, &writer, &progress, &ok);
+  }
+  return Finish(&result, f, ok, &writer, &progress);
 }
 
 int RunCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
-  int exit_code = 0;
-  if (!CheckTiming(f, &exit_code)) return exit_code;
   std::vector<Workload> workloads;
   for (const std::string& name : f.workloads) {
     Workload w;
     Status s = ResolveWorkload(name, &w);
     if (s.ok()) s = ApplyOverrides(f.overrides, &w);
-    if (!s.ok()) {
-      std::fprintf(stderr, "kvlab bench: %s\n", s.ToString().c_str());
-      return kExitFailed;
-    }
+    if (!s.ok()) throw UsageError(s.ToString());
     workloads.push_back(std::move(w));
   }
-  MatrixOptions m;
-  if (!MakeMatrixOptions(f, &m)) return kExitFailed;
+  const MatrixOptions m = MakeMatrixOptions(f);
+  if (!CheckTiming(f)) return kExitCannotRun;
+  if (!CheckRespTarget(m, f)) return kExitCannotRun;
   InstallInterruptHandlers();
   std::string name = workloads.size() == 1 ? workloads[0].name : "run";
   BenchResult result(SettingsOf(m, f, command_line), f.results_dir, name);
   ProgressPrinter progress;
+  ResultWriter writer(&result, &progress);
+  WarnIfLoaded(&result);
+  writer.Write();
+  for (const Workload& w : workloads) progress.Plan(CountCells(w, m));
   bool ok = true;
   for (const Workload& w : workloads) {
-    if (g_interrupted) break;
-    ok = RunWorkloadMatrix(w, m, &result, &progress) && ok;
+    if (Interrupted()) break;
+    ok = RunWorkloadMatrix(w, m, &result, &writer, &progress) && ok;
   }
-  return Finish(&result, f, ok, &progress);
+  return Finish(&result, f, ok, &writer, &progress);
 }
 
 int SweepCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
-  int exit_code = 0;
-  if (!CheckTiming(f, &exit_code)) return exit_code;
-  MatrixOptions m;
-  if (!MakeMatrixOptions(f, &m)) return kExitFailed;
+  // The workload flags shape workloads; a sweep's probes have their own.
+  for (const char* flag : {"--threads", "--operations", "--duration", "--warmup", "--records",
+                           "--elements", "--resp", "--resp-only"}) {
+    if (f.Given(flag)) {
+      throw UsageError(std::string(flag) +
+                       " does not apply to sweeps (their probes run one thread, in-process; "
+                       "see --calls, --probe-budget, --sizes)");
+    }
+  }
+  const bool rtt = f.sweep_kind == "rtt";
+  for (const char* flag :
+       rtt ? std::vector<const char*>{"--max-size", "--sizes", "--series-budget", "--rtt-us"}
+           : std::vector<const char*>{"--rtts", "--rtt-size"}) {
+    if (f.Given(flag)) {
+      throw UsageError(std::string(flag) + " does not apply to `sweep " + f.sweep_kind + "`" +
+                       (std::string(flag) == "--rtt-us" ? " (give the delays with --rtts)" : ""));
+    }
+  }
+  if (f.Given("--max-size") && f.Given("--sizes")) {
+    throw UsageError("--max-size and --sizes were both given; give one of them");
+  }
+  if (f.repetitions == 0) f.repetitions = kSweepRepetitions;
+  const MatrixOptions m = MakeMatrixOptions(f);
+  if (!CheckTiming(f)) return kExitCannotRun;
   SweepOptions sweep;
   sweep.types = f.sweep_types;
   sweep.sizes = f.sizes.empty() ? DecadeSizes(f.max_size) : f.sizes;
+  std::sort(sweep.sizes.begin(), sweep.sizes.end());
   sweep.calls = f.calls;
   sweep.probe_budget_s = f.probe_budget_s;
   sweep.series_budget_s = f.series_budget_s;
+  sweep.repetitions = m.repetitions;
   sweep.rtts_us = f.rtts;
   sweep.rtt_size = f.rtt_size;
-  if (f.overrides.seed >= 0) sweep.seed = static_cast<uint64_t>(f.overrides.seed);
+  if (f.overrides.seed) sweep.seed = *f.overrides.seed;
   InstallInterruptHandlers();
   BenchResult result(SettingsOf(m, f, command_line), f.results_dir, "sweep-" + f.sweep_kind);
   ProgressPrinter progress;
+  ResultWriter writer(&result, &progress);
+  WarnIfLoaded(&result);
+  writer.Write();
+  progress.Plan(CountSweepPoints(f.sweep_kind, sweep, m));
   bool ok = true;
-  AddSweepToResult(f.sweep_kind, sweep, m, &result, &progress, &ok);
-  return Finish(&result, f, ok, &progress);
+  AddSweepToResult(f.sweep_kind, sweep, m, &result, &writer, &progress, &ok);
+  return Finish(&result, f, ok, &writer, &progress);
 }
 
-void AddCommonFlags(CLI::App* bench, BenchFlags* f) {
-  f->store.AddTo(bench);
-  f->engine.AddTo(bench);
-  f->backend_option = bench->get_option("--backend");
-  f->hash_option = bench->get_option("--hash-encoding");
-  f->zset_option = bench->get_option("--zset-encoding");
-  bench
-      ->add_option("--backends", f->backends,
-                   "Backends of the matrix, comma-separated (default: all four; --backend "
-                   "picks one)")
+// The flags of the matrix, the store, the engine and the output, on `app` (the main job, run
+// and sweep each list them in their --help).
+void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
+  f->apps.push_back(app);
+  f->store.AddTo(app);
+  f->engine.AddTo(app);
+  app->add_option("--backends", f->backends,
+                  "Backends of the matrix, comma-separated (default: all four; --backend "
+                  "picks one)")
       ->delimiter(',');
-  bench
-      ->add_option("--hash-versions", f->hash_versions,
-                   "Hash encode-versions of the matrix (default: all this engine runs)")
+  app->add_option("--hash-versions", f->hash_versions,
+                  "Hash encode-versions of the matrix (default: all this engine runs)")
       ->delimiter(',');
-  bench
-      ->add_option("--zset-versions", f->zset_versions,
-                   "Zset encode-versions of the matrix (default: all this engine runs)")
+  app->add_option("--zset-versions", f->zset_versions,
+                  "Zset encode-versions of the matrix (default: all this engine runs)")
       ->delimiter(',');
-  bench
-      ->add_option("--repetitions", f->repetitions,
-                   "Runs of the whole matrix; reports take medians (default: 3 for the main "
-                   "job, 1 otherwise)")
+  app->add_option("--repetitions", f->repetitions,
+                  "Runs of the whole matrix, cells interleaved; reports take medians and "
+                  "intervals over them (default: 3 for the main job and sweeps, 1 for run)")
       ->check(CLI::Range(1, 1000));
-  bench->add_option("--results", f->results_dir, "Directory the results are added to")
+  app->add_option("--results", f->results_dir, "Directory the results are added to")
       ->capture_default_str();
-  bench
-      ->add_option("--physical", f->physical,
-                   "Physical counters: auto (per command on RocksDB, per phase elsewhere), "
-                   "command, phase or off")
+  app->add_option("--physical", f->physical,
+                  "Physical counters: auto (per command on RocksDB, per phase elsewhere), "
+                  "command, phase or off")
       ->check(CLI::IsMember({"auto", "command", "phase", "off"}))
       ->capture_default_str();
-  bench->add_flag("--allow-invalid-timing", f->allow_invalid_timing,
-                  "Run in a debug or sanitizer build; the result is marked timing_valid=false");
-  bench->add_flag("--no-report", f->no_report, "Write only the result JSON");
-  bench->add_flag("--no-plots", f->no_plots, "Write the Markdown report without plots");
-  bench->add_option("--resp", f->resp,
-                    "Also run over RESP at this address (kvlab serve); FLUSHALL is sent before "
-                    "each cell, so use a scratch server");
-  bench->add_flag("--resp-only", f->resp_only, "Run only over RESP, not in-process");
-  bench->add_option("--threads", f->overrides.threads, "Client threads (workload default: 1)")
+  app->add_flag("--allow-invalid-timing", f->allow_invalid_timing,
+                "Run in a debug or sanitizer build; the result is marked timing_valid=false");
+  app->add_flag("--no-report", f->no_report, "Write only the result JSON");
+  app->add_flag("--no-plots", f->no_plots, "Write the Markdown report without plots");
+}
+
+// The workload overrides (main job and run) and --seed (also sweeps).
+void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
+  app->add_option("--seed", f->overrides.seed, "Random seed (recorded in the result)")
+      ->check(NonNegative());
+  if (!workloads) return;
+  app->add_option("--resp", f->resp,
+                  "Also run over RESP at this address (kvlab serve); every cell starts with "
+                  "FLUSHALL, so a server that holds keys is refused unless --allow-flush");
+  app->add_flag("--resp-only", f->resp_only, "Run only over RESP, not in-process");
+  app->add_flag("--allow-flush", f->allow_flush,
+                "Let bench FLUSHALL a --resp server that holds keys");
+  app->add_option("--threads", f->overrides.threads, "Client threads (workload default: 1)")
       ->check(CLI::Range(1, 256));
-  bench->add_option("--operations", f->overrides.operations, "Operations per run phase");
-  bench->add_option("--duration", f->overrides.duration_s, "Seconds per run phase");
-  bench->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase");
-  bench->add_option("--records", f->overrides.records, "Records loaded");
-  bench->add_option("--elements", f->overrides.elements, "Fields or members per record");
-  bench->add_option("--seed", f->overrides.seed, "Random seed (recorded in the result)");
+  app->add_option("--operations", f->overrides.operations, "Operations per run phase (>= 1)")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
+  app->add_option("--duration", f->overrides.duration_s, "Seconds per run phase (> 0)")
+      ->check(Positive());
+  app->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase")
+      ->check(NonNegative());
+  app->add_option("--records", f->overrides.records, "Records loaded (>= 1)")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
+  app->add_option("--elements", f->overrides.elements, "Fields or members per record")
+      ->check(NonNegative());
+}
+
+void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {
+  sweep->add_option("kind", f->sweep_kind, "size or rtt")
+      ->required()
+      ->check(CLI::IsMember({"size", "rtt"}));
+  sweep->add_option("--types", f->sweep_types, "hash, zset or both")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"hash", "zset"}));
+  sweep->add_option("--max-size", f->max_size, "Largest size (decade steps from 10)")
+      ->check(NonNegative() & CLI::Range(uint64_t{10}, uint64_t{100000000}))
+      ->capture_default_str();
+  sweep->add_option("--sizes", f->sizes, "Explicit sizes, comma-separated")
+      ->delimiter(',')
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{100000000}));
+  sweep->add_option("--calls", f->calls, "Calls per probe and size")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX))
+      ->capture_default_str();
+  sweep->add_option("--probe-budget", f->probe_budget_s, "Seconds per probe and size at most")
+      ->check(Positive())
+      ->capture_default_str();
+  sweep
+      ->add_option("--series-budget", f->series_budget_s,
+                   "Seconds per backend and version; larger sizes are skipped beyond it")
+      ->check(Positive())
+      ->capture_default_str();
+  sweep->add_option("--rtts", f->rtts, "Round-trip delays in microseconds (rtt sweep)")
+      ->delimiter(',')
+      ->check(NonNegative());
+  sweep->add_option("--rtt-size", f->rtt_size, "Collection size of the rtt sweep")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{100000000}))
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -454,45 +586,28 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       "Workload drivers: per-command KV amplification, latency and throughput over backends "
       "and encodings. With no subcommand: the main job (default suite, size sweep, report)");
   auto flags = std::make_shared<BenchFlags>();
-  AddCommonFlags(bench, flags.get());
+  AddMatrixFlags(bench, flags.get());
+  AddWorkloadFlags(bench, flags.get(), true);
   bench->require_subcommand(0, 1);
 
   CLI::App* run = bench->add_subcommand("run", "Run workloads (catalogue names or .json files)");
-  run->fallthrough();
   run->add_option("workloads", flags->workloads, "Workloads to run")->required();
+  AddMatrixFlags(run, flags.get());
+  AddWorkloadFlags(run, flags.get(), true);
 
   CLI::App* sweep = bench->add_subcommand("sweep", "Cost against collection size or round trips");
-  sweep->fallthrough();
-  sweep->add_option("kind", flags->sweep_kind, "size or rtt")
-      ->required()
-      ->check(CLI::IsMember({"size", "rtt"}));
-  sweep->add_option("--types", flags->sweep_types, "hash, zset or both")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"hash", "zset"}));
-  sweep->add_option("--max-size", flags->max_size, "Largest size (decade steps from 10)")
-      ->check(CLI::Range(uint64_t{10}, uint64_t{100000000}))
-      ->capture_default_str();
-  sweep->add_option("--sizes", flags->sizes, "Explicit sizes, comma-separated")->delimiter(',');
-  sweep->add_option("--calls", flags->calls, "Calls per probe and size")->capture_default_str();
-  sweep->add_option("--probe-budget", flags->probe_budget_s, "Seconds per probe and size at most")
-      ->capture_default_str();
-  sweep
-      ->add_option("--series-budget", flags->series_budget_s,
-                   "Seconds per backend and version; larger sizes are skipped beyond it")
-      ->capture_default_str();
-  sweep->add_option("--rtts", flags->rtts, "Round-trip delays in microseconds (rtt sweep)")
-      ->delimiter(',');
-  sweep->add_option("--rtt-size", flags->rtt_size, "Collection size of the rtt sweep")
-      ->capture_default_str();
+  AddSweepFlags(sweep, flags.get());
+  AddMatrixFlags(sweep, flags.get());
+  AddWorkloadFlags(sweep, flags.get(), false);
 
   CLI::App* list = bench->add_subcommand("list", "List the built-in workloads");
   CLI::App* show = bench->add_subcommand("show", "Print a built-in workload as a workload file");
   show->add_option("name", flags->name, "Workload name")->required();
   CLI::App* report = bench->add_subcommand("report", "Write the report of a result file");
-  report->fallthrough();
   report->add_option("result", flags->result_path, "A result JSON file")
       ->required()
       ->check(CLI::ExistingFile);
+  report->add_flag("--no-plots", flags->no_plots, "Write the Markdown report without plots");
 
   // One dispatch point, after the whole command line is parsed.
   bench->final_callback([=] {
@@ -515,17 +630,11 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
           return;
         }
       }
-      std::fprintf(stderr, "kvlab bench: no built-in workload '%s' (see kvlab bench list)\n",
-                   f.name.c_str());
-      *exit_code = kExitFailed;
+      throw UsageError("no built-in workload '" + f.name + "' (see kvlab bench list)");
     } else if (report->parsed()) {
       std::string path, note;
       Status s = WriteReport(f.result_path, !f.no_plots, &path, &note);
-      if (!s.ok()) {
-        std::fprintf(stderr, "kvlab bench: %s\n", s.ToString().c_str());
-        *exit_code = kExitFailed;
-        return;
-      }
+      if (!s.ok()) throw UsageError(s.ToString());
       if (!note.empty()) std::fprintf(stderr, "kvlab bench: %s\n", note.c_str());
       std::printf("report: %s\n", path.c_str());
     } else {

@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -101,5 +102,17 @@ std::string FormatUtc(const char* format) {
 
 std::string UtcTimestamp() { return FormatUtc("%Y-%m-%dT%H:%M:%SZ"); }
 std::string UtcTimestampCompact() { return FormatUtc("%Y%m%dT%H%M%SZ"); }
+
+std::string LoadWarning(const HostInfo& host) {
+  const int cpus = std::max(1, host.usable_cpus);
+  if (host.load_average_1m < cpus) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "the machine is loaded: load average %.1f over the last minute on %d usable "
+                "CPU%s; times will be noisy, and differences between cells need more "
+                "repetitions to be significant",
+                host.load_average_1m, cpus, cpus == 1 ? "" : "s");
+  return buf;
+}
 
 }  // namespace kvlab::workloads

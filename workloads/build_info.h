@@ -34,6 +34,11 @@ struct HostInfo {
 
 HostInfo GetHostInfo();
 
+// A warning when the machine was busy as a run started, or "". Busy means a 1-minute load
+// average of at least the usable CPUs: every CPU already had a runnable task before kvlab's own
+// work, so times will be noisy and small differences between cells will not be significant.
+std::string LoadWarning(const HostInfo& host);
+
 // The current UTC time as "2024-05-01T12:34:56Z", and as "20240501T123456Z" (file names).
 std::string UtcTimestamp();
 std::string UtcTimestampCompact();

@@ -235,8 +235,8 @@ Status ResolveWorkload(const std::string& name_or_path, Workload* out) {
 }
 
 DefaultSuite MainJobSuite() {
-  auto scaled = [](const char* name, int64_t records, int64_t operations, int64_t warmup,
-                   int64_t elements = -1) {
+  auto scaled = [](const char* name, uint64_t records, uint64_t operations, uint64_t warmup,
+                   std::optional<uint64_t> elements = std::nullopt) {
     SuiteEntry e;
     e.workload = name;
     e.overrides.records = records;

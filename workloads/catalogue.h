@@ -35,9 +35,12 @@ struct SuiteEntry {
 
 struct DefaultSuite {
   std::vector<SuiteEntry> workloads;
-  // The size sweep that follows them (hash and zset, decade steps).
+  // The size sweep that follows them (hash and zset, decade steps; each probe at each size
+  // `repetitions` times, and a Redis-tier version cold and warm).
   uint64_t sweep_max_size = 10000;
-  uint64_t sweep_calls = 50;
+  uint64_t sweep_calls = 30;
+  double sweep_probe_budget_s = 0.25;
+  double sweep_series_budget_s = 60;
   int repetitions = 3;
 };
 

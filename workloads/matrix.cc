@@ -5,7 +5,8 @@
 
 namespace kvlab::workloads {
 
-using backends::DirectorySize;
+using backends::DiskUsage;
+using backends::MeasureDiskUsage;
 using backends::OpenedStore;
 using backends::OpenStore;
 using backends::StoreSpec;
@@ -93,6 +94,7 @@ void ReadTierMemory(engine::Engine& engine, CellResult* out) {
 
 void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cell& cell,
                       CellResult* out) {
+  // (The degraded verdict is given by RunMatrix once the cell is done, for both targets.)
   std::unique_ptr<OpenedStore> opened;
   Status s = OpenCellStore(options, cell, w.name, &opened);
   if (!s.ok()) {
@@ -104,19 +106,24 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
   out->store_kept = !opened->temporary();
   out->persistent = opened->store()->capabilities().persistent;
   {
-    Engine engine(opened->store(), options.engine);
+    Engine engine(opened->store(), EngineOptionsFor(options));
     EngineTarget target(&engine, opened.get(), TargetOptionsFor(options, cell, w.threads));
     std::unique_ptr<TargetConnection> setup;
     s = ConfigureEngine(options, &engine);
     if (s.ok()) s = target.Connect(&setup);
+    // CONFIG SET refuses a tier version whose tier cannot be reached (the cell fails with the
+    // reason), unless allow_degraded; then the reason marks the cell degraded.
     if (s.ok()) s = SetVersions(*setup, cell);
+    if (s.ok() && options.allow_degraded) out->degraded = TierProblem(engine, cell);
     RunOnTarget(w, options, cell, s, target, out);
     if (!s.ok()) return;
     ReadTierMemory(engine, out);
   }
   s = opened->store()->Flush();
   if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
-  out->disk_bytes = DirectorySize(opened->dir());
+  const DiskUsage usage = MeasureDiskUsage(cell.backend, opened->dir());
+  out->disk_bytes = usage.data_bytes;
+  out->disk_log_bytes = usage.log_bytes;
   if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
     out->store_counters_end = opened->store()->ReadPhysicalCounters();
   }
@@ -134,6 +141,53 @@ void RunRespCell(const Workload& w, const MatrixOptions& options, const Cell& ce
 }
 
 }  // namespace
+
+EngineOptions EngineOptionsFor(const MatrixOptions& options) {
+  EngineOptions engine = options.engine;
+  engine.allow_degraded_tier = options.allow_degraded;
+  return engine;
+}
+
+std::string TierProblem(const Engine& engine, const Cell& cell) {
+  std::string problems;
+  auto check = [&](const char* type, int version) {
+    if (version < 0) return;
+    Status s = engine.CheckTier(type, static_cast<uint8_t>(version));
+    if (!s.ok()) problems += (problems.empty() ? "" : "; ") + s.message();
+  };
+  check("hash", cell.hash_version);
+  check("zset", cell.zset_version);
+  return problems;
+}
+
+uint64_t DegradedOperations(const WorkloadRunResult& run) {
+  uint64_t n = 0;
+  for (const PhaseResult& phase : run.phases) {
+    for (const auto& [name, stats] : phase.commands) {
+      auto it = stats.counters.find("tier.cache_degraded");
+      if (it != stats.counters.end()) n += it->second;
+    }
+    for (const auto& [name, value] : phase.store_counters) {
+      if (name.starts_with("server.") && name.ends_with(".cache_degraded")) n += value;
+    }
+  }
+  return n;
+}
+
+void JudgeDegraded(const MatrixOptions& options, const Cell& cell, const WorkloadRunResult& run,
+                   std::string* degraded, std::string* error) {
+  const uint64_t n = DegradedOperations(run);
+  if (n == 0) return;
+  const std::string what = std::to_string(n) +
+                           " cache operations went without the Redis cache (it was down or "
+                           "failing), so these are not the numbers of " +
+                           cell.Label();
+  if (options.allow_degraded) {
+    *degraded += (degraded->empty() ? "" : "; ") + what;
+  } else if (error->empty()) {
+    *error = what + " (pass --allow-degraded to keep them, marked degraded)";
+  }
+}
 
 std::string Cell::Label() const {
   std::string label = backend;
@@ -163,6 +217,21 @@ std::vector<int> AvailableHashVersions() {
 
 std::vector<int> AvailableZsetVersions() {
   return ProbeVersions([](Engine& e, uint8_t v) { return e.zset_encoding(v) != nullptr; });
+}
+
+bool VersionUsesTier(const std::string& type, int version) {
+  if (version < 0 || version > 3) return false;
+  StoreSpec spec;
+  spec.backend = "memory";
+  std::unique_ptr<OpenedStore> opened;
+  if (!OpenStore(spec, &opened).ok()) return false;
+  Engine engine(opened->store(), EngineOptions());
+  const uint8_t v = static_cast<uint8_t>(version);
+  if (type == "hash")
+    return engine.hash_encoding(v) && !engine.hash_encoding(v)->tier_roles().empty();
+  if (type == "zset")
+    return engine.zset_encoding(v) && !engine.zset_encoding(v)->tier_roles().empty();
+  return false;
 }
 
 std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options) {
@@ -249,19 +318,19 @@ Status SetVersions(TargetConnection& c, const Cell& cell) {
   return Status::OK();
 }
 
-void RunMatrix(const Workload& workload, const MatrixOptions& options,
-               std::vector<CellResult>* results) {
-  MatrixOptions effective = options;
+std::vector<Cell> MatrixCells(const Workload& workload, const MatrixOptions& options,
+                              MatrixOptions* effective) {
+  *effective = options;
   if (options.resp) {
     // A server without kvlab's encodings runs one cell, its versions unknown.
     RespTarget probe(*options.resp);
     std::unique_ptr<TargetConnection> c;
     if (probe.Connect(&c).ok() && !ServerHasVersions(*c)) {
-      effective.resp.reset();
+      effective->resp.reset();
     }
   }
-  std::vector<Cell> cells = PlanCells(workload, effective);
-  if (options.resp && !effective.resp) {
+  std::vector<Cell> cells = PlanCells(workload, *effective);
+  if (options.resp && !effective->resp) {
     Cell c;
     c.target = "resp";
     c.backend = options.resp->ToString();
@@ -269,6 +338,19 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
     c.zset_version = -1;
     cells.push_back(c);
   }
+  return cells;
+}
+
+size_t CountCells(const Workload& workload, const MatrixOptions& options) {
+  MatrixOptions effective;
+  return MatrixCells(workload, options, &effective).size() *
+         static_cast<size_t>(std::max(1, options.repetitions));
+}
+
+void RunMatrix(const Workload& workload, const MatrixOptions& options,
+               std::vector<CellResult>* results) {
+  MatrixOptions effective;
+  const std::vector<Cell> cells = MatrixCells(workload, options, &effective);
   const size_t total = cells.size() * static_cast<size_t>(std::max(1, options.repetitions));
   size_t index = 0;
   for (int rep = 0; rep < std::max(1, options.repetitions); ++rep) {
@@ -284,6 +366,7 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
       } else {
         RunInProcessCell(workload, effective, cell, &r);
       }
+      JudgeDegraded(effective, cell, r.run, &r.degraded, &r.run.error);
       results->push_back(std::move(r));
       if (options.on_cell_done) options.on_cell_done(results->back());
     }

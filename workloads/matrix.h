@@ -43,7 +43,10 @@ struct Cell {
 struct CellResult {
   Cell cell;
   WorkloadRunResult run;
-  uint64_t disk_bytes = 0;  // after Flush; 0 over RESP
+  // After Flush: the store's data files, and its log or journal files apart (MeasureDiskUsage).
+  // 0 over RESP.
+  uint64_t disk_bytes = 0;
+  uint64_t disk_log_bytes = 0;
   bool persistent = false;  // disk_bytes means something (not the in-memory backend)
   // Readings at the end (gauges such as lmdb.depth); empty for per-thread counters.
   backends::PhysicalCounters store_counters_end;
@@ -53,6 +56,9 @@ struct CellResult {
   std::map<std::string, std::map<std::string, uint64_t>> tier_memory;
   std::string store_dir;    // where the store lived ("" over RESP)
   bool store_kept = false;  // false: a temporary directory, removed
+  // Why the cell ran degraded (a Redis-tier version without its tier, --allow-degraded), or
+  // empty. Without --allow-degraded such a cell fails instead (run.error).
+  std::string degraded;
 };
 
 enum class PhysicalMode {
@@ -76,6 +82,10 @@ struct MatrixOptions {
   std::optional<redis::RedisEndpoint> resp;
   int repetitions = 1;
   PhysicalMode physical = PhysicalMode::kAuto;
+  // Run a Redis-tier version whose tier cannot be reached (or fails during the run), marked
+  // degraded, instead of failing its cell. Applies to in-process engines
+  // (EngineOptions::allow_degraded_tier); a RESP server decides for itself.
+  bool allow_degraded = false;
 
   const volatile std::sig_atomic_t* stop = nullptr;
   // Called before each cell, and with each progress report of its run.
@@ -88,9 +98,20 @@ struct MatrixOptions {
 // The encode-versions this engine can run for hashes and zsets (0..3 where available).
 std::vector<int> AvailableHashVersions();
 std::vector<int> AvailableZsetVersions();
+// Whether version `version` of `type` ("hash" or "zset") keeps state in the Redis tier (its
+// encoding's tier_roles); false for -1 and unknown versions.
+bool VersionUsesTier(const std::string& type, int version);
 
 // The cells of one repetition: backends x the versions of the types the workload uses.
 std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options);
+
+// The cells RunMatrix runs in one repetition: PlanCells, except that a RESP server without
+// kvlab's encodings runs one cell with its versions unknown. *effective receives the options
+// RunMatrix runs them with.
+std::vector<Cell> MatrixCells(const Workload& workload, const MatrixOptions& options,
+                              MatrixOptions* effective);
+// The cells RunMatrix runs, over every repetition (for progress).
+size_t CountCells(const Workload& workload, const MatrixOptions& options);
 
 // Runs every cell of every repetition; stops early (with the cells so far, the last partial)
 // when *options.stop is set. A cell that fails records its error and the matrix goes on.
@@ -111,5 +132,16 @@ EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& c
 Status ConfigureEngine(const MatrixOptions& options, engine::Engine* engine);
 // Sets the cell's versions through the target: CONFIG SET, as a client would.
 Status SetVersions(TargetConnection& c, const Cell& cell);
+// The engine options of a cell's engine: options.engine, with allow_degraded applied.
+engine::EngineOptions EngineOptionsFor(const MatrixOptions& options);
+// Why a cell's tier versions cannot run as themselves on `engine` (Engine::CheckTier), or "".
+std::string TierProblem(const engine::Engine& engine, const Cell& cell);
+// Cache operations that went without the Redis cache over a run: the commands' tier.cache_degraded
+// in-process, or the server's server.<command>.cache_degraded over RESP.
+uint64_t DegradedOperations(const WorkloadRunResult& run);
+// After a run: when DegradedOperations is not zero, marks the result degraded (allow_degraded)
+// or failed (*error), with a reason naming the cell and the count.
+void JudgeDegraded(const MatrixOptions& options, const Cell& cell, const WorkloadRunResult& run,
+                   std::string* degraded, std::string* error);
 
 }  // namespace kvlab::workloads

@@ -95,6 +95,23 @@ TEST(Matrix, RunsEveryCellWithItsVersions) {
   EXPECT_NE(again[0].run.error.find("already exists"), std::string::npos);
 }
 
+// WiredTiger's space is its data, not its 100 MB preallocated log files.
+TEST(Matrix, DiskSpaceIsTheStoresData) {
+  Workload w = Small("ycsb-c-field", 200, 50);
+  MatrixOptions m;
+  m.backends = {"wiredtiger", "rocksdb", "lmdb"};
+  m.hash_versions = {0};
+  std::vector<CellResult> cells;
+  RunMatrix(w, m, &cells);
+  ASSERT_EQ(cells.size(), 3u);
+  for (const CellResult& c : cells) {
+    ASSERT_TRUE(c.run.error.empty()) << c.run.error;
+    EXPECT_GT(c.disk_bytes, 50'000u) << c.cell.backend;  // 200 KB of values, compressed
+    EXPECT_LT(c.disk_bytes, 20u << 20) << c.cell.backend;
+  }
+  EXPECT_GT(cells[0].disk_log_bytes, 0u);  // kept apart, not hidden
+}
+
 TEST(Matrix, StopEndsTheMatrix) {
   Workload w = Small("ycsb-c-field", 50, 100);
   volatile std::sig_atomic_t stop = 0;
@@ -162,7 +179,7 @@ TEST(Sweep, SizeSweepShowsKnownGrowth) {
   sweep.sizes = {10, 100, 1000};
   sweep.calls = 20;
   SweepResult result;
-  RunSizeSweep(sweep, m, nullptr, &result);
+  RunSizeSweep(sweep, m, SweepProgress(), &result);
   ASSERT_FALSE(result.partial);
   EXPECT_TRUE(result.notes.empty()) << result.notes[0];
   ASSERT_EQ(result.points.size(), 3u * 3);  // (hash v0, hash v1, zset v0) x 3 sizes
@@ -189,6 +206,79 @@ TEST(Sweep, SizeSweepShowsKnownGrowth) {
   EXPECT_EQ(classes["zset v0 ZRANGE-10 ZRANGE"], "O(1)");
 }
 
+// The growth classes of the tier versions, cold and warm, as the issue saw them misread:
+// ZRANGEBYSCORE on zset v1/v2 is O(n) cold (the zset is read from KV into the cache) and O(1)
+// warm; HLEN on hash v3 (no count) is O(n) cold and O(1) warm, in every repetition; and the
+// whole cost counts the Redis commands, not only KV steps.
+TEST(Sweep, TierVersionsAreMeasuredColdAndWarm) {
+  MatrixOptions m;
+  m.backends = {"memory"};
+  m.hash_versions = {3};
+  m.zset_versions = {1};
+  SweepOptions sweep;
+  sweep.sizes = {10, 100, 1000};
+  sweep.calls = 10;
+  sweep.repetitions = 3;
+  SweepResult result;
+  size_t begun = 0, ended = 0;
+  SweepProgress progress;
+  progress.begin = [&](const std::string&) { ++begun; };
+  progress.end = [&](const SweepPoint&) { ++ended; };
+  RunSizeSweep(sweep, m, progress, &result);
+  ASSERT_FALSE(result.partial);
+  ASSERT_TRUE(result.notes.empty()) << result.notes[0];
+  // 2 series x 3 sizes x 3 repetitions x (cold, warm).
+  EXPECT_EQ(result.points.size(), 2u * 3 * 3 * 2);
+  EXPECT_EQ(CountSweepPoints("size", sweep, m), result.points.size());
+  EXPECT_EQ(begun, result.points.size());
+  EXPECT_EQ(ended, result.points.size());
+  std::map<std::string, nlohmann::json> series;
+  for (const auto& g : GrowthJson(result.points)) {
+    series[g["type"].get<std::string>() + " v" + std::to_string(g["version"].get<int>()) + " " +
+           g["cache"].get<std::string>() + " " + g["probe"].get<std::string>()] = g;
+  }
+  const nlohmann::json& cold_range = series["zset v1 cold ZRANGEBYSCORE-10"];
+  const nlohmann::json& warm_range = series["zset v1 warm ZRANGEBYSCORE-10"];
+  ASSERT_FALSE(cold_range.is_null());
+  EXPECT_EQ(cold_range["kv_class"], "O(n)") << cold_range.dump();
+  EXPECT_EQ(cold_range["cost_class"], "O(n)") << cold_range.dump();
+  EXPECT_EQ(warm_range["cost_class"], "O(1)") << warm_range.dump();
+  // Warm: one meta get and one Redis round trip per call, whatever the size.
+  for (double steps : warm_range["kv_steps_per_call"]) EXPECT_EQ(steps, 1.0);
+  for (double trips : warm_range["tier_round_trips_per_call"]) EXPECT_EQ(trips, 1.0);
+  const nlohmann::json& cold_len = series["hash v3 cold HLEN"];
+  const nlohmann::json& warm_len = series["hash v3 warm HLEN"];
+  EXPECT_EQ(cold_len["cost_class"], "O(n)") << cold_len.dump();
+  EXPECT_EQ(warm_len["cost_class"], "O(1)") << warm_len.dump();
+  for (double steps : warm_len["cost_steps_per_call"]) {
+    EXPECT_EQ(steps, warm_len["cost_steps_per_call"][0].get<double>()) << warm_len.dump();
+  }
+  // Time classes come from the repetitions: three of each size, with their interval.
+  EXPECT_EQ(cold_range["time_repetitions"], 3);
+  EXPECT_EQ(cold_range["p50_ns_repetitions"].back().size(), 3u);
+  EXPECT_GT(cold_range["time_confidence"].get<double>(), 0.0) << cold_range.dump();
+}
+
+// A time class is given only when the slope's interval over repetitions lies in one class.
+TEST(Sweep, TimeClassesComeFromRepetitions) {
+  const std::vector<uint64_t> sizes = {100, 1000};
+  // Ten times the time at ten times the size, in every repetition: O(n).
+  TimeGrowth g = ClassifyTimeGrowth(sizes, {{100, 105, 98}, {1000, 1040, 990}});
+  EXPECT_EQ(g.growth_class, "O(n)") << g.why;
+  EXPECT_NEAR(g.slope, 1.0, 0.05);
+  EXPECT_LE(g.slope_low, g.slope);
+  EXPECT_GE(g.slope_high, g.slope);
+  EXPECT_GE(g.confidence, kTimeGrowthConfidence);
+  // The same times with one noisy repetition: the interval spans classes.
+  g = ClassifyTimeGrowth(sizes, {{100, 900, 98}, {1000, 150, 990}});
+  EXPECT_EQ(g.growth_class, "unclear") << g.slope_low << " " << g.slope_high;
+  // One repetition (the issue's "ZCARD v3 O(n)" from one noisy run): no class at all.
+  g = ClassifyTimeGrowth(sizes, {{100}, {1000}});
+  EXPECT_EQ(g.growth_class, "");
+  EXPECT_NE(g.why.find("repetitions"), std::string::npos) << g.why;
+  EXPECT_EQ(ClassifyTimeGrowth({100}, {{1, 2, 3}}).growth_class, "");
+}
+
 TEST(Sweep, RttSweepCountsRoundTrips) {
   MatrixOptions m;
   m.backends = {"memory"};
@@ -200,8 +290,10 @@ TEST(Sweep, RttSweepCountsRoundTrips) {
   sweep.rtt_size = 250;
   sweep.calls = 5;
   SweepResult result;
-  RunRttSweep(sweep, m, nullptr, &result);
-  ASSERT_EQ(result.points.size(), 2u);
+  m.backends = {"memory", "lmdb"};  // every backend, none dropped
+  RunRttSweep(sweep, m, SweepProgress(), &result);
+  ASSERT_EQ(result.points.size(), 2u * 2);
+  EXPECT_EQ(result.points[2].cell.backend, "lmdb");
   for (const SweepPoint& p : result.points) {
     for (const PhaseResult& ph : p.run.phases) {
       if (ph.name == "HGET") {
@@ -237,13 +329,28 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
   ASSERT_TRUE(a.Write().ok());
   ASSERT_TRUE(b.Write().ok());
   EXPECT_NE(a.path(), b.path());  // results are added, never overwritten
+  // Until the run is over, the file says it is incomplete: a killed run never looks whole.
+  nlohmann::json j;
+  ASSERT_TRUE(ReadResultFile(b.path(), &j).ok());
+  EXPECT_FALSE(j["complete"].get<bool>());
+  EXPECT_TRUE(j["partial"].get<bool>());
+  EXPECT_EQ(j["partial_reason"], kIncompleteReason);
+  b.MarkComplete();
+  ASSERT_TRUE(b.Write().ok());
+  ASSERT_TRUE(ReadResultFile(b.path(), &j).ok());
+  EXPECT_TRUE(j["complete"].get<bool>());
+  EXPECT_FALSE(j["partial"].get<bool>());
+  EXPECT_TRUE(j["partial_reason"].is_null());
+  // A reason given during the run stays after it.
   a.MarkPartial("test");
+  a.MarkComplete();
   ASSERT_TRUE(a.Write().ok());
 
-  nlohmann::json j;
   ASSERT_TRUE(ReadResultFile(a.path(), &j).ok());
   EXPECT_EQ(j["schema_version"], kResultSchemaVersion);
+  EXPECT_TRUE(j["complete"].get<bool>());
   EXPECT_TRUE(j["partial"].get<bool>());
+  EXPECT_EQ(j["partial_reason"], "test");
   for (const char* key : {"date", "build", "host", "store", "engine", "workloads"}) {
     EXPECT_TRUE(j["context"].contains(key)) << key;
   }

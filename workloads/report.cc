@@ -14,7 +14,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "analysis/mann_whitney.h"
 #include "workloads/result.h"
+#include "workloads/sweep.h"
 
 #ifndef KVLAB_SOURCE_DIR
 #define KVLAB_SOURCE_DIR "."
@@ -65,7 +67,40 @@ std::string CellLabel(const json& run) {
   std::string backend = run.value("backend", "?");
   if (run.value("target", "") == "resp") backend = "resp " + backend;
   const std::string versions = VersionLabel(run);
-  return versions.empty() ? backend : backend + " " + versions;
+  std::string label = versions.empty() ? backend : backend + " " + versions;
+  // A degraded run is not the version's: it never shares a row with the version's real runs.
+  if (run.value("degraded", false)) label += " (degraded)";
+  return label;
+}
+
+// "8123" for one value; "8123 [7010-9200]" (median [min-max]) over repetitions.
+std::string MedianWithRange(const std::vector<double>& v) {
+  if (v.empty()) return "-";
+  const double median = Median(v);
+  if (v.size() == 1) return Num(median);
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return Num(median) + " [" + Num(*lo) + "–" + Num(*hi) + "]";
+}
+
+constexpr double kRatioConfidence = 0.90;
+
+// A ratio between two cells over their repetitions: the ratio of their medians (the medians
+// the tables show), with the 90% interval of the ratio (analysis::RatioOfMedians, around the
+// Hodges-Lehmann estimate): "1.80× [1.52–2.10]" when the interval excludes 1; "≈ 1.05× [0.82–1.31]" when it does not (no significant
+// difference); "≈ 1.80× (n = 1 vs 1: no interval)" when the repetitions are too few to give one.
+std::string RatioText(const std::vector<double>& cell, const std::vector<double>& base) {
+  if (cell.empty() || base.empty()) return "-";
+  auto positive = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0 && std::isfinite(x); });
+  };
+  if (!positive(cell) || !positive(base)) return "-";
+  const analysis::RatioInterval r = analysis::RatioOfMedians(cell, base, kRatioConfidence);
+  if (!r.attainable) {
+    return "≈ " + Fixed(r.median_ratio, 2) + "× (n = " + std::to_string(cell.size()) + " vs " +
+           std::to_string(base.size()) + ": no interval)";
+  }
+  const std::string interval = " [" + Fixed(r.low, 2) + "–" + Fixed(r.high, 2) + "]";
+  return (r.significant ? "" : "≈ ") + Fixed(r.median_ratio, 2) + "×" + interval;
 }
 
 // "2 gets · 1 batch (1 rec)": the non-zero KV operations per call.
@@ -88,18 +123,18 @@ std::string KvPerCall(const json& per_call) {
   return out.empty() ? "none" : out;
 }
 
-// The largest few per-call counters ("rocksdb.block_read_count 0.02").
-std::string CountersPerCall(const json& per_call, size_t max) {
+// Every non-zero per-call counter, largest first ("tier.tier_round_trips 1,
+// rocksdb.block_read_count 0.02"), and the hit ratio of every cache.
+std::string CountersPerCall(const json& per_call) {
   std::vector<std::pair<double, std::string>> items;
   for (auto it = per_call.begin(); it != per_call.end(); ++it) {
     const double value = it.value().get<double>();
     if (value != 0) items.emplace_back(value, it.key());
   }
-  std::sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first > b.first; });
   std::string out;
-  for (size_t i = 0; i < items.size() && i < max; ++i) {
-    out += (out.empty() ? "" : ", ") + items[i].second + " " + Num(items[i].first);
-  }
+  for (const auto& [value, name] : items)
+    out += (out.empty() ? "" : ", ") + name + " " + Num(value);
   // A cache's hit ratio, for every "<source>.cache_hits" with its "<source>.cache_misses"
   // (the convention of docs/results-schema.md).
   const std::string kHits = ".cache_hits";
@@ -113,7 +148,36 @@ std::string CountersPerCall(const json& per_call, size_t max) {
       out += (out.empty() ? "" : ", ") + source + " hit ratio " + Fixed(hits / (hits + misses), 3);
     }
   }
-  return out;
+  return out.empty() ? "-" : out;
+}
+
+// Over RESP to `kvlab serve`: the server's own per-call counts of `command` in a phase, from its
+// INFO kvlab totals (store_counters "server.<command>.<field>", warm-up included), as a KV
+// per-call object and a further-counters per-call object. False when the phase has none.
+bool ServerPerCall(const json& phase, const std::string& command, json* kv, json* counters) {
+  if (!phase.contains("store_counters")) return false;
+  std::string lower = command;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const json& sc = phase["store_counters"];
+  const std::string prefix = "server." + lower + ".";
+  const double calls = sc.value(prefix + "calls", 0.0);
+  if (calls <= 0) return false;
+  *kv = json::object();
+  *counters = json::object();
+  static const std::set<std::string> kTier = {"tier_round_trips", "tier_commands", "cache_hits",
+                                              "cache_misses", "cache_degraded"};
+  for (auto it = sc.begin(); it != sc.end(); ++it) {
+    if (!it.key().starts_with(prefix)) continue;
+    const std::string field = it.key().substr(prefix.size());
+    if (field == "calls" || field == "failed_calls") continue;
+    const double per_call = it.value().get<double>() / calls;
+    if (kTier.count(field)) {
+      (*counters)["tier." + field] = per_call;
+    } else {
+      (*kv)[field] = per_call;
+    }
+  }
+  return true;
 }
 
 // Runs of a workload grouped by cell (label), in first-appearance order.
@@ -158,30 +222,35 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
   }
   const std::vector<std::string> phases = RunPhaseNames(w);
 
-  // Throughput per cell and phase, with the ratio to the first cell of the same backend.
+  // Throughput per cell and phase (median [min-max] over repetitions), with the ratio of the
+  // first phase's throughput to the first version's on the same backend, and its interval.
   md << "| cell | reps |";
   for (const auto& p : phases) md << " " << p << " ops/s |";
-  md << " vs first version | load s | disk MiB |\n|---|---|";
+  md << " vs first version (" << static_cast<int>(kRatioConfidence * 100)
+     << "% interval) | load s | data MiB |\n|---|---|";
   for (size_t i = 0; i < phases.size(); ++i) md << "---|";
   md << "---|---|---|\n";
-  std::map<std::string, double> first_of_backend;
+  std::map<std::string, std::vector<double>> first_of_backend;
   for (const auto& [label, runs] : groups) {
     md << "| " << label << " | " << runs.size() << " |";
-    double first_phase = 0;
+    std::vector<double> first_phase;
     for (size_t i = 0; i < phases.size(); ++i) {
       std::vector<double> values;
       for (const json* r : runs) {
         if (const json* p = FindPhase(*r, phases[i]))
           values.push_back(p->value("throughput_per_s", 0.0));
       }
-      const double m = Median(values);
-      if (i == 0) first_phase = m;
-      md << " " << (values.empty() ? "-" : Num(m)) << " |";
+      if (i == 0) first_phase = values;
+      md << " " << MedianWithRange(values) << " |";
     }
+    const bool degraded = runs.front()->value("degraded", false);
     const std::string backend = (*runs.front()).value("backend", "");
-    auto [it, inserted] = first_of_backend.emplace(backend, first_phase);
-    md << " " << (inserted || it->second == 0 ? "1.00" : Fixed(first_phase / it->second, 2))
-       << " |";
+    if (degraded) {
+      md << " n/a (degraded) |";
+    } else {
+      auto [it, inserted] = first_of_backend.emplace(backend, first_phase);
+      md << " " << (inserted ? "(baseline)" : RatioText(first_phase, it->second)) << " |";
+    }
     std::vector<double> load_s, disk;
     for (const json* r : runs) {
       if (const json* p = FindPhase(*r, "load")) load_s.push_back(p->value("wall_seconds", 0.0));
@@ -193,11 +262,19 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
   }
   md << "\n";
 
+  md << "Ratios: the ratio of the two cells' medians, with a "
+     << static_cast<int>(kRatioConfidence * 100)
+     << "% distribution-free interval over the pairwise ratios of their repetitions "
+        "(Hodges-Lehmann / Mann-Whitney); **≈** marks a ratio whose "
+        "interval includes 1 (no significant difference) or that has too few repetitions for "
+        "an interval (3 or more give one).\n\n";
+
   // Per command: latency medians across repetitions, exact KV operations per call.
   md << "| phase | command | cell | calls (all reps) | p50 µs | p99 µs | p99.9 µs | max µs | KV "
         "per call | "
         "B read/call | B written/call | other counters per call |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  bool server_counts = false;
   for (const auto& phase : phases) {
     std::set<std::string> commands;
     for (const auto& [label, runs] : groups) {
@@ -213,11 +290,13 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
       for (const auto& [label, runs] : groups) {
         std::vector<double> p50, p99, p999, max;
         const json* last = nullptr;
+        const json* last_phase = nullptr;
         uint64_t calls = 0;
         for (const json* r : runs) {
           const json* p = FindPhase(*r, phase);
           if (p == nullptr || !(*p)["commands"].contains(command)) continue;
           last = &(*p)["commands"][command];
+          last_phase = p;
           const json& lat = (*last)["latency_ns"];
           p50.push_back(lat.value("p50", 0.0));
           p99.push_back(lat.value("p99", 0.0));
@@ -226,17 +305,29 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
           calls += last->value("calls", uint64_t{0});
         }
         if (last == nullptr) continue;
+        std::string kv = KvPerCall((*last)["kv_per_call"]);
+        std::string read = (*last).contains("bytes_read_per_call")
+                               ? Num((*last)["bytes_read_per_call"].get<double>())
+                               : "-";
+        std::string written = (*last).contains("bytes_written_per_call")
+                                  ? Num((*last)["bytes_written_per_call"].get<double>())
+                                  : "-";
+        std::string counters = CountersPerCall((*last)["counters_per_call"]);
+        json server_kv, server_counters;
+        if ((*last)["kv_per_call"].is_null() &&
+            ServerPerCall(*last_phase, command, &server_kv, &server_counters)) {
+          // Over RESP: the server's own counts (INFO kvlab), marked as such.
+          server_counts = true;
+          kv = KvPerCall(server_kv) + " †";
+          read = Num(server_kv.value("bytes_read", 0.0)) + " †";
+          written = Num(server_kv.value("bytes_written", 0.0)) + " †";
+          const std::string tier = CountersPerCall(server_counters);
+          if (tier != "-") counters = (counters == "-" ? "" : counters + ", ") + tier + " †";
+        }
         md << "| " << phase << " | " << command << " | " << label << " | " << calls << " | "
            << Micros(Median(p50)) << " | " << Micros(Median(p99)) << " | " << Micros(Median(p999))
-           << " | " << Micros(Median(max)) << " | " << KvPerCall((*last)["kv_per_call"]) << " | "
-           << ((*last).contains("bytes_read_per_call")
-                   ? Num((*last)["bytes_read_per_call"].get<double>())
-                   : "-")
-           << " | "
-           << ((*last).contains("bytes_written_per_call")
-                   ? Num((*last)["bytes_written_per_call"].get<double>())
-                   : "-")
-           << " | " << CountersPerCall((*last)["counters_per_call"], 3) << " |\n";
+           << " | " << Micros(Median(max)) << " | " << kv << " | " << read << " | " << written
+           << " | " << counters << " |\n";
         if (last->value("errors", 0) > 0) {
           md << "| | | | | | | | | errors: " << last->value("errors", 0)
              << " (first: " << last->value("first_error", "") << ") | | | |\n";
@@ -245,64 +336,101 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
     }
   }
   md << "\n";
+  if (server_counts) {
+    md << "† over RESP: the server's own per-command counts from `INFO kvlab` (warm-up "
+          "included), exact when the workload was its only client.\n\n";
+  }
   for (const json& r : w["runs"]) {
     if (!r["error"].is_null()) {
       md << "- **" << CellLabel(r) << "** (repetition " << r.value("repetition", 0)
          << ") failed: " << r["error"].get<std::string>() << "\n";
     }
+    if (r.value("degraded", false)) {
+      md << "- **" << CellLabel(r) << "** (repetition " << r.value("repetition", 0)
+         << ") ran degraded, its Redis tier unusable: " << r.value("degraded_reason", std::string())
+         << "\n";
+    }
   }
   md << "\n";
+}
+
+// "O(n), slope 0.98 [0.95–1.01]" for a time class judged over repetitions.
+std::string TimeClassText(const json& g) {
+  const std::string cls = g.value("time_class", "");
+  const json& interval = g.value("time_slope_interval", json::array());
+  if (cls.empty()) return "— (" + g.value("time_note", std::string("not classified")) + ")";
+  std::string text = cls + ", slope " + Fixed(g.value("time_slope", 0.0), 2);
+  if (interval.size() == 2) {
+    text += " [" + Fixed(interval[0].get<double>(), 2) + "–" + Fixed(interval[1].get<double>(), 2) +
+            "]";
+  }
+  return text;
 }
 
 void GrowthSection(const json& result, std::ostringstream& md) {
   const json& growth = result["growth"];
   if (growth.empty()) return;
   md << "## Cost against collection size\n\n"
-        "KV steps per call (point reads + seeks + nexts + prevs + written records) are exact; "
-        "their growth class comes from the two largest sizes. Times (p50) are noisy and their "
-        "class is indicative.\n\n";
+        "Per call at each size, exact: KV steps (point reads + seeks + nexts + prevs + written "
+        "records), shown as `KV + tier` where the Redis tier is used (tier = Redis commands sent; "
+        "round trips are in the result). The **cost class** classifies KV steps + tier commands, "
+        "from the two largest sizes. A Redis-tier version is measured **cold** (the cache "
+        "emptied before every call: what filling it costs) and **warm** (filled by a read of the "
+        "whole collection and a first pass of the probe, which the measured pass repeats). The "
+        "**time class** compares the p50 times of the two largest sizes "
+        "over the repetitions: the slope of log time against log size, with its "
+     << static_cast<int>(kTimeGrowthConfidence * 100)
+     << "% interval; a class is given only when the whole interval lies in one class "
+        "(O(1) below 0.15, sublinear below 0.6, O(n) below 1.4).\n\n";
   // Group by (type, backend).
   std::map<std::pair<std::string, std::string>, std::vector<const json*>> groups;
   for (const json& g : growth) groups[{g.value("type", ""), g.value("backend", "")}].push_back(&g);
   for (auto& [key, series] : groups) {
-    // Versions of one probe side by side.
-    std::stable_sort(series.begin(), series.end(), [](const json* a, const json* b) {
-      return std::make_tuple((*a)["probe"].get<std::string>(), (*a)["command"].get<std::string>(),
-                             (*a)["version"].get<int>()) <
-             std::make_tuple((*b)["probe"].get<std::string>(), (*b)["command"].get<std::string>(),
-                             (*b)["version"].get<int>());
-    });
+    // Versions and cache states of one probe side by side.
+    auto order = [](const json* g) {
+      return std::make_tuple((*g)["probe"].get<std::string>(), (*g)["command"].get<std::string>(),
+                             (*g)["version"].get<int>(), g->value("cache", std::string("none")));
+    };
+    std::stable_sort(series.begin(), series.end(),
+                     [&](const json* a, const json* b) { return order(a) < order(b); });
     std::set<uint64_t> sizes;
     for (const json* s : series) {
       for (const auto& v : (*s)["sizes"]) sizes.insert(v.get<uint64_t>());
     }
     md << "### " << key.first << " on " << key.second << "\n\n| probe | command | version |";
     for (uint64_t s : sizes) md << " n=" << s << " |";
-    md << " KV class | p50 µs at largest | time class |\n|---|---|---|";
+    md << " KV class | cost class | p50 µs at largest | time class |\n|---|---|---|";
     for (size_t i = 0; i < sizes.size(); ++i) md << "---|";
-    md << "---|---|---|\n";
+    md << "---|---|---|---|\n";
     for (const json* s : series) {
+      const std::string cache = s->value("cache", std::string("none"));
       md << "| " << (*s)["probe"].get<std::string>() << " | " << (*s)["command"].get<std::string>()
-         << " | v" << (*s)["version"].get<int>() << " |";
-      std::map<uint64_t, double> values;
+         << " | v" << (*s)["version"].get<int>() << (cache == "none" ? "" : " " + cache) << " |";
+      std::map<uint64_t, std::string> values;
+      const json& commands = s->value("tier_commands_per_call", json::array());
       for (size_t i = 0; i < (*s)["sizes"].size(); ++i) {
-        values[(*s)["sizes"][i].get<uint64_t>()] = (*s)["kv_steps_per_call"][i].get<double>();
+        std::string text = Num((*s)["kv_steps_per_call"][i].get<double>());
+        const double tier = i < commands.size() ? commands[i].get<double>() : 0.0;
+        if (tier > 0) text += " + " + Num(tier);
+        values[(*s)["sizes"][i].get<uint64_t>()] = text;
       }
-      for (uint64_t size : sizes)
-        md << " " << (values.count(size) ? Num(values[size]) : "-") << " |";
+      for (uint64_t size : sizes) md << " " << (values.count(size) ? values[size] : "-") << " |";
       const json& p50 = (*s)["p50_ns"];
       md << " " << (*s)["kv_class"].get<std::string>() << " | "
-         << (p50.empty() ? "-" : Micros(p50.back().get<double>())) << " | "
-         << (*s)["time_class"].get<std::string>() << " |\n";
+         << s->value("cost_class", std::string("-")) << " | "
+         << (p50.empty() ? "-" : Micros(p50.back().get<double>())) << " | " << TimeClassText(*s)
+         << " |\n";
     }
     md << "\n";
   }
 }
 
 void RttSection(const json& result, std::ostringstream& md) {
-  // (type, probe, command, version, size) -> rtt -> (mean ns, round trips per call).
-  using Key = std::tuple<std::string, std::string, std::string, int, uint64_t>;
-  std::map<Key, std::map<uint64_t, std::pair<double, double>>> rows;
+  // (backend, type, probe, command, version, cache, size) -> rtt -> per repetition: (mean ns,
+  // round trips per call).
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string, int, std::string, uint64_t>;
+  std::map<Key, std::map<uint64_t, std::vector<std::pair<double, double>>>> rows;
   std::set<uint64_t> rtts;
   for (const json& p : result["sweeps"]) {
     if (p.value("kind", "") != "rtt") continue;
@@ -314,33 +442,36 @@ void RttSection(const json& result, std::ostringstream& md) {
       if (ph.value("kind", "") == "load") continue;
       for (auto it = ph["commands"].begin(); it != ph["commands"].end(); ++it) {
         const json& c = it.value();
-        rows[{type, ph["name"].get<std::string>(), it.key(), version, p["size"].get<uint64_t>()}]
-            [rtt] = {c["latency_ns"].value("mean", 0.0),
-                     c["counters_per_call"].value("remote.round_trips", 0.0)};
+        rows[{p.value("backend", ""), type, ph["name"].get<std::string>(), it.key(), version,
+              p.value("cache", std::string("none")), p["size"].get<uint64_t>()}][rtt]
+            .emplace_back(c["latency_ns"].value("mean", 0.0),
+                          c["counters_per_call"].value("remote.round_trips", 0.0));
       }
     }
   }
   if (rows.empty()) return;
   md << "## Against simulated round-trip delay\n\n"
-        "Mean measured time per call in µs, and round trips per call in brackets "
-        "(RemoteLatencyStore: a scan costs one round trip per page of rows). Round trips x delay "
-        "is the simulated network time; the measured time adds the sleeps' overshoot on a busy "
-        "machine.\n\n| type | probe | command | version | size |";
+        "Mean measured time per call in µs (the median over repetitions), and round trips per "
+        "call in brackets (RemoteLatencyStore: a scan costs one round trip per page of rows). "
+        "Round trips x delay is the simulated network time; the measured time adds the sleeps' "
+        "overshoot on a busy machine.\n\n| backend | type | probe | command | version | size |";
   for (uint64_t r : rtts) md << " rtt " << r << " µs |";
-  md << "\n|---|---|---|---|---|";
+  md << "\n|---|---|---|---|---|---|";
   for (size_t i = 0; i < rtts.size(); ++i) md << "---|";
   md << "\n";
   for (const auto& [key, by_rtt] : rows) {
-    const auto& [type, probe, command, version, size] = key;
-    md << "| " << type << " | " << probe << " | " << command << " | v" << version << " | " << size
-       << " |";
+    const auto& [backend, type, probe, command, version, cache, size] = key;
+    md << "| " << backend << " | " << type << " | " << probe << " | " << command << " | v"
+       << version << (cache == "none" ? "" : " " + cache) << " | " << size << " |";
     for (uint64_t r : rtts) {
       auto it = by_rtt.find(r);
       if (it == by_rtt.end()) {
         md << " - |";
-      } else {
-        md << " " << Micros(it->second.first) << " (" << Num(it->second.second) << ") |";
+        continue;
       }
+      std::vector<double> means;
+      for (const auto& [mean, trips] : it->second) means.push_back(mean);
+      md << " " << Micros(Median(means)) << " (" << Num(it->second.front().second) << ") |";
     }
     md << "\n";
   }
@@ -356,6 +487,25 @@ std::string MarkdownReport(const json& result, const std::string& result_path,
   const json& build = ctx["build"];
   const json& host = ctx["host"];
   md << "# kvlab bench report\n\n";
+  // What makes the numbers below less than they seem comes first.
+  if (!result.value("complete", true)) {
+    md << "> **Incomplete result**: the run had not finished when this file was last written "
+          "(if it is not running any more, it was killed). Cells are missing.\n\n";
+  }
+  for (const json& w : result.value("warnings", json::array())) {
+    md << "> **Warning**: " << w.get<std::string>() << ".\n\n";
+  }
+  size_t degraded = 0;
+  for (const json& w : result["workloads"]) {
+    for (const json& r : w["runs"]) degraded += r.value("degraded", false) ? 1 : 0;
+  }
+  for (const json& p : result["sweeps"]) degraded += p.value("degraded", false) ? 1 : 0;
+  if (degraded > 0) {
+    md << "> **Degraded**: " << degraded
+       << " cells or sweep points ran a Redis-tier version without its tier (--allow-degraded); "
+          "they are marked (degraded), kept out of the ratios and the growth classes, and are "
+          "not that version's numbers.\n\n";
+  }
   md << "Result `" << result_path << "`, " << ctx.value("date", "") << ".  \n";
   md << "Build " << build.value("commit", "").substr(0, 12)
      << (build.value("commit_dirty", false) ? " (uncommitted changes)" : "") << ", "
@@ -364,12 +514,12 @@ std::string MarkdownReport(const json& result, const std::string& result_path,
      << " usable CPUs, load average " << Num(host.value("load_average_1m", 0.0))
      << " at start.  \n";
   md << "Repetitions: " << ctx.value("repetitions", 1)
-     << " (times are medians across them; KV operation counts are exact).\n\n";
+     << " (times are medians across them, with [min–max]; KV operation counts are exact).\n\n";
   if (!result.value("timing_valid", true)) {
     md << "> **Times are not valid**: " << ctx.value("timing_invalid_reason", "")
        << ". Only the KV counts of this result mean anything.\n\n";
   }
-  if (result.value("partial", false)) {
+  if (result.value("partial", false) && result.value("complete", true)) {
     md << "> **Partial result**: " << result.value("partial_reason", std::string("interrupted"))
        << ". Missing cells were not run; the last one may be short.\n\n";
   }
@@ -467,17 +617,21 @@ Status WriteReport(const std::string& result_path, bool plots, std::string* repo
 
 std::string SummaryTable(const json& result) {
   std::ostringstream out;
+  for (const json& w : result.value("warnings", json::array())) {
+    out << "warning: " << w.get<std::string>() << "\n";
+  }
   for (const json& w : result["workloads"]) {
     const std::vector<std::string> phases = RunPhaseNames(w);
     if (phases.empty()) continue;
-    out << w.value("name", "?") << " (" << phases.front() << " ops/s, median):";
+    out << w.value("name", "?") << " (" << phases.front()
+        << " ops/s, median [min–max] over repetitions):";
     for (const auto& [label, runs] : GroupRuns(w["runs"])) {
       std::vector<double> values;
       for (const json* r : runs) {
         if (const json* p = FindPhase(*r, phases.front()))
           values.push_back(p->value("throughput_per_s", 0.0));
       }
-      out << "  " << label << " " << (values.empty() ? "-" : Num(Median(values)));
+      out << "\n  " << label << " " << MedianWithRange(values);
     }
     out << "\n";
   }

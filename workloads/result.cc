@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,6 +76,7 @@ json ContextJson(const RunSettings& s) {
            {{"in_process", s.in_process}, {"resp", s.resp.empty() ? json(nullptr) : json(s.resp)}}},
           {"repetitions", s.repetitions},
           {"physical", s.physical},
+          {"allow_degraded", s.allow_degraded},
           {"workloads", json::array()}};
 }
 
@@ -145,8 +150,11 @@ json CellJson(const CellResult& c) {
           {"repetition", c.cell.repetition},
           {"partial", c.run.partial},
           {"error", c.run.error.empty() ? json(nullptr) : json(c.run.error)},
+          {"degraded", !c.degraded.empty()},
+          {"degraded_reason", c.degraded.empty() ? json(nullptr) : json(c.degraded)},
           {"phases", phases},
           {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
+          {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
           {"store_counters_end", CountersJson(c.store_counters_end)},
           {"tier_memory", c.tier_memory},
           {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
@@ -162,50 +170,97 @@ json SweepPointJson(const SweepPoint& p) {
           {"zset_version", VersionJson(p.cell.zset_version)},
           {"size", p.size},
           {"rtt_us", p.rtt_us},
+          {"cache", p.cache},
+          {"repetition", p.repetition},
           {"partial", p.run.partial},
           {"error", p.run.error.empty() ? json(nullptr) : json(p.run.error)},
+          {"degraded", !p.degraded.empty()},
+          {"degraded_reason", p.degraded.empty() ? json(nullptr) : json(p.degraded)},
           {"phases", phases}};
 }
 
+namespace {
+
+double Counter(const CallStats& st, const char* name) {
+  auto it = st.counters.find(name);
+  return it == st.counters.end() || st.calls == 0
+             ? 0.0
+             : static_cast<double>(it->second) / static_cast<double>(st.calls);
+}
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
 json GrowthJson(const std::vector<SweepPoint>& points) {
-  // (type, backend, version, probe, command) -> sizes and values, in size order.
-  struct Series {
-    std::vector<uint64_t> sizes;
-    std::vector<double> kv_steps;
-    std::vector<double> p50_ns;
+  // (type, backend, version, cache, probe, command) -> size -> one value per repetition.
+  struct AtSize {
+    std::vector<double> kv_steps, tier_round_trips, tier_commands, p50_ns;
   };
-  std::map<std::tuple<std::string, std::string, int, std::string, std::string>, Series> series;
+  using Key = std::tuple<std::string, std::string, int, std::string, std::string, std::string>;
+  std::map<Key, std::map<uint64_t, AtSize>> series;
   for (const SweepPoint& p : points) {
-    if (p.kind != "size") continue;
+    if (p.kind != "size" || !p.degraded.empty()) continue;
     const int version = p.type == "zset" ? p.cell.zset_version : p.cell.hash_version;
     for (const PhaseResult& ph : p.run.phases) {
       if (ph.is_load || ph.interrupted) continue;
       for (const auto& [command, st] : ph.commands) {
         if (st.calls == 0) continue;
-        Series& s = series[{p.type, p.cell.backend, version, ph.name, command}];
-        s.sizes.push_back(p.size);
-        s.kv_steps.push_back(KvStepsPerCall(st.kv, st.calls));
-        s.p50_ns.push_back(static_cast<double>(st.latency_ns.Percentile(0.5)));
+        AtSize& at = series[{p.type, p.cell.backend, version, p.cache, ph.name, command}][p.size];
+        at.kv_steps.push_back(KvStepsPerCall(st.kv, st.calls));
+        at.tier_round_trips.push_back(Counter(st, "tier.tier_round_trips"));
+        at.tier_commands.push_back(Counter(st, "tier.tier_commands"));
+        at.p50_ns.push_back(static_cast<double>(st.latency_ns.Percentile(0.5)));
       }
     }
   }
   json out = json::array();
-  for (const auto& [key, s] : series) {
-    const auto& [type, backend, version, probe, command] = key;
-    const Growth kv = ClassifyGrowth(s.sizes, s.kv_steps, /*noisy=*/false);
-    const Growth time = ClassifyGrowth(s.sizes, s.p50_ns, /*noisy=*/true);
+  for (const auto& [key, by_size] : series) {
+    const auto& [type, backend, version, cache, probe, command] = key;
+    std::vector<uint64_t> sizes;
+    std::vector<double> kv, round_trips, commands, cost, p50;
+    std::vector<std::vector<double>> p50_reps;
+    for (const auto& [size, at] : by_size) {
+      sizes.push_back(size);
+      // Counts are exact and equal in every repetition; the median guards against none.
+      kv.push_back(MedianOf(at.kv_steps));
+      round_trips.push_back(MedianOf(at.tier_round_trips));
+      commands.push_back(MedianOf(at.tier_commands));
+      cost.push_back(kv.back() + commands.back());
+      p50.push_back(MedianOf(at.p50_ns));
+      p50_reps.push_back(at.p50_ns);
+    }
+    const Growth kv_growth = ClassifyGrowth(sizes, kv, /*noisy=*/false);
+    const Growth cost_growth = ClassifyGrowth(sizes, cost, /*noisy=*/false);
+    const TimeGrowth time = ClassifyTimeGrowth(sizes, p50_reps);
     out.push_back({{"type", type},
                    {"backend", backend},
                    {"version", version},
+                   {"cache", cache},
                    {"probe", probe},
                    {"command", command},
-                   {"sizes", s.sizes},
-                   {"kv_steps_per_call", s.kv_steps},
-                   {"p50_ns", s.p50_ns},
-                   {"kv_class", kv.growth_class},
-                   {"kv_slope", kv.slope},
+                   {"sizes", sizes},
+                   {"kv_steps_per_call", kv},
+                   {"tier_round_trips_per_call", round_trips},
+                   {"tier_commands_per_call", commands},
+                   {"cost_steps_per_call", cost},
+                   {"p50_ns", p50},
+                   {"p50_ns_repetitions", p50_reps},
+                   {"kv_class", kv_growth.growth_class},
+                   {"kv_slope", kv_growth.slope},
+                   {"cost_class", cost_growth.growth_class},
+                   {"cost_slope", cost_growth.slope},
                    {"time_class", time.growth_class},
-                   {"time_slope", time.slope}});
+                   {"time_slope", time.slope},
+                   {"time_slope_interval", {time.slope_low, time.slope_high}},
+                   {"time_confidence", time.confidence},
+                   {"time_repetitions", time.repetitions},
+                   {"time_note", time.why}});
   }
   return out;
 }
@@ -215,9 +270,11 @@ BenchResult::BenchResult(const RunSettings& settings, std::string dir, std::stri
   json context = ContextJson(settings);
   json_ = {{"schema", kResultSchema},
            {"schema_version", kResultSchemaVersion},
-           {"partial", false},
-           {"partial_reason", nullptr},
+           {"complete", false},
+           {"partial", true},
+           {"partial_reason", kIncompleteReason},
            {"timing_valid", context["timing_valid"]},
+           {"warnings", json::array()},
            {"context", context},
            {"workloads", json::array()},
            {"sweeps", json::array()},
@@ -257,11 +314,19 @@ void BenchResult::AddSweep(const SweepResult& sweep) {
 }
 
 void BenchResult::MarkPartial(const std::string& reason) {
-  if (!json_["partial"].get<bool>()) json_["partial_reason"] = reason;
-  json_["partial"] = true;
+  if (partial_reason_.empty()) partial_reason_ = reason;
+  if (json_["complete"].get<bool>()) json_["partial_reason"] = partial_reason_;
+}
+
+void BenchResult::MarkComplete() {
+  json_["complete"] = true;
+  json_["partial"] = !partial_reason_.empty();
+  json_["partial_reason"] = partial_reason_.empty() ? json(nullptr) : json(partial_reason_);
 }
 
 void BenchResult::AddNote(const std::string& note) { json_["notes"].push_back(note); }
+
+void BenchResult::AddWarning(const std::string& warning) { json_["warnings"].push_back(warning); }
 
 Status BenchResult::Write() {
   std::error_code ec;
@@ -275,10 +340,15 @@ Status BenchResult::Write() {
   }
   // Write a temporary file and rename it over the result, so a reader never sees half a file.
   const std::string tmp = path_ + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << json_.dump(1) << "\n";
-    if (!out) return Status::IOError("cannot write " + tmp);
+  const std::string text = json_.dump(1) + "\n";
+  std::FILE* out = std::fopen(tmp.c_str(), "w");
+  if (out == nullptr) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const int write_errno = errno;
+  if (std::fclose(out) != 0 || !written) {
+    const int e = written ? errno : write_errno;
+    fs::remove(tmp, ec);
+    return Status::IOError("cannot write " + tmp + ": " + std::strerror(e));
   }
   fs::rename(tmp, path_, ec);
   if (ec) return Status::IOError("cannot rename " + tmp + " to " + path_ + ": " + ec.message());

@@ -2,9 +2,10 @@
 //
 // A result has a context block (build, host, options, the workloads' hashes and seeds, the
 // date), then the workloads with one entry per matrix cell and repetition, then the sweeps. It
-// is written to <results dir>/<UTC time>-<name>.json, never over an existing file, and
-// rewritten after each cell so that an interrupted run still leaves what it measured (marked
-// "partial": true).
+// is written to <results dir>/<UTC time>-<name>.json, never over an existing file, as soon as
+// the run starts and again after each cell, so that an interrupted run still leaves what it
+// measured. Until MarkComplete, the file says "complete": false and "partial": true: a run that
+// was killed (SIGKILL, a crash) leaves a file no reader can take for a whole run.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,10 @@ namespace kvlab::workloads {
 
 inline constexpr const char* kResultSchema = "kvlab-bench-result";
 inline constexpr int kResultSchemaVersion = 1;
+// "partial_reason" of a result whose run has not finished (or never will: it was killed).
+inline constexpr const char* kIncompleteReason =
+    "incomplete: the run had not finished when this file was written (if it is not running "
+    "any more, it was killed)";
 
 // What the context block says about the options of the run.
 struct RunSettings {
@@ -33,6 +38,7 @@ struct RunSettings {
   std::string physical = "auto";
   std::string resp;  // the RESP address, empty when none
   bool in_process = true;
+  bool allow_degraded = false;
 };
 
 nlohmann::json ContextJson(const RunSettings& settings);
@@ -52,8 +58,14 @@ class BenchResult {
   size_t AddWorkload(const Workload& workload);
   void AddCell(size_t workload_index, const CellResult& cell);
   void AddSweep(const SweepResult& sweep);
+  // Some cells are missing or short: Ctrl-C, a sweep that stopped. Stays after MarkComplete.
   void MarkPartial(const std::string& reason);
+  // The run is over: "complete": true, and "partial" only for MarkPartial's reasons.
+  void MarkComplete();
   void AddNote(const std::string& note);
+  // Something that makes the times less trustworthy (a loaded machine), shown at the top of
+  // the report.
+  void AddWarning(const std::string& warning);
   bool partial() const { return json_["partial"].get<bool>(); }
 
   // Writes (or rewrites) the result file. The first call picks the file name.
@@ -63,6 +75,7 @@ class BenchResult {
 
  private:
   nlohmann::json json_;
+  std::string partial_reason_;  // MarkPartial's first reason; "" when none
   std::string dir_;
   std::string name_;
   std::string path_;

@@ -99,6 +99,7 @@ class WorkloadRun {
           std::make_unique<OpExpander>(w_, static_cast<uint64_t>(t), t, threads_, &inserts_));
     }
     if (options_.load && !Load()) return;
+    if (!options_.run_phases) return;
     for (const PhaseSpec& phase : w_.phases) {
       if (Stopped()) {
         result_->partial = true;
@@ -273,6 +274,7 @@ class WorkloadRun {
       uint64_t nanos = 0;
       // One operation; returns false when the target failed.
       auto run_op = [&](bool record) {
+        if (options_.before_operation) options_.before_operation();
         // The logical clock: unique per operation across threads, in order within a thread.
         x.BeginRunOp(clock_start + static_cast<int64_t>(ticks_[t]++ * threads_ + t));
         const size_t op = x.PickOp(cumulative);
@@ -317,8 +319,9 @@ class WorkloadRun {
         if (!run_op(true)) break;
       }
     };
-    RunThreads(spec.name, spec.operations + spec.warmup_operations, spec.duration_s, slots,
-               spec.ops.size(), &shared, body, &phase);
+    // A phase bounded only by its duration has no operation total: its progress is its time.
+    const uint64_t total = spec.operations > 0 ? spec.operations + spec.warmup_operations : 0;
+    RunThreads(spec.name, total, spec.duration_s, slots, spec.ops.size(), &shared, body, &phase);
     return Finish(std::move(phase), shared);
   }
 

@@ -27,7 +27,7 @@ namespace kvlab::workloads {
 struct Progress {
   std::string stage;   // "load" or the phase's name
   uint64_t done = 0;   // operations so far, warm-up included
-  uint64_t total = 0;  // operations planned; 0 when only a duration bounds the phase
+  uint64_t total = 0;  // operations planned, warm-up included; 0 when only a duration bounds it
   double elapsed_s = 0;
   double duration_s = 0;  // the phase's duration bound, 0 when none
 };
@@ -43,6 +43,13 @@ struct RunOptions {
   // Load only elements [load_elements_from, elements) of each record: grows collections loaded
   // by an earlier run to a larger size (the size sweep).
   uint64_t load_elements_from = 0;
+  // False: the load phase only.
+  bool run_phases = true;
+  // Called by each worker before every operation of a run phase (warm-up included), outside
+  // the timed commands: sets up a state per operation, e.g. empties the Redis cache so that
+  // every call is cold (the size sweep). REQUIRES: thread-safe when the workload has several
+  // threads.
+  std::function<void()> before_operation;
 };
 
 // REQUIRES: the workload passed ParseWorkload's validation.

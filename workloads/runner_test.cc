@@ -37,7 +37,7 @@ namespace {
 class EngineFixture {
  public:
   explicit EngineFixture(const std::string& backend = "memory", uint8_t hash_version = 0,
-                         bool remote = false) {
+                         bool remote = false, bool physical_per_command = false) {
     StoreSpec spec;
     spec.backend = backend;
     spec.options.dir = scratch_.Sub("store");
@@ -49,6 +49,8 @@ class EngineFixture {
     engine_ = std::make_unique<Engine>(store_->store(), options);
     EngineTargetOptions target_options;
     target_options.round_trips_per_command = true;
+    target_options.physical_per_command = physical_per_command;
+    target_options.store_physical = backend != "rocksdb";
     target_ = std::make_unique<EngineTarget>(engine_.get(), store_.get(), target_options);
   }
   Target& target() { return *target_; }
@@ -277,6 +279,52 @@ TEST(RunWorkload, DurationBoundsAPhase) {
   EXPECT_GE(r.phases[1].wall_seconds, 0.2);
 }
 
+// A phase bounded by its duration alone reports no operation total (its warm-up is not its
+// length), so that progress follows its time rather than jumping to 100% after the warm-up.
+TEST(RunWorkload, ProgressOfADurationBoundPhaseIsItsTime) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+  w.phases.resize(1);
+  w.phases[0].operations = 0;
+  w.phases[0].warmup_operations = 50;
+  w.phases[0].duration_s = 0.2;
+  EngineFixture f;
+  std::vector<Progress> seen;
+  RunOptions options;
+  options.progress_interval_s = 0.02;
+  options.progress = [&](const Progress& p) { seen.push_back(p); };
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), options, &r);
+  ASSERT_FALSE(r.partial);
+  size_t run_reports = 0;
+  for (const Progress& p : seen) {
+    if (p.stage != "hget") continue;
+    ++run_reports;
+    EXPECT_EQ(p.total, 0u);
+    EXPECT_EQ(p.duration_s, 0.2);
+  }
+  EXPECT_GT(run_reports, 0u);
+}
+
+// before_operation runs before every operation of the run phases, warm-up included.
+TEST(RunWorkload, BeforeOperationHook) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
+  w.phases.resize(1);
+  EngineFixture f;
+  RunOptions options;
+  uint64_t calls = 0;
+  options.before_operation = [&] { ++calls; };
+  WorkloadRunResult r;
+  RunWorkload(w, f.target(), options, &r);
+  EXPECT_EQ(calls, 200u + 20u);
+  options.run_phases = false;
+  options.load = true;
+  RunWorkload(w, f.target(), options, &r);
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_TRUE(r.phases[0].is_load);
+}
+
 TEST(RunWorkload, LoadErrorsFailTheRun) {
   Workload w;
   ASSERT_TRUE(ParseWorkload(R"({
@@ -313,18 +361,31 @@ TEST(RunWorkload, RunErrorsAreCounted) {
   EXPECT_EQ(st.first_error, "WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
-// Through the remote-store decorator each command carries its round trips.
+// Through the remote-store decorator each command carries its round trips, once: on every
+// backend, with and without the backend's physical counters per command (RocksDB's default,
+// which once added the decorator's round trips a second time).
 TEST(RunWorkload, RoundTripsPerCommand) {
   Workload w;
   ASSERT_TRUE(ParseWorkload(kHashWorkload, "test", &w).ok());
-  EngineFixture f("memory", 0, /*remote=*/true);
-  WorkloadRunResult r;
-  RunWorkload(w, f.target(), RunOptions(), &r);
-  ASSERT_TRUE(r.error.empty()) << r.error;
-  // HGET: two gets, two round trips. HSET: two gets and a batch.
-  EXPECT_EQ(r.phases[1].commands.at("HGET").counters.at("remote.round_trips"), 2u * 200);
-  EXPECT_EQ(r.phases[2].commands.at("HSET").counters.at("remote.round_trips"), 3u * 150);
-  EXPECT_GT(r.phases[1].store_counters.size(), 0u);
+  for (const std::string backend : {"memory", "rocksdb", "lmdb"}) {
+    for (const bool physical : {false, true}) {
+      SCOPED_TRACE(backend + (physical ? " physical per command" : ""));
+      EngineFixture f(backend, 0, /*remote=*/true, physical);
+      WorkloadRunResult r;
+      RunWorkload(w, f.target(), RunOptions(), &r);
+      ASSERT_TRUE(r.error.empty()) << r.error;
+      // HGET: two gets, two round trips. HSET: two gets and a batch.
+      EXPECT_EQ(r.phases[1].commands.at("HGET").counters.at("remote.round_trips"), 2u * 200);
+      EXPECT_EQ(r.phases[2].commands.at("HSET").counters.at("remote.round_trips"), 3u * 150);
+      // The phase's store-wide reading names each counter once; its round trips are the
+      // phase's (warm-up included).
+      std::map<std::string, uint64_t> phase;
+      for (const auto& [name, value] : r.phases[1].store_counters) {
+        EXPECT_TRUE(phase.emplace(name, value).second) << name << " appears twice";
+      }
+      EXPECT_EQ(phase["remote.round_trips"], 2u * (200 + 20));
+    }
+  }
 }
 
 // What a RESP target reads from `kvlab serve` per phase: INFO kvlab's per-command counters, as

@@ -1,14 +1,19 @@
 #include "workloads/sweep.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+
+#include "analysis/mann_whitney.h"
 
 namespace kvlab::workloads {
 
 using backends::OpCounts;
 using backends::OpenedStore;
 using engine::Engine;
+using redis::TierCounts;
+using resp::Reply;
 
 namespace {
 
@@ -51,27 +56,121 @@ double Elapsed(SteadyClock::time_point since) {
   return std::chrono::duration<double>(SteadyClock::now() - since).count();
 }
 
+int VersionOf(const std::string& type, const Cell& cell) {
+  return type == "zset" ? cell.zset_version : cell.hash_version;
+}
+
+std::string PointLabel(const std::string& kind, const std::string& type, const Cell& cell,
+                       uint64_t size, uint64_t rtt_us, const std::string& cache, int repetition,
+                       int repetitions) {
+  std::string label = kind + " " + type + " " + cell.Label() + " n=" + std::to_string(size);
+  if (kind == "rtt") label += " rtt " + std::to_string(rtt_us) + "us";
+  if (cache != "none") label += " " + cache;
+  if (repetitions > 1) label += " rep " + std::to_string(repetition + 1);
+  return label;
+}
+
+// Reads the sweep's whole collection once, as a client would: the caches a full read fills
+// (SweepWorkload's record 0).
+Status FillCache(const std::string& type, Target& target) {
+  std::unique_ptr<TargetConnection> c;
+  KVLAB_RETURN_IF_ERROR(target.Connect(&c));
+  const std::string key = "sweep:" + type + ":0";
+  const std::vector<std::string> argv =
+      type == "zset" ? std::vector<std::string>{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+                     : std::vector<std::string>{"HGETALL", key};
+  Reply reply;
+  CommandSample sample;
+  KVLAB_RETURN_IF_ERROR(c->Execute(argv, &reply, &sample));
+  if (reply.is_error()) return Status::InvalidArgument(argv[0] + ": " + reply.str());
+  return Status::OK();
+}
+
+// Measures every probe at the current size in one cache state; appends their phases to *run.
+// Returns false when the series must end (a failure, or a stop).
+bool MeasureProbes(const std::string& type, uint64_t size, const std::string& cache,
+                   const SweepOptions& sweep, const MatrixOptions& m, Engine& engine,
+                   Target& target, WorkloadRunResult* run) {
+  Status flush_failure;
+  auto flush = [&] {
+    TierCounts ignored;
+    Status s = engine.tier()->FlushCache(&ignored);
+    if (!s.ok() && flush_failure.ok()) flush_failure = s;
+  };
+  const std::vector<std::string> probes = ProbeNames(type);
+  for (size_t p = 0; p < probes.size(); ++p) {
+    Workload w;
+    Status s = SweepWorkload(type, size, sweep, &w, p);
+    if (!s.ok()) {
+      run->error = s.ToString();
+      return false;
+    }
+    RunOptions options;
+    options.stop = m.stop;
+    options.load = false;
+    if (cache == "cold") options.before_operation = flush;
+    if (cache == "warm") {
+      // Fill what the version caches: the whole collection, as a full read leaves it (the
+      // whole-hash cache, whence HLEN v3's length; the zset of v1/v2), then an unrecorded pass
+      // of the probe with the same seed (the same commands on the same elements: the field
+      // caches). The recorded pass then finds whatever the version keeps in its cache.
+      flush();
+      Status s = FillCache(type, target);
+      if (!s.ok()) {
+        run->error = "cannot fill the Redis cache for the warm state: " + s.ToString();
+        return false;
+      }
+      WorkloadRunResult fill;
+      RunWorkload(w, target, options, &fill);
+      if (!fill.error.empty() || fill.partial) {
+        run->error = fill.error;
+        run->partial = true;
+        return false;
+      }
+    }
+    WorkloadRunResult probe_run;
+    RunWorkload(w, target, options, &probe_run);
+    for (PhaseResult& phase : probe_run.phases) run->phases.push_back(std::move(phase));
+    if (!probe_run.error.empty() || probe_run.partial) {
+      run->error = probe_run.error;
+      run->partial = true;
+      return false;
+    }
+  }
+  if (!flush_failure.ok() && !m.allow_degraded) {
+    run->error = "cannot empty the Redis cache for the cold state: " + flush_failure.ToString();
+    return false;
+  }
+  return true;
+}
+
 // One series: a store per cell, the collection grown through `sizes`.
 void RunSeries(const std::string& kind, const std::string& type, const Cell& cell,
                const std::vector<uint64_t>& sizes, uint64_t rtt_us, const SweepOptions& sweep,
-               const MatrixOptions& matrix, const std::function<void(const std::string&)>& note,
-               SweepResult* result) {
+               const MatrixOptions& matrix, const SweepProgress& progress, SweepResult* result) {
   MatrixOptions m = matrix;
   if (kind == "rtt") {
     m.store.remote_latency = true;
     m.store.remote.round_trip = std::chrono::microseconds(rtt_us);
   }
+  const std::vector<std::string> states = CacheStates(VersionUsesTier(type, VersionOf(type, cell)));
+  const int repetitions = std::max(1, sweep.repetitions);
+  const size_t points_per_size = states.size() * static_cast<size_t>(repetitions);
+  auto skip = [&](size_t from_size) {
+    if (progress.skipped) progress.skipped((sizes.size() - from_size) * points_per_size);
+  };
   std::unique_ptr<OpenedStore> opened;
   const std::string name =
       "sweep-" + kind + "-" + type + (kind == "rtt" ? "-rtt" + std::to_string(rtt_us) : "");
   Status s = OpenCellStore(m, cell, name, &opened);
   if (!s.ok()) {
     result->notes.push_back(cell.Label() + ": " + s.ToString());
+    skip(0);
     return;
   }
   const auto series_start = SteadyClock::now();
   {
-    Engine engine(opened->store(), m.engine);
+    Engine engine(opened->store(), EngineOptionsFor(m));
     // One thread: per-command physical counters and round trips are exact.
     EngineTarget target(&engine, opened.get(), TargetOptionsFor(m, cell, 1));
     std::unique_ptr<TargetConnection> setup;
@@ -80,10 +179,12 @@ void RunSeries(const std::string& kind, const std::string& type, const Cell& cel
     if (s.ok()) s = SetVersions(*setup, cell);
     if (!s.ok()) {
       result->notes.push_back(cell.Label() + ": " + s.ToString());
+      skip(0);
       return;
     }
+    const std::string tier_problem = m.allow_degraded ? TierProblem(engine, cell) : "";
     uint64_t loaded = 0;
-    double last_point_s = 0;
+    double last_size_s = 0;
     for (size_t i = 0; i < sizes.size(); ++i) {
       const uint64_t size = sizes[i];
       if (StopRequested(m.stop)) {
@@ -92,7 +193,7 @@ void RunSeries(const std::string& kind, const std::string& type, const Cell& cel
       }
       // The next decade costs about ten times the last one (loading and the O(n) probes).
       const double spent = Elapsed(series_start);
-      if (kind == "size" && i > 0 && spent + 10 * last_point_s > sweep.series_budget_s) {
+      if (kind == "size" && i > 0 && spent + 10 * last_size_s > sweep.series_budget_s) {
         std::string skipped;
         for (size_t j = i; j < sizes.size(); ++j) {
           skipped += (skipped.empty() ? "" : ", ") + std::to_string(sizes[j]);
@@ -101,38 +202,65 @@ void RunSeries(const std::string& kind, const std::string& type, const Cell& cel
                                 " skipped (series time budget of " +
                                 std::to_string(static_cast<int>(sweep.series_budget_s)) +
                                 " s; raise it with --series-budget)");
+        skip(i);
         return;
       }
-      if (note) {
-        note(kind + " " + type + " " + cell.Label() + " size " + std::to_string(size) +
-             (kind == "rtt" ? " rtt " + std::to_string(rtt_us) + "us" : ""));
-      }
-      const auto point_start = SteadyClock::now();
+      const auto size_start = SteadyClock::now();
       Workload w;
       s = SweepWorkload(type, size, sweep, &w);
       if (!s.ok()) {
         result->notes.push_back(s.ToString());
+        skip(i);
         return;
       }
-      SweepPoint point;
-      point.kind = kind;
-      point.type = type;
-      point.cell = cell;
-      point.size = size;
-      point.rtt_us = rtt_us;
-      RunOptions run_options;
-      run_options.stop = m.stop;
-      run_options.load_elements_from = loaded;
-      RunWorkload(w, target, run_options, &point.run);
+      // Grow the collection to this size: only the new elements are loaded.
+      RunOptions load_options;
+      load_options.stop = m.stop;
+      load_options.load_elements_from = loaded;
+      load_options.run_phases = false;
+      WorkloadRunResult load;
+      RunWorkload(w, target, load_options, &load);
       loaded = size;
-      last_point_s = Elapsed(point_start);
-      const bool failed = !point.run.error.empty();
-      if (failed)
-        result->notes.push_back(cell.Label() + " size " + std::to_string(size) + ": " +
-                                point.run.error);
-      if (point.run.partial) result->partial = true;
-      result->points.push_back(std::move(point));
-      if (failed || result->partial) return;
+      for (int rep = 0; rep < repetitions; ++rep) {
+        for (size_t c = 0; c < states.size(); ++c) {
+          const std::string& cache = states[c];
+          SweepPoint point;
+          point.kind = kind;
+          point.type = type;
+          point.cell = cell;
+          point.size = size;
+          point.rtt_us = rtt_us;
+          point.cache = cache;
+          point.repetition = rep;
+          if (progress.begin) {
+            progress.begin(PointLabel(kind, type, cell, size, rtt_us, cache, rep, repetitions));
+          }
+          const bool first = rep == 0 && c == 0;
+          if (first) point.run = load;
+          if (point.run.error.empty() && !point.run.partial) {
+            MeasureProbes(type, size, cache, sweep, m, engine, target, &point.run);
+          }
+          point.degraded = tier_problem;
+          JudgeDegraded(m, cell, point.run, &point.degraded, &point.run.error);
+          const bool failed = !point.run.error.empty();
+          if (failed) {
+            result->notes.push_back(
+                PointLabel(kind, type, cell, size, rtt_us, cache, rep, repetitions) + ": " +
+                point.run.error);
+          }
+          if (point.run.partial || StopRequested(m.stop)) result->partial = true;
+          if (progress.end) progress.end(point);
+          result->points.push_back(std::move(point));
+          if (failed || result->partial) {
+            if (failed && progress.skipped) {
+              const size_t done = static_cast<size_t>(rep) * states.size() + c + 1;
+              progress.skipped(points_per_size - done + (sizes.size() - i - 1) * points_per_size);
+            }
+            return;
+          }
+        }
+      }
+      last_size_s = Elapsed(size_start);
     }
   }
   opened->Close();
@@ -152,6 +280,31 @@ Cell SeriesCell(const std::string& type, const std::string& backend, int version
 
 }  // namespace
 
+std::vector<std::string> CacheStates(bool uses_tier) {
+  if (uses_tier) return {"cold", "warm"};
+  return {"none"};
+}
+
+std::vector<std::string> ProbeNames(const std::string& type) {
+  std::vector<std::string> out;
+  for (const Probe& p : Probes(type)) out.push_back(p.name);
+  return out;
+}
+
+size_t CountSweepPoints(const std::string& kind, const SweepOptions& sweep,
+                        const MatrixOptions& matrix) {
+  const size_t reps = static_cast<size_t>(std::max(1, sweep.repetitions));
+  const size_t sizes = kind == "rtt" ? sweep.rtts_us.size() : sweep.sizes.size();
+  size_t n = 0;
+  for (const std::string& type : sweep.types) {
+    for (int version : VersionsOf(type, matrix)) {
+      n += matrix.backends.size() * sizes * reps *
+           CacheStates(VersionUsesTier(type, version)).size();
+    }
+  }
+  return n;
+}
+
 std::vector<uint64_t> DecadeSizes(uint64_t max_size) {
   std::vector<uint64_t> out;
   for (uint64_t s = 10; s <= max_size; s *= 10) out.push_back(s);
@@ -159,19 +312,22 @@ std::vector<uint64_t> DecadeSizes(uint64_t max_size) {
 }
 
 Status SweepWorkload(const std::string& type, uint64_t size, const SweepOptions& options,
-                     Workload* out) {
+                     Workload* out, std::optional<size_t> probe) {
   if (type != "hash" && type != "zset") {
     return Status::InvalidArgument("sweep type '" + type + "': expected hash or zset");
   }
-  nlohmann::json ops = nlohmann::json::array();
   nlohmann::json run = nlohmann::json::array();
-  for (const Probe& p : Probes(type)) {
+  const std::vector<Probe>& probes = Probes(type);
+  for (size_t i = 0; i < probes.size(); ++i) {
+    if (probe && *probe != i) continue;
+    const Probe& p = probes[i];
     run.push_back({{"name", p.name},
                    {"operations", options.calls},
                    {"duration_s", options.probe_budget_s},
                    {"warmup_operations", 3},
                    {"ops", {{{"name", p.name}, {"commands", p.commands}}}}});
   }
+  if (run.empty()) return Status::InvalidArgument("no probe " + std::to_string(*probe));
   nlohmann::json j = {
       {"name", "sweep-" + type},
       {"description", "size sweep probes of a " + type},
@@ -190,7 +346,7 @@ Status SweepWorkload(const std::string& type, uint64_t size, const SweepOptions&
 }
 
 void RunSizeSweep(const SweepOptions& sweep, const MatrixOptions& matrix,
-                  const std::function<void(const std::string&)>& note, SweepResult* result) {
+                  const SweepProgress& progress, SweepResult* result) {
   for (const std::string& type : sweep.types) {
     for (const std::string& backend : matrix.backends) {
       for (int version : VersionsOf(type, matrix)) {
@@ -199,24 +355,25 @@ void RunSizeSweep(const SweepOptions& sweep, const MatrixOptions& matrix,
           return;
         }
         RunSeries("size", type, SeriesCell(type, backend, version), sweep.sizes, 0, sweep, matrix,
-                  note, result);
+                  progress, result);
       }
     }
   }
 }
 
 void RunRttSweep(const SweepOptions& sweep, const MatrixOptions& matrix,
-                 const std::function<void(const std::string&)>& note, SweepResult* result) {
-  const std::string backend = matrix.backends.empty() ? "memory" : matrix.backends.front();
+                 const SweepProgress& progress, SweepResult* result) {
   for (const std::string& type : sweep.types) {
-    for (uint64_t rtt : sweep.rtts_us) {
-      for (int version : VersionsOf(type, matrix)) {
-        if (StopRequested(matrix.stop)) {
-          result->partial = true;
-          return;
+    for (const std::string& backend : matrix.backends) {
+      for (uint64_t rtt : sweep.rtts_us) {
+        for (int version : VersionsOf(type, matrix)) {
+          if (StopRequested(matrix.stop)) {
+            result->partial = true;
+            return;
+          }
+          RunSeries("rtt", type, SeriesCell(type, backend, version), {sweep.rtt_size}, rtt, sweep,
+                    matrix, progress, result);
         }
-        RunSeries("rtt", type, SeriesCell(type, backend, version), {sweep.rtt_size}, rtt, sweep,
-                  matrix, note, result);
       }
     }
   }
@@ -236,10 +393,7 @@ Growth ClassifyGrowth(const std::vector<uint64_t>& sizes, const std::vector<doub
     g.slope = std::log(last / prev) / std::log(size_ratio);
   }
   if (noisy) {
-    g.growth_class = g.slope < 0.15  ? "O(1)"
-                     : g.slope < 0.6 ? "sublinear"
-                     : g.slope < 1.4 ? "O(n)"
-                                     : "superlinear";
+    g.growth_class = TimeSlopeClass(g.slope);
     return g;
   }
   if (std::fabs(last - prev) <= 0.01 * std::max(std::fabs(prev), 1.0)) {
@@ -261,6 +415,53 @@ Growth ClassifyGrowth(const std::vector<uint64_t>& sizes, const std::vector<doub
     g.growth_class = additive && max_step <= 2 * min_step ? "O(log n)" : "sublinear";
   }
   return g;
+}
+
+TimeGrowth ClassifyTimeGrowth(const std::vector<uint64_t>& sizes,
+                              const std::vector<std::vector<double>>& values) {
+  TimeGrowth g;
+  const size_t n = std::min(sizes.size(), values.size());
+  if (n < 2) {
+    g.why = "fewer than two sizes";
+    return g;
+  }
+  const std::vector<double>& prev = values[n - 2];
+  const std::vector<double>& last = values[n - 1];
+  g.repetitions = static_cast<int>(last.size());
+  auto positive = [](const std::vector<double>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+  };
+  if (!positive(prev) || !positive(last)) {
+    g.why = "no time measured at the two largest sizes";
+    return g;
+  }
+  const double log_size_ratio =
+      std::log(static_cast<double>(sizes[n - 1]) / static_cast<double>(sizes[n - 2]));
+  const analysis::RatioInterval r = analysis::RatioOfMedians(last, prev, kTimeGrowthConfidence);
+  g.slope = std::log(r.estimate) / log_size_ratio;
+  g.slope_low = std::log(r.low) / log_size_ratio;
+  g.slope_high = std::log(r.high) / log_size_ratio;
+  if (!r.attainable) {
+    g.why = std::to_string(last.size()) + " vs " + std::to_string(prev.size()) +
+            " repetitions cannot give a " +
+            std::to_string(static_cast<int>(kTimeGrowthConfidence * 100)) +
+            "% interval (run with --repetitions 3 or more)";
+    return g;
+  }
+  g.confidence = r.confidence;
+  const std::string low = TimeSlopeClass(g.slope_low);
+  const std::string high = TimeSlopeClass(g.slope_high);
+  if (low == high) {
+    g.growth_class = low;
+  } else {
+    g.growth_class = "unclear";
+    g.why = "the slope's interval spans " + low + " to " + high;
+  }
+  return g;
+}
+
+std::string TimeSlopeClass(double slope) {
+  return slope < 0.15 ? "O(1)" : slope < 0.6 ? "sublinear" : slope < 1.4 ? "O(n)" : "superlinear";
 }
 
 double KvStepsPerCall(const OpCounts& kv, uint64_t calls) {

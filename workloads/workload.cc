@@ -447,22 +447,29 @@ Status LoadWorkloadFile(const std::string& path, Workload* out) {
 }
 
 Status ApplyOverrides(const WorkloadOverrides& o, Workload* w) {
-  if (o.records >= 1) w->keyspace.records = static_cast<uint64_t>(o.records);
-  if (o.records == 0) return Status::InvalidArgument("--records: must be at least 1");
-  if (o.elements >= 0) w->keyspace.elements = static_cast<uint64_t>(o.elements);
-  if (o.seed >= 0) w->seed = static_cast<uint64_t>(o.seed);
-  if (o.threads >= 1) w->threads = o.threads;
+  if (o.records && *o.records == 0) return Status::InvalidArgument("--records: must be at least 1");
+  if (o.operations && *o.operations == 0) {
+    return Status::InvalidArgument("--operations: must be at least 1");
+  }
+  if (o.duration_s && !(*o.duration_s > 0)) {
+    return Status::InvalidArgument("--duration: must be more than 0 seconds");
+  }
+  if (o.threads && *o.threads < 1) return Status::InvalidArgument("--threads: must be at least 1");
+  if (o.records) w->keyspace.records = *o.records;
+  if (o.elements) w->keyspace.elements = *o.elements;
+  if (o.seed) w->seed = *o.seed;
+  if (o.threads) w->threads = *o.threads;
   for (PhaseSpec& p : w->phases) {
     // A length given alone replaces the phase's length; given together, whichever ends first.
-    if (o.operations >= 0) {
-      p.operations = static_cast<uint64_t>(o.operations);
-      if (o.duration_s < 0) p.duration_s = 0;
+    if (o.operations) {
+      p.operations = *o.operations;
+      if (!o.duration_s) p.duration_s = 0;
     }
-    if (o.duration_s >= 0) {
-      p.duration_s = o.duration_s;
-      if (o.operations < 0) p.operations = 0;
+    if (o.duration_s) {
+      p.duration_s = *o.duration_s;
+      if (!o.operations) p.operations = 0;
     }
-    if (o.warmup_operations >= 0) p.warmup_operations = static_cast<uint64_t>(o.warmup_operations);
+    if (o.warmup_operations) p.warmup_operations = *o.warmup_operations;
   }
   return Validate(*w);
 }

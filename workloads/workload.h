@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,13 +97,13 @@ Status LoadWorkloadFile(const std::string& path, Workload* out);
 // Overrides given on the command line; unset fields leave the workload as it is. Applied to
 // every run phase.
 struct WorkloadOverrides {
-  int64_t records = -1;
-  int64_t elements = -1;
-  int64_t operations = -1;
-  double duration_s = -1;
-  int64_t warmup_operations = -1;
-  int64_t seed = -1;
-  int threads = -1;
+  std::optional<uint64_t> records;  // >= 1
+  std::optional<uint64_t> elements;
+  std::optional<uint64_t> operations;
+  std::optional<double> duration_s;  // > 0
+  std::optional<uint64_t> warmup_operations;
+  std::optional<uint64_t> seed;
+  std::optional<int> threads;  // >= 1
 };
 Status ApplyOverrides(const WorkloadOverrides& o, Workload* w);
 

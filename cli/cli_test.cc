@@ -1,0 +1,274 @@
+// The command line of every kvlab subcommand, as a user meets it: build/kvlab in a child process.
+// One exit-status convention (flags/conventions.h), --help per subcommand, the nearest option to a
+// typo, conflicting or negative values refused, unusable directories refused before any work,
+// and a Redis-tier version never run silently without its tier.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "testing/kv_test_util.h"
+#include "flags/conventions.h"
+
+namespace kvlab::cli {
+
+using flags::kExitCannotRun;
+using flags::kExitUsage;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct ChildRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// Runs build/kvlab with args in dir; `path` replaces PATH when not empty.
+ChildRun Kvlab(const std::vector<std::string>& args, const std::string& dir,
+               const std::string& path = "") {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int out = open((dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    if (!path.empty()) setenv("PATH", path.c_str(), 1);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(KVLAB_BINARY));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(KVLAB_BINARY, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return {code, ReadFile(dir + "/stdout"), ReadFile(dir + "/stderr")};
+}
+
+bool Has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+// Bad arguments exit 2 on every subcommand, whatever CLI11's own codes (104-109) were.
+TEST(Cli, BadArgumentsExitTwoEverywhere) {
+  testing::ScratchDir dir;
+  const std::vector<std::vector<std::string>> bad = {
+      {"nope"},
+      {"serve", "--no-such-flag"},
+      {"serve", "--port", "70000"},
+      {"bench", "--no-such-flag"},
+      {"bench", "run"},  // a workload is required
+      {"bench", "run", "ycsb-a", "--backend", "leveldb"},
+      {"bench", "run", "no-such-workload"},
+      {"bench", "sweep", "volume"},
+      {"bench", "show", "no-such-workload"},
+      {"bench", "report", "/no/such/result.json"},
+      {"conform", "--no-such-flag"},
+      {"conform", "--backends", "leveldb"},
+      {"conform", "--tier-states", "lukewarm"},
+  };
+  for (const auto& args : bad) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << ::testing::PrintToString(args);
+  }
+}
+
+// "-5" is no way to say "not given": negative numbers are refused, not read as the default.
+TEST(Cli, NegativeNumbersAreRefused) {
+  testing::ScratchDir dir;
+  const std::vector<std::vector<std::string>> negative = {
+      {"bench", "run", "ycsb-a", "--operations", "-5"},
+      {"bench", "run", "ycsb-a", "--seed", "-1"},
+      {"bench", "run", "ycsb-a", "--records", "-3"},
+      {"bench", "run", "ycsb-a", "--warmup", "-1"},
+      {"bench", "run", "ycsb-a", "--elements", "-1"},
+      {"bench", "run", "ycsb-a", "--duration", "-2"},
+      {"bench", "run", "ycsb-a", "--rtt-us", "-100"},
+      {"bench", "run", "ycsb-a", "--cache-mb", "-1"},
+      {"bench", "sweep", "size", "--calls", "-1"},
+      {"bench", "sweep", "size", "--sizes", "10,-100"},
+      {"bench", "sweep", "rtt", "--rtts", "-5"},
+      {"conform", "--random", "--seed", "-1"},
+      {"conform", "--random", "--max-shrinks", "-1"},
+  };
+  for (const auto& args : negative) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+  }
+  const ChildRun r = Kvlab({"bench", "run", "ycsb-a", "--operations", "-5"}, dir.path());
+  EXPECT_TRUE(Has(r.err, "must not be negative")) << r.err;
+}
+
+// Each subcommand's --help lists its own options, the shared ones included.
+TEST(Cli, HelpPerSubcommand) {
+  testing::ScratchDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+      {{"bench", "run", "--help"}, {"--backends", "--operations", "--hash-versions", "--results"}},
+      {{"bench", "sweep", "--help"}, {"--max-size", "--backends", "--repetitions", "--calls"}},
+      {{"bench", "--help"}, {"--backends", "--repetitions", "run", "sweep"}},
+      {{"conform", "--help"}, {"--random", "--allow-flush", "--deviations"}},
+      {{"serve", "--help"}, {"--port", "--allow-degraded", "--cache-redis"}},
+      {{"--help"}, {"bench", "conform", "serve", "Exit status"}},
+  };
+  for (const auto& [args, expected] : cases) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << ::testing::PrintToString(args);
+    for (const std::string& e : expected) {
+      EXPECT_TRUE(Has(r.out, e)) << ::testing::PrintToString(args) << " lacks " << e << "\n"
+                                 << r.out;
+    }
+  }
+}
+
+TEST(Cli, TyposGetTheNearestName) {
+  testing::ScratchDir dir;
+  ChildRun r = Kvlab({"bench", "run", "ycsb-a", "--backned", "memory"}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_TRUE(Has(r.err, "did you mean --backend")) << r.err;
+  EXPECT_TRUE(Has(r.err, "kvlab bench run --help")) << r.err;
+  r = Kvlab({"bnech"}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_TRUE(Has(r.err, "did you mean bench")) << r.err;
+  r = Kvlab({"conform", "--radnom"}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_TRUE(Has(r.err, "did you mean --random")) << r.err;
+  r = Kvlab({"bench", "sweep", "size", "--max-szie", "100"}, dir.path());
+  EXPECT_TRUE(Has(r.err, "did you mean --max-size")) << r.err;
+}
+
+// Flags that contradict each other are refused with what to do, never resolved silently.
+TEST(Cli, ConflictingFlagsAreRefused) {
+  testing::ScratchDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "run", "ycsb-a", "--backends", "memory,lmdb", "--backend", "rocksdb"},
+       "--backend and --backends were both given"},
+      {{"bench", "run", "ycsb-a", "--hash-encoding", "1", "--hash-versions", "0"},
+       "--hash-encoding and --hash-versions were both given"},
+      {{"bench", "run", "leaderboard", "--zset-encoding", "1", "--zset-versions", "0"},
+       "--zset-encoding and --zset-versions were both given"},
+      {{"bench", "run", "ycsb-a", "--resp-only"}, "--resp-only needs --resp"},
+      {{"bench", "sweep", "rtt", "--rtt-us", "100"}, "--rtt-us does not apply"},
+      {{"bench", "sweep", "size", "--rtts", "0,100"}, "--rtts does not apply"},
+      {{"bench", "--threads", "2", "sweep", "size"}, "--threads does not apply to sweeps"},
+      {{"bench", "sweep", "size", "--sizes", "10,100", "--max-size", "1000"},
+       "--max-size and --sizes were both given"},
+      {{"conform", "--seed", "42"}, "--seed needs --random"},
+      {{"conform", "--sequences", "2"}, "--sequences needs --random"},
+      {{"conform", "--allow-flush"}, "--allow-flush needs --serve"},
+      {{"conform", "--random", "--cases", "x.txt"}, "--cases with --random needs --corpus"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(Has(r.err, message)) << ::testing::PrintToString(args) << "\n" << r.err;
+  }
+}
+
+// Unusable directories are found before the first cell, with the OS's reason.
+TEST(Cli, DirectoriesAreCheckedBeforeAnyWork) {
+  testing::ScratchDir dir;
+  std::ofstream(dir.Sub("a-file")) << "x";
+  fs::create_directories(dir.Sub("store"));
+  std::ofstream(dir.Sub("store/KVLAB_STORE")) << "kvlab-store 1\nbackend memory\n";
+  fs::create_directories(dir.Sub("full"));
+  std::ofstream(dir.Sub("full/something")) << "x";
+  const std::vector<std::string> run = {"bench",
+                                        "run",
+                                        "session-store",
+                                        "--backend",
+                                        "memory",
+                                        "--records",
+                                        "10",
+                                        "--operations",
+                                        "10",
+                                        "--no-report",
+                                        "--allow-invalid-timing"};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--dir", dir.Sub("a-file")}, "not a directory"},
+      {{"--dir", dir.Sub("store")}, "is a kvlab store"},
+      {{"--dir", dir.Sub("full")}, "is not empty"},
+      {{"--results", dir.Sub("a-file")}, "not a directory"},
+      {{"--results", dir.Sub("a-file") + "/sub"}, "Not a directory"},
+      {{"--results", "/sys/kvlab-results"}, "cannot create it: Operation not permitted"},
+  };
+  for (const auto& [extra, message] : cases) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (extra[0] != "--results") args.insert(args.end(), {"--results", dir.Sub("results")});
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(Has(r.err, message)) << ::testing::PrintToString(args) << "\n" << r.err;
+    // Once, before anything ran: no progress line, no result.
+    EXPECT_FALSE(Has(r.err, "[1/")) << r.err;
+  }
+  const ChildRun r = Kvlab({"conform", "--out", dir.Sub("a-file")}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_TRUE(Has(r.err, "--out " + dir.Sub("a-file") + ": not a directory")) << r.err;
+}
+
+// `serve` with a Redis-tier version whose tier cannot be reached refuses to start, naming the
+// version, the server and the reason (or starts degraded with --allow-degraded).
+TEST(Cli, ServeRefusesATierVersionWithoutItsTier) {
+  testing::ScratchDir dir;
+  const std::vector<std::string> serve = {"serve", "--port", "0", "--unixsocket",
+                                          dir.Sub("kvlab.sock")};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = serve;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  ChildRun r = Kvlab(with({"--hash-encoding", "2", "--cache-redis", "127.0.0.1:1"}), dir.path());
+  EXPECT_EQ(r.exit_code, kExitCannotRun) << r.err;
+  EXPECT_TRUE(Has(r.err,
+                  "--hash-encoding 2: hash encode-version 2 needs its Redis tier: the "
+                  "Redis cache (127.0.0.1:1) cannot be reached"))
+      << r.err;
+  r = Kvlab(with({"--zset-encoding", "1", "--cache-redis", "bogus"}), dir.path());
+  EXPECT_EQ(r.exit_code, kExitCannotRun) << r.err;
+  EXPECT_TRUE(Has(r.err, "the Redis cache (bogus) cannot be reached")) << r.err;
+  // No redis-server on the PATH: the private cache cannot start.
+  r = Kvlab(with({"--hash-encoding", "3"}), dir.path(), "/nonexistent");
+  EXPECT_EQ(r.exit_code, kExitCannotRun) << r.err;
+  EXPECT_TRUE(Has(r.err, "cannot start the private redis-server")) << r.err;
+}
+
+// What users read cites nothing outside the repository, and no placeholder of work since done.
+TEST(UserFacingText, IsSelfContained) {
+  std::vector<std::string> files = {"README.md", "conformance/README.md", "docs/deviations.json"};
+  for (const auto& e : fs::directory_iterator(std::string(KVLAB_SOURCE_DIR) + "/docs")) {
+    if (e.path().extension() == ".md") {
+      files.push_back("docs/" + e.path().filename().string());
+    }
+  }
+  for (const std::string& file : files) {
+    const std::string text = ReadFile(std::string(KVLAB_SOURCE_DIR) + "/" + file);
+    ASSERT_FALSE(text.empty()) << file;
+    for (const char* outside : {"../shared/", "/work/"}) {
+      EXPECT_FALSE(Has(text, outside)) << file << " cites " << outside;
+    }
+    for (const char* stale :
+         {"when the Redis tier lands", "until that is wired", "Until that is wired",
+          "join when they land", "and its parser land"}) {
+      EXPECT_FALSE(Has(text, stale)) << file << " still says '" << stale << "'";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kvlab::cli

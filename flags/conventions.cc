@@ -1,0 +1,51 @@
+#include "flags/conventions.h"
+
+#include <signal.h>
+
+namespace kvlab::flags {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void OnInterrupt(int) { g_interrupted = 1; }
+
+}  // namespace
+
+void InstallInterruptHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+const volatile std::sig_atomic_t* InterruptFlag() { return &g_interrupted; }
+
+const CLI::Validator& NonNegative() {
+  static const CLI::Validator v(
+      [](std::string& value) -> std::string {
+        const size_t first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-') {
+          return "must not be negative (got " + value + ")";
+        }
+        return "";
+      },
+      "NONNEGATIVE");
+  return v;
+}
+
+const CLI::Validator& Positive() {
+  static const CLI::Validator v(
+      [](std::string& value) -> std::string {
+        double d = 0;
+        if (!CLI::detail::lexical_cast(value, d) || !(d > 0)) {
+          return "must be a number greater than 0 (got " + value + ")";
+        }
+        return "";
+      },
+      "POSITIVE");
+  return v;
+}
+
+}  // namespace kvlab::flags

@@ -1,0 +1,53 @@
+// What every kvlab subcommand shares on the command line: one exit-status convention, usage
+// errors, the validators of numeric options, and the handling of Ctrl-C.
+//
+// Exit status, for every subcommand (docs/workloads.md, "Exit status"):
+//   0    done, and nothing failed;
+//   1    the run was made and found a failure: a bench cell that failed, a conformance failure,
+//        a server that stopped on an error;
+//   2    usage: bad arguments or input (an unknown or misspelt option, a value out of range,
+//        conflicting flags, a workload file with errors, an unusable --dir or --results);
+//        nothing was run;
+//   3    the run could not be made on this machine or build: a debug or sanitizer build asked
+//        to time without --allow-invalid-timing, a reference redis-server that would not start,
+//        a Redis tier that cannot be reached at `serve`'s start;
+//   130  interrupted (Ctrl-C or SIGTERM); what was measured is still written, marked partial.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <string>
+
+namespace kvlab::flags {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCannotRun = 3;
+inline constexpr int kExitInterrupted = 130;
+
+// Thrown by a subcommand's callback, before it has run anything, when the arguments are wrong in
+// a way the parser could not see (conflicting flags, an unknown backend). kvlab's main prints it
+// like a parse error and exits kExitUsage.
+class UsageError : public CLI::ParseError {
+ public:
+  explicit UsageError(const std::string& message)
+      : CLI::ParseError("UsageError", message, kExitUsage) {}
+};
+
+// Rejects a negative number before CLI11 converts it: CLI11 reads "-5" into an unsigned option
+// as 2^64 - 5, and kvlab's "not given" defaults must never be reachable by typing a value.
+const CLI::Validator& NonNegative();
+// A number > 0 (integer or not).
+const CLI::Validator& Positive();
+
+// Installs the SIGINT and SIGTERM handlers of a long run: the first signal asks for a clean
+// stop (InterruptFlag() becomes non-zero: the run finishes what it is in, writes what it has,
+// marked partial, and exits kExitInterrupted); SA_RESETHAND makes a second one kill the process
+// as usual.
+void InstallInterruptHandlers();
+// The flag the handlers set: the one piece of global mutable state kvlab allows, because a
+// signal handler can reach nothing else. Runs read it through this pointer.
+const volatile std::sig_atomic_t* InterruptFlag();
+
+}  // namespace kvlab::flags
