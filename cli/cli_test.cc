@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "testing/kv_test_util.h"
 #include "flags/conventions.h"
+#include "testing/kv_test_util.h"
 
 namespace kvlab::cli {
 
@@ -206,6 +206,8 @@ TEST(Cli, DirectoriesAreCheckedBeforeAnyWork) {
       {{"--results", dir.Sub("a-file")}, "not a directory"},
       {{"--results", dir.Sub("a-file") + "/sub"}, "Not a directory"},
       {{"--results", "/sys/kvlab-results"}, "cannot create it: Operation not permitted"},
+      {{"--dir", "/sys/kvlab-stores"},
+       "--dir /sys/kvlab-stores: cannot create it: Operation not permitted"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = run;

@@ -13,8 +13,8 @@
 #include <sstream>
 #include <thread>
 
-#include "testing/kv_test_util.h"
 #include "redis/client.h"
+#include "testing/kv_test_util.h"
 
 namespace kvlab::conformance {
 

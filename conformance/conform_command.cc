@@ -21,10 +21,10 @@
 #include <fstream>
 #include <random>
 
-#include "flags/conventions.h"
 #include "conformance/matrix.h"
 #include "conformance/progress.h"
 #include "conformance/report.h"
+#include "flags/conventions.h"
 #include "redis/server_process.h"
 
 namespace kvlab::conformance {

@@ -7,7 +7,6 @@
 
 namespace kvlab::workloads {
 
-
 std::string FormatDuration(double seconds) {
   const long s = std::lround(std::max(0.0, seconds));
   char buf[32];

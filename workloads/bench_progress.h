@@ -19,7 +19,6 @@
 
 namespace kvlab::workloads {
 
-
 class ProgressPrinter {
  public:
   // `out` is where lines go; `terminal` whether it is a terminal (rewritten lines).

@@ -86,8 +86,9 @@ constexpr double kRatioConfidence = 0.90;
 
 // A ratio between two cells over their repetitions: the ratio of their medians (the medians
 // the tables show), with the 90% interval of the ratio (analysis::RatioOfMedians, around the
-// Hodges-Lehmann estimate): "1.80× [1.52–2.10]" when the interval excludes 1; "≈ 1.05× [0.82–1.31]" when it does not (no significant
-// difference); "≈ 1.80× (n = 1 vs 1: no interval)" when the repetitions are too few to give one.
+// Hodges-Lehmann estimate): "1.80× [1.52–2.10]" when the interval excludes 1; "≈ 1.05× [0.82–1.31]"
+// when it does not (no significant difference); "≈ 1.80× (n = 1 vs 1: no interval)" when the
+// repetitions are too few to give one.
 std::string RatioText(const std::vector<double>& cell, const std::vector<double>& base) {
   if (cell.empty() || base.empty()) return "-";
   auto positive = [](const std::vector<double>& v) {
