@@ -81,6 +81,11 @@ TEST(Cli, BadArgumentsExitTwoEverywhere) {
       {"conform", "--no-such-flag"},
       {"conform", "--backends", "leveldb"},
       {"conform", "--tier-states", "lukewarm"},
+      {"gate", "--no-such-flag"},
+      {"gate", "--baseline", "/no/such/baseline.json", "--current", "/no/such/current.json"},
+      {"study", "--no-such-flag"},
+      {"study", "--repetitions", "-1"},
+      {"report", "/no/such/result.json"},
   };
   for (const auto& args : bad) {
     const ChildRun r = Kvlab(args, dir.path());

@@ -354,6 +354,11 @@ TEST(BenchCli, TierVersionWithoutItsTierFailsOrIsMarkedDegraded) {
       ReadFile(fs::path(ResultFiles(dir.Sub("r3"))[0]).replace_extension(".md").string());
   EXPECT_NE(md.find("**Degraded**"), std::string::npos) << md;
   EXPECT_NE(md.find("| memory h2 (degraded) |"), std::string::npos) << md;
+  // The marker is the one the CI gate reads: a degraded result can be no baseline or current.
+  const std::string degraded = ResultFiles(dir.Sub("r3"))[0];
+  r = Kvlab({"gate", "--baseline", degraded, "--current", degraded}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("memory · h2: the run is marked degraded"), std::string::npos) << r.err;
 }
 
 // A run killed with SIGKILL leaves a result that says it is incomplete.
@@ -382,6 +387,11 @@ TEST(BenchCli, KilledRunLeavesAnIncompleteResult) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string md = ReadFile(fs::path(files[0]).replace_extension(".md").string());
   EXPECT_NE(md.find("**Incomplete result**"), std::string::npos) << md;
+  // The CI gate recognises it as incomplete and refuses to pass on it.
+  r = Kvlab({"gate", "--baseline", files[0], "--current", files[0]}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot be trusted"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("incomplete"), std::string::npos) << r.err;
 }
 
 // Without a terminal: one counter over every workload's cells, a line per finished cell with
