@@ -1,14 +1,18 @@
 // `kvlab study` and `kvlab report` end to end: the binary (KVLAB_BINARY) on the in-memory backend.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -85,6 +89,43 @@ TEST_F(StudyCli, QuickStudyWritesTheRankingAndTheReport) {
       << out;
   EXPECT_TRUE(fs::exists(again / "index.html"));
   EXPECT_TRUE(fs::exists(again / "report.md"));
+}
+
+// Ctrl-C during a study: it stops after the cell it is in, still writes the study marked
+// partial, and exits 130 (flags/conventions.h).
+TEST_F(StudyCli, InterruptedStudyIsWrittenAsPartial) {
+  fs::create_directories(dir_);
+  const std::string log = (dir_ / "stderr").string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string out = (dir_ / "out").string();
+    FILE* err = std::freopen(log.c_str(), "w", stderr);
+    FILE* std_out = std::freopen((dir_ / "stdout").string().c_str(), "w", stdout);
+    if (err == nullptr || std_out == nullptr) _exit(127);
+    execlp(Binary().c_str(), Binary().c_str(), "study", "--backend", "memory", "--operations",
+           "200000", "--no-report", "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the first cell has started, then interrupt.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  auto log_text = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  while (log_text().find("[1/") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << log_text();
+  EXPECT_EQ(WEXITSTATUS(status), 130) << log_text();
+  std::ifstream in(dir_ / "out" / "study.json");
+  ASSERT_TRUE(in.good()) << log_text();
+  const json study = json::parse(in);
+  EXPECT_TRUE(study["partial"].get<bool>()) << log_text();
 }
 
 TEST_F(StudyCli, BadArgumentsExit2BeforeAnyCell) {

@@ -1,12 +1,10 @@
 #include "study/study_command.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +13,7 @@
 
 #include "conformance/deviations.h"
 #include "flags/common_flags.h"
+#include "flags/conventions.h"
 #include "study/ranking.h"
 #include "study/report_input.h"
 #include "study/verdict.h"
@@ -34,13 +33,12 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// Set by the SIGINT/SIGTERM handler; a signal handler can reach nothing else.
-volatile std::sig_atomic_t g_study_interrupted = 0;
-void OnInterrupt(int) { g_study_interrupted = 1; }
-
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitInterrupted = 130;
+// One exit-status convention and one Ctrl-C flag for every subcommand (flags/conventions.h).
+using flags::InstallInterruptHandlers;
+using flags::InterruptFlag;
+using flags::kExitFailed;
+using flags::kExitInterrupted;
+using flags::kExitUsage;
 
 struct StudyFlags {
   StoreFlags store;
@@ -255,7 +253,7 @@ int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_
       exit_code = kExitFailed;
     }
   }
-  if (g_study_interrupted) return kExitInterrupted;
+  if (*InterruptFlag() != 0) return kExitInterrupted;
   return exit_code;
 }
 
@@ -392,7 +390,7 @@ int RunStudy(StudyFlags& f) {
   base.engine = f.engine.ToOptions();
   base.config_file = f.engine.config_file;
   base.repetitions = 1;
-  base.stop = &g_study_interrupted;
+  base.stop = InterruptFlag();
   const std::vector<int> hash_available = AvailableHashVersions();
   const std::vector<int> zset_available = AvailableZsetVersions();
   const int hash_base = f.hash_option->count() > 0 ? f.engine.hash_version : hash_available[0];
@@ -456,12 +454,7 @@ int RunStudy(StudyFlags& f) {
     plans.push_back(std::move(plan));
   }
 
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  InstallInterruptHandlers();
 
   RunSettings settings;
   settings.command_line = OwnCommandLine();
@@ -478,9 +471,9 @@ int RunStudy(StudyFlags& f) {
   bool ok = true;
   for (const WorkloadPlan& plan : plans) {
     const size_t index = result.AddWorkload(*plan.w);
-    for (int rep = 0; rep < f.repetitions && !g_study_interrupted; ++rep) {
+    for (int rep = 0; rep < f.repetitions && *InterruptFlag() == 0; ++rep) {
       for (MatrixOptions m : plan.passes) {
-        if (g_study_interrupted) break;
+        if (*InterruptFlag() != 0) break;
         m.on_cell = [&](const Cell& c, size_t, size_t) {
           progress.Cell(plan.w->name + " " + c.Label() + " rep " + std::to_string(rep + 1));
         };
@@ -502,7 +495,7 @@ int RunStudy(StudyFlags& f) {
     }
   }
   progress.End();
-  if (g_study_interrupted) result.MarkPartial("interrupted by a signal (Ctrl-C)");
+  if (*InterruptFlag() != 0) result.MarkPartial("interrupted by a signal (Ctrl-C)");
   s = result.Write();
   if (!s.ok()) {
     std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
