@@ -25,7 +25,10 @@ std::vector<std::string> SortedElements(const Reply& r, bool pairs) {
   return out;
 }
 
-Reply NormalizeNil(const Reply& r) {
+// The RESP2 view of a reply (maps and sets as arrays, doubles as bulk strings), with the two
+// nils as one.
+Reply NormalizeNil(const Reply& resp2) {
+  const Reply r = resp2.AsResp2();
   if (r.type() == Reply::Type::kNilArray) return Reply::Nil();
   if (r.type() != Reply::Type::kArray) return r;
   std::vector<Reply> e;

@@ -30,13 +30,14 @@ class ReplyTarget {
   virtual resp::Reply Execute(const std::vector<std::string>& argv) = 0;
 };
 
-// The engine, in-process, through one session.
+// The engine, in-process, through one session. Its replies are what a RESP2 client decodes
+// (maps as arrays, doubles as bulk strings), as the reference's are.
 class EngineReplyTarget final : public ReplyTarget {
  public:
   explicit EngineReplyTarget(engine::Engine* engine) : engine_(engine) {}
   std::string name() const override { return "kvlab"; }
   resp::Reply Execute(const std::vector<std::string>& argv) override {
-    return engine_->Execute(session_, argv);
+    return engine_->Execute(session_, argv).AsResp2();
   }
 
  private:

@@ -44,6 +44,7 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.group == "sorted-set") out.push_back("sortedset");
   if (spec.group == "hash") out.push_back("hash");
   if (spec.group == "string") out.push_back("string");
+  if (spec.group == "bitmap") out.push_back("bitmap");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
   if (spec.flags & (kCmdAdmin | kCmdKeyspaceExclusive)) out.push_back("dangerous");
@@ -51,31 +52,31 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   return out;
 }
 
-Reply StatusArray(const std::vector<std::string>& items, const char* prefix = "") {
+// A set in RESP3 (flags, ACL categories), an array in RESP2.
+Reply StatusSet(const std::vector<std::string>& items, const char* prefix = "") {
   std::vector<Reply> out;
   for (const std::string& s : items) out.push_back(Reply::Status(prefix + s));
-  return Reply::Array(std::move(out));
+  return Reply::Set(std::move(out));
 }
 
 // The key-specs: one range spec from the legacy (first, last, step), or none.
 Reply KeySpecs(const CommandSpec& spec) {
-  if (spec.first_key <= 0) return Reply::Array();
+  if (spec.first_key <= 0) return Reply::Set();
   const bool write = (spec.flags & kCmdWrite) != 0;
   const int lastkey = spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key;
-  Reply one = Reply::Array({
+  Reply one = Reply::Map({
       Reply::Bulk("flags"),
-      Reply::Array(
-          {Reply::Status(write ? "RW" : "RO"), Reply::Status(write ? "update" : "access")}),
+      Reply::Set({Reply::Status(write ? "RW" : "RO"), Reply::Status(write ? "update" : "access")}),
       Reply::Bulk("begin_search"),
-      Reply::Array({Reply::Bulk("type"), Reply::Bulk("index"), Reply::Bulk("spec"),
-                    Reply::Array({Reply::Bulk("index"), Reply::Integer(spec.first_key)})}),
+      Reply::Map({Reply::Bulk("type"), Reply::Bulk("index"), Reply::Bulk("spec"),
+                  Reply::Map({Reply::Bulk("index"), Reply::Integer(spec.first_key)})}),
       Reply::Bulk("find_keys"),
-      Reply::Array(
+      Reply::Map(
           {Reply::Bulk("type"), Reply::Bulk("range"), Reply::Bulk("spec"),
-           Reply::Array({Reply::Bulk("lastkey"), Reply::Integer(lastkey), Reply::Bulk("keystep"),
-                         Reply::Integer(spec.key_step), Reply::Bulk("limit"), Reply::Integer(0)})}),
+           Reply::Map({Reply::Bulk("lastkey"), Reply::Integer(lastkey), Reply::Bulk("keystep"),
+                       Reply::Integer(spec.key_step), Reply::Bulk("limit"), Reply::Integer(0)})}),
   });
-  return Reply::Array({std::move(one)});
+  return Reply::Set({std::move(one)});
 }
 
 // addReplyCommandInfo: name, arity, flags, first key, last key, key step, ACL categories,
@@ -84,20 +85,20 @@ Reply CommandInfo(const CommandSpec& spec) {
   return Reply::Array({
       Reply::Bulk(std::string(spec.name)),
       Reply::Integer(spec.arity),
-      StatusArray(FlagNames(spec)),
+      StatusSet(FlagNames(spec)),
       Reply::Integer(spec.first_key),
       Reply::Integer(spec.last_key),
       Reply::Integer(spec.key_step),
-      StatusArray(Categories(spec), "@"),
-      Reply::Array(),
+      StatusSet(Categories(spec), "@"),
+      Reply::Set(),
       KeySpecs(spec),
-      Reply::Array(),
+      Reply::Set(),
   });
 }
 
-// addReplyCommandDocs: a map (a flat array in RESP2) of the documentation kvlab has.
+// addReplyCommandDocs: a map of the documentation kvlab has.
 Reply CommandDocs(const CommandSpec& spec) {
-  return Reply::Array({
+  return Reply::Map({
       Reply::Bulk("summary"),
       Reply::Bulk(std::string(spec.summary)),
       Reply::Bulk("since"),
@@ -199,7 +200,7 @@ void CommandCommand(CommandContext& ctx) {
     for (size_t i = 2; i < ctx.argc(); ++i) {
       if (const CommandSpec* spec = table.Find(ctx.arg(i))) add(*spec);
     }
-    ctx.reply = Reply::Array(std::move(out));
+    ctx.reply = Reply::Map(std::move(out));
   } else if (!strcasecmp(sub, "list")) {
     CommandList(ctx);
   } else if (!strcasecmp(sub, "getkeys")) {

@@ -67,7 +67,7 @@ void ClientList(CommandContext& ctx) {
     return ctx.ReplyError(errors::kSyntax);
   }
   if (ctx.session().host == nullptr) return ReplyNeedsServer(ctx, "CLIENT LIST");
-  ctx.reply = Reply::Bulk(ctx.session().host->ListClients(by_id ? &ids : nullptr));
+  ctx.reply = Reply::Verbatim(ctx.session().host->ListClients(by_id ? &ids : nullptr));
 }
 
 }  // namespace
@@ -75,14 +75,12 @@ void ClientList(CommandContext& ctx) {
 // HELLO [protover [AUTH username password] [SETNAME clientname]]
 void HelloCommand(CommandContext& ctx) {
   size_t next = 1;
+  int64_t version = 0;  // 0: keep the connection's protocol
   if (ctx.argc() >= 2) {
-    int64_t version = 0;
     if (!ParseInt64(ctx.arg(next++), &version)) {
       return ctx.ReplyError("ERR Protocol version is not an integer or out of range");
     }
-    // kvlab speaks RESP2 only (resp/reply.h): HELLO 3 gets the error Redis gives for a
-    // protocol it does not know.
-    if (version != 2) return ctx.ReplyError("NOPROTO unsupported protocol version");
+    if (version < 2 || version > 3) return ctx.ReplyError("NOPROTO unsupported protocol version");
   }
   for (size_t j = next; j < ctx.argc(); ++j) {
     const size_t more = ctx.argc() - 1 - j;
@@ -97,14 +95,15 @@ void HelloCommand(CommandContext& ctx) {
       return ctx.ReplyError("ERR Syntax error in HELLO option '" + ctx.arg(j) + "'");
     }
   }
-  // Redis's reply is a map; RESP2 sends it as a flat array of keys and values.
-  ctx.reply = Reply::Array({
+  // The protocol switches with this reply: HELLO 3 gets its map in RESP3.
+  if (version != 0) ctx.session().resp = static_cast<int>(version);
+  ctx.reply = Reply::Map({
       Reply::Bulk("server"),
       Reply::Bulk("redis"),
       Reply::Bulk("version"),
       Reply::Bulk(kRedisVersion),
       Reply::Bulk("proto"),
-      Reply::Integer(2),
+      Reply::Integer(ctx.session().resp),
       Reply::Bulk("id"),
       Reply::Integer(static_cast<int64_t>(ctx.session().id)),
       Reply::Bulk("mode"),
@@ -151,7 +150,7 @@ void ClientCommand(CommandContext& ctx) {
     if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "client|info");
     if (session.host == nullptr) return ReplyNeedsServer(ctx, "CLIENT INFO");
     const std::vector<uint64_t> self = {session.id};
-    ctx.reply = Reply::Bulk(session.host->ListClients(&self));
+    ctx.reply = Reply::Verbatim(session.host->ListClients(&self));
   } else if (!strcasecmp(sub, "list")) {
     ClientList(ctx);
   } else if (!strcasecmp(sub, "help")) {

@@ -46,6 +46,9 @@ struct EngineOptions {
   uint8_t zset_version = 0;
   // SELECTable databases, 0 .. databases-1.
   int databases = 16;
+  // Redis's proto-max-bulk-len: the longest string a command may build (SETRANGE, APPEND,
+  // SETBIT) and the largest LCS table. The RESP server keeps it equal to its own parameter.
+  uint64_t proto_max_bulk_len = 512ull << 20;
   // Defaults to the system clock. REQUIRES: outlives the engine.
   const encodings::Clock* clock = nullptr;
   size_t lock_stripes = 4096;
@@ -70,6 +73,9 @@ struct Session {
   uint8_t db = 0;
   std::string name;  // CLIENT SETNAME
   uint64_t id = 0;   // CLIENT ID; the server numbers its connections from 1
+  // The RESP version the client chose with HELLO (2 or 3). Commands whose RESP3 reply has
+  // another shape (ZRANGE WITHSCORES) build it from this, as Redis does.
+  int resp = 2;
   // The server carrying this session (engine/session_host.h), or nullptr in-process.
   SessionHost* host = nullptr;
 };
@@ -130,6 +136,12 @@ class Engine {
   const encodings::KeyCodec& codec() const { return codec_; }
   const encodings::Clock& clock() const { return *clock_; }
   int databases() const { return options_.databases; }
+  uint64_t proto_max_bulk_len() const {
+    return proto_max_bulk_len_.load(std::memory_order_relaxed);
+  }
+  void set_proto_max_bulk_len(uint64_t bytes) {
+    proto_max_bulk_len_.store(bytes, std::memory_order_relaxed);
+  }
   // The resume positions of SCAN-family cursors.
   CursorTable& cursors() { return cursors_; }
   // Zeroes every command's statistics (CONFIG RESETSTAT).
@@ -155,6 +167,7 @@ class Engine {
   const CommandTable& commands_;
   std::atomic<uint8_t> hash_version_;
   std::atomic<uint8_t> zset_version_;
+  std::atomic<uint64_t> proto_max_bulk_len_;
   std::array<std::unique_ptr<encodings::HashEncoding>, 4> hash_encodings_;
   std::array<std::unique_ptr<encodings::ZsetEncoding>, 4> zset_encodings_;
   EngineConfig config_;

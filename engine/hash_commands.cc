@@ -64,7 +64,9 @@ void GetAll(CommandContext& ctx, HashGetAllPart part) {
       if (part != HashGetAllPart::kKeys) out.push_back(Reply::Bulk(std::move(value)));
     }
   }
-  ctx.reply = Reply::Array(std::move(out));
+  // HGETALL is a map in RESP3; HKEYS and HVALS are arrays.
+  ctx.reply =
+      part == HashGetAllPart::kBoth ? Reply::Map(std::move(out)) : Reply::Array(std::move(out));
 }
 
 // Writes the new value of the field that ReadField read.

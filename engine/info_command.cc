@@ -200,7 +200,7 @@ void InfoCommand(CommandContext& ctx) {
       AppendKvlab(ctx.engine(), &out);
     }
   }
-  ctx.reply = Reply::Bulk(std::move(out));
+  ctx.reply = Reply::Verbatim(std::move(out));
 }
 
 }  // namespace kvlab::engine

@@ -56,7 +56,7 @@ void ConfigCommand(CommandContext& ctx) {
         out.push_back(Reply::Bulk(value));
       }
     }
-    ctx.reply = Reply::Array(std::move(out));
+    ctx.reply = Reply::Map(std::move(out));
   } else if (!strcasecmp(sub, "set")) {
     if (ctx.argc() < 4) {
       return ctx.ReplyError("ERR wrong number of arguments for 'config|set' command");

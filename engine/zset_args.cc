@@ -8,7 +8,6 @@ using encodings::LexBound;
 using encodings::LexRange;
 using encodings::ScoredMember;
 using encodings::ScoreRange;
-using resp::FormatDouble;
 using resp::ParseScoreBound;
 using resp::Reply;
 
@@ -55,14 +54,24 @@ bool ParseLexRange(CommandContext& ctx, size_t min_arg, size_t max_arg, LexRange
   return true;
 }
 
-Reply ScoredReply(std::vector<ScoredMember>&& members, bool with_scores) {
+Reply ScoredReply(std::vector<ScoredMember>&& members, bool with_scores, bool nested) {
   std::vector<Reply> out;
-  out.reserve(members.size() * (with_scores ? 2 : 1));
+  out.reserve(members.size() * (with_scores && !nested ? 2 : 1));
   for (auto& m : members) {
-    out.push_back(Reply::Bulk(std::move(m.member)));
-    if (with_scores) out.push_back(Reply::Bulk(FormatDouble(m.score)));
+    if (!with_scores) {
+      out.push_back(Reply::Bulk(std::move(m.member)));
+    } else if (nested) {
+      out.push_back(Reply::Array({Reply::Bulk(std::move(m.member)), Reply::Double(m.score)}));
+    } else {
+      out.push_back(Reply::Bulk(std::move(m.member)));
+      out.push_back(Reply::Double(m.score));
+    }
   }
   return Reply::Array(std::move(out));
+}
+
+Reply ScoredReply(CommandContext& ctx, std::vector<ScoredMember>&& members, bool with_scores) {
+  return ScoredReply(std::move(members), with_scores, ctx.session().resp >= 3);
 }
 
 }  // namespace kvlab::engine

@@ -14,7 +14,12 @@ bool ParseScoreRange(CommandContext& ctx, size_t min_arg, size_t max_arg,
                      encodings::ScoreRange* range);
 // zslParseLexRange over arguments min_arg and max_arg. Sets Redis's error and returns false.
 bool ParseLexRange(CommandContext& ctx, size_t min_arg, size_t max_arg, encodings::LexRange* range);
-// [member, score, member, score, ...] with scores, [member, ...] without (RESP2).
-resp::Reply ScoredReply(std::vector<encodings::ScoredMember>&& members, bool with_scores);
+// [member, ...] without scores; with scores [member, score, member, score, ...] in RESP2 and
+// [[member, score], ...] in RESP3 (`nested`), as zrangeResultEmitCBufferToClient replies.
+resp::Reply ScoredReply(std::vector<encodings::ScoredMember>&& members, bool with_scores,
+                        bool nested);
+// ScoredReply nested as the session's protocol wants (RESP3).
+resp::Reply ScoredReply(CommandContext& ctx, std::vector<encodings::ScoredMember>&& members,
+                        bool with_scores);
 
 }  // namespace kvlab::engine

@@ -17,7 +17,6 @@ using encodings::ScoredMember;
 using encodings::ScoreRange;
 using encodings::ZAddFlags;
 using encodings::ZAddResult;
-using resp::FormatDouble;
 using resp::ParseDouble;
 using resp::ParseInt64;
 using resp::Reply;
@@ -71,7 +70,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
   ZAddResult result;
   if (!ctx.Check(ctx.Zset(h.meta).Add(ctx.txn(), &h, flags, elems, &result))) return;
   if (flags.incr) {
-    ctx.reply = result.incr_score ? Reply::Bulk(FormatDouble(*result.incr_score)) : Reply::Nil();
+    ctx.reply = result.incr_score ? Reply::Double(*result.incr_score) : Reply::Nil();
   } else {
     ctx.reply = Reply::Integer(ch ? result.added + result.updated : result.added);
   }
@@ -94,7 +93,8 @@ void PopGeneric(CommandContext& ctx, bool max) {
       !ctx.Check(ctx.Zset(h.meta).Pop(ctx.txn(), &h, static_cast<uint64_t>(count), max, &popped))) {
     return;
   }
-  ctx.reply = ScoredReply(std::move(popped), true);
+  // RESP3 nests [member, score] pairs only when a count was given.
+  ctx.reply = ScoredReply(std::move(popped), true, ctx.session().resp >= 3 && ctx.argc() == 3);
 }
 
 void RankGeneric(CommandContext& ctx, bool reverse) {
@@ -128,7 +128,7 @@ void ZscoreCommand(CommandContext& ctx) {
   if (!ctx.Load(ctx.arg(1), KeyType::kZset, &h, &exists)) return;
   std::vector<std::optional<double>> scores(1);
   if (exists && !ctx.Check(ctx.Zset(h.meta).Scores(ctx.txn(), h, {ctx.arg(2)}, &scores))) return;
-  ctx.reply = scores[0] ? Reply::Bulk(FormatDouble(*scores[0])) : Reply::Nil();
+  ctx.reply = scores[0] ? Reply::Double(*scores[0]) : Reply::Nil();
 }
 
 void ZmscoreCommand(CommandContext& ctx) {
@@ -140,7 +140,7 @@ void ZmscoreCommand(CommandContext& ctx) {
   if (exists && !ctx.Check(ctx.Zset(h.meta).Scores(ctx.txn(), h, members, &scores))) return;
   std::vector<Reply> out;
   out.reserve(scores.size());
-  for (const auto& s : scores) out.push_back(s ? Reply::Bulk(FormatDouble(*s)) : Reply::Nil());
+  for (const auto& s : scores) out.push_back(s ? Reply::Double(*s) : Reply::Nil());
   ctx.reply = Reply::Array(std::move(out));
 }
 

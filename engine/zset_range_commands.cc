@@ -87,7 +87,7 @@ void ZrangeGeneric(CommandContext& ctx, RangeType type, Direction direction) {
                    : z.RangeByLex(ctx.txn(), h, lex_range, reverse, lim, &out);
     if (!ctx.Check(s)) return;
   }
-  ctx.reply = ScoredReply(std::move(out), with_scores);
+  ctx.reply = ScoredReply(ctx, std::move(out), with_scores);
 }
 
 // zremrangeGenericCommand: parse the range, then find the key.

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "resp/redis_numbers.h"
+
 namespace kvlab::resp {
 namespace {
 
@@ -51,7 +53,31 @@ void AppendQuoted(std::string* out, std::string_view s) {
 
 }  // namespace
 
-void Reply::AppendResp(std::string* out) const {
+Reply Reply::Double(double v) {
+  Reply r(Type::kDouble, FormatDouble(v));
+  return r;
+}
+
+Reply Reply::AsResp2() const {
+  switch (type_) {
+    case Type::kDouble:
+    case Type::kVerbatim:
+      return Bulk(str_);
+    case Type::kArray:
+    case Type::kMap:
+    case Type::kSet: {
+      std::vector<Reply> e;
+      e.reserve(elements_.size());
+      for (const Reply& x : elements_) e.push_back(x.AsResp2());
+      return Array(std::move(e));
+    }
+    default:
+      return *this;
+  }
+}
+
+void Reply::AppendResp(std::string* out, int protocol) const {
+  const bool resp3 = protocol >= 3;
   switch (type_) {
     case Type::kStatus:
       out->push_back('+');
@@ -72,18 +98,52 @@ void Reply::AppendResp(std::string* out) const {
       out->append("\r\n");
       break;
     case Type::kNil:
-      out->append("$-1\r\n");
+      out->append(resp3 ? "_\r\n" : "$-1\r\n");
       break;
     case Type::kNilArray:
-      out->append("*-1\r\n");
+      out->append(resp3 ? "_\r\n" : "*-1\r\n");
       break;
     case Type::kArray:
       AppendHeader(out, '*', static_cast<int64_t>(elements_.size()));
-      for (const Reply& e : elements_) e.AppendResp(out);
+      for (const Reply& e : elements_) e.AppendResp(out, protocol);
+      break;
+    case Type::kMap:
+      if (resp3) {
+        AppendHeader(out, '%', static_cast<int64_t>(elements_.size() / 2));
+      } else {
+        AppendHeader(out, '*', static_cast<int64_t>(elements_.size()));
+      }
+      for (const Reply& e : elements_) e.AppendResp(out, protocol);
+      break;
+    case Type::kSet:
+      AppendHeader(out, resp3 ? '~' : '*', static_cast<int64_t>(elements_.size()));
+      for (const Reply& e : elements_) e.AppendResp(out, protocol);
+      break;
+    case Type::kDouble:
+      if (resp3) {
+        out->push_back(',');
+        out->append(str_);
+        out->append("\r\n");
+      } else {
+        AppendHeader(out, '$', static_cast<int64_t>(str_.size()));
+        out->append(str_);
+        out->append("\r\n");
+      }
+      break;
+    case Type::kVerbatim:
+      if (resp3) {
+        AppendHeader(out, '=', static_cast<int64_t>(str_.size() + 4));
+        out->append("txt:");
+      } else {
+        AppendHeader(out, '$', static_cast<int64_t>(str_.size()));
+      }
+      out->append(str_);
+      out->append("\r\n");
       break;
   }
 }
 
+// As the reply's RESP2 form, which is what redis-cli shows by default.
 std::string Reply::Describe() const {
   std::string out;
   switch (type_) {
@@ -94,6 +154,8 @@ std::string Reply::Describe() const {
     case Type::kInteger:
       return "(integer) " + std::to_string(integer_);
     case Type::kBulk:
+    case Type::kVerbatim:
+    case Type::kDouble:
       AppendQuoted(&out, str_);
       return out;
     case Type::kNil:
@@ -101,6 +163,8 @@ std::string Reply::Describe() const {
     case Type::kNilArray:
       return "(nil array)";
     case Type::kArray:
+    case Type::kMap:
+    case Type::kSet:
       out = "[";
       for (size_t i = 0; i < elements_.size(); ++i) {
         if (i > 0) out += ", ";

@@ -1,8 +1,16 @@
 // Reply: a Redis reply as a value, independent of the wire protocol.
 //
-// The engine returns a Reply from every command; the RESP server serializes it (ToResp), the
-// conformance harness compares it with what a real redis-server sent. Only RESP2's types exist:
-// kvlab speaks RESP2 (HELLO 3 is refused with Redis's NOPROTO error).
+// The engine returns a Reply from every command; the RESP server serializes it (AppendResp) in
+// the protocol its client chose with HELLO, the conformance harness compares it with what a
+// real redis-server sent.
+//
+// A Reply carries the RESP3 type Redis 7.0 gives it (a map, a set, a double, a verbatim string),
+// so that one value serializes exactly as Redis sends it in either protocol: RESP2 sends a map
+// and a set as arrays (a map flattened to key, value, key, value, ...), a double as a bulk string
+// of its %.17g text ("inf", "-inf"), a verbatim string as a bulk string; RESP3 sends each as its
+// own type and both nulls as "_". Where Redis's RESP3 reply has another *shape* (ZRANGE
+// WITHSCORES nests [member, score] pairs), the command builds that shape itself, from the
+// session's protocol, as Redis does.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +30,11 @@ class Reply {
     kNil,       // $-1
     kArray,     // *2 ...
     kNilArray,  // *-1
+    // RESP3 types (RESP2 sends them as the types in brackets).
+    kMap,       // %2 ...  (*4: key, value, key, value)
+    kSet,       // ~2 ...  (*2)
+    kDouble,    // ,1.5    ($3 1.5)
+    kVerbatim,  // =8 txt:text  ($4 text)
   };
 
   Reply() : type_(Type::kNil) {}
@@ -42,10 +55,29 @@ class Reply {
     r.elements_ = std::move(elements);
     return r;
   }
+  // `pairs` holds key, value, key, value, ...  REQUIRES: an even number of elements.
+  static Reply Map(std::vector<Reply> pairs = {}) {
+    Reply r(Type::kMap, {});
+    r.elements_ = std::move(pairs);
+    return r;
+  }
+  static Reply Set(std::vector<Reply> elements = {}) {
+    Reply r(Type::kSet, {});
+    r.elements_ = std::move(elements);
+    return r;
+  }
+  // addReplyDouble: str() is the text Redis prints ("%.17g", "inf", "-inf").
+  static Reply Double(double v);
+  // addReplyVerbatim with the "txt" format (INFO, CLIENT LIST).
+  static Reply Verbatim(std::string text) { return Reply(Type::kVerbatim, std::move(text)); }
 
   Type type() const { return type_; }
   bool is_error() const { return type_ == Type::kError; }
-  // The text of a status, error or bulk reply.
+  // Array, map or set: the ones with elements().
+  bool is_aggregate() const {
+    return type_ == Type::kArray || type_ == Type::kMap || type_ == Type::kSet;
+  }
+  // The text of a status, error, bulk, double or verbatim reply.
   const std::string& str() const { return str_; }
   int64_t integer() const { return integer_; }
   const std::vector<Reply>& elements() const { return elements_; }
@@ -55,14 +87,18 @@ class Reply {
     return type_ == o.type_ && integer_ == o.integer_ && str_ == o.str_ && elements_ == o.elements_;
   }
 
-  // Appends the RESP2 encoding.
-  void AppendResp(std::string* out) const;
-  std::string ToResp() const {
+  // Appends the encoding in RESP `protocol` (2 or 3).
+  void AppendResp(std::string* out, int protocol = 2) const;
+  std::string ToResp(int protocol = 2) const {
     std::string out;
-    AppendResp(&out);
+    AppendResp(&out, protocol);
     return out;
   }
-  // A one-line human-readable form, like redis-cli's: "OK", "(error) ERR x", "(integer) 1",
+  // The reply a RESP2 client decodes: maps and sets become arrays, doubles and verbatim
+  // strings bulk strings, recursively. Conformance compares RESP2 replies through it.
+  Reply AsResp2() const;
+  // A one-line human-readable form of the RESP2 reply, like redis-cli's: "OK", "(error) ERR x",
+  // "(integer) 1",
   // "\"abc\"" (escaped), "(nil)", "[...]".
   std::string Describe() const;
 

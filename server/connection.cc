@@ -126,7 +126,7 @@ bool Connection::RunCommands() {
       close_after_reply_ = true;
       break;
     }
-    reply.AppendResp(&output_);
+    reply.AppendResp(&output_, session_.resp);
     const uint64_t limit = server_->output_buffer_limit();
     if (limit != 0 && output_.size() - output_sent_ > limit) {
       std::fprintf(stderr,
@@ -203,6 +203,7 @@ void Connection::Publish(const std::vector<std::string>* command) {
   if (command != nullptr) snapshot_.command = CommandName(*engine_, *command);
   if (snapshot_.name != session_.name) snapshot_.name = session_.name;
   snapshot_.db = session_.db;
+  snapshot_.resp = session_.resp;
   snapshot_.last_interaction = std::chrono::steady_clock::now();
   snapshot_.qbuf = parser_.buffered();
   snapshot_.qbuf_free = parser_.free_space();
@@ -228,7 +229,7 @@ std::string Connection::Describe() const {
                 qbuf_total + snapshot_.output_bytes, snapshot_.writing ? "rw" : "r");
   return "id=" + std::to_string(session_.id) + " addr=" + peer_address_ +
          " laddr=" + local_address_ + " fd=" + std::to_string(fd_) + " name=" + snapshot_.name +
-         line + snapshot_.command + " user=default redir=-1 resp=2";
+         line + snapshot_.command + " user=default redir=-1 resp=" + std::to_string(snapshot_.resp);
 }
 
 std::string Connection::ListClients(const std::vector<uint64_t>* ids) {

@@ -91,6 +91,7 @@ class Connection final : public engine::SessionHost {
   struct Snapshot {
     std::string name;
     int db = 0;
+    int resp = 2;
     std::string command = "NULL";
     std::chrono::steady_clock::time_point last_interaction;
     size_t qbuf = 0;

@@ -248,10 +248,80 @@ TEST(Protocol, HelloTwoAndThree) {
             ":2\r\n$2\r\nid\r\n:1\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\n"
             "master\r\n$7\r\nmodules\r\n*0\r\n");
   EXPECT_EQ(c.Call("CLIENT GETNAME\r\n"), "$3\r\napp\r\n");
-  // RESP3 is refused with the error Redis gives for a protocol it does not speak; the
-  // connection stays in RESP2.
-  EXPECT_EQ(c.Call("HELLO 3\r\n"), "-NOPROTO unsupported protocol version\r\n");
-  EXPECT_EQ(c.Call("PING\r\n"), "+PONG\r\n");
+  // HELLO 3 answers in RESP3 (a map) and switches the connection; HELLO 2 switches back.
+  EXPECT_EQ(c.Call("HELLO 3\r\n"),
+            "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n"
+            ":3\r\n$2\r\nid\r\n:1\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\n"
+            "master\r\n$7\r\nmodules\r\n*0\r\n");
+  EXPECT_EQ(c.Call("GET nosuch\r\n"), "_\r\n");
+  EXPECT_NE(c.Call("CLIENT INFO\r\n").find(" resp=3\n"), std::string::npos);
+  EXPECT_EQ(c.Call("HELLO 4\r\n"), "-NOPROTO unsupported protocol version\r\n");
+  EXPECT_EQ(c.Call("GET nosuch\r\n"), "_\r\n");
+  EXPECT_EQ(c.Call("HELLO 2\r\n").substr(0, 5), "*14\r\n");
+  EXPECT_EQ(c.Call("GET nosuch\r\n"), "$-1\r\n");
+}
+
+// Reads until `s` ends with `suffix` (or nothing more comes for 5 s).
+std::string ReadUntil(RawClient& c, std::string_view suffix) {
+  std::string out;
+  while (!out.ends_with(suffix)) {
+    const std::string more = c.Read(1, std::chrono::milliseconds(5000));
+    if (more.empty()) break;
+    out += more;
+  }
+  return out;
+}
+
+// Switches a fresh connection to RESP3, then sends `request`, half-closes and reads every reply.
+std::string ExchangeResp3(const std::string& socket_path, const std::string& request) {
+  RawClient client(socket_path);
+  EXPECT_TRUE(client.connected());
+  client.Send("HELLO 3\r\n");
+  EXPECT_TRUE(ReadUntil(client, "$7\r\nmodules\r\n*0\r\n").starts_with("%7\r\n"));
+  client.Send(request);
+  client.HalfClose();
+  return client.Read(SIZE_MAX, std::chrono::milliseconds(5000));
+}
+
+// RESP3 replies: maps, sets, doubles, nulls and verbatim strings where Redis 7.0 sends them, and
+// the nested [member, score] pairs of the zset commands. Each request runs on a fresh, flushed
+// server pair.
+TEST(Protocol, Resp3RepliesMatchRedisByteForByte) {
+  RedisServerOptions redis_options;
+  redis_options.unix_socket = true;
+  RedisServerProcess redis(redis_options);
+  Status s = redis.Start();
+  if (!s.ok()) GTEST_SKIP() << "no redis-server: " << s.ToString();
+  TestServer kvlab;
+  const std::string setup =
+      "SET k v\r\nSET n 1\r\nHSET h a 1 b 2\r\nZADD z 1 a 2.5 b inf c -inf d\r\n";
+  const std::vector<std::string> cases = {
+      "GET k\r\nGET missing\r\nMGET k missing\r\nSET k2 v GET\r\nGETEX missing\r\n",
+      "HGETALL h\r\nHKEYS h\r\nHVALS h\r\nHGETALL nosuch\r\nHMGET h a x\r\nHSCAN h 0\r\n",
+      "ZSCORE z b\r\nZSCORE z c\r\nZSCORE z d\r\nZSCORE z nosuch\r\nZMSCORE z a nosuch\r\n",
+      "ZRANGE z 0 -1 WITHSCORES\r\nZRANGE z 0 -1\r\nZRANGEBYSCORE z -inf +inf WITHSCORES\r\n"
+      "ZREVRANGE z 0 -1 WITHSCORES\r\nZRANGEBYSCORE z 2 3 WITHSCORES LIMIT 0 1\r\n"
+      "ZREVRANGEBYSCORE z +inf -inf WITHSCORES\r\nZRANGE z (1 +inf BYSCORE WITHSCORES\r\n",
+      "ZINCRBY z 1 a\r\nZINCRBY z -0 new\r\nZADD z INCR 1 a\r\nZADD z NX INCR 1 a\r\n",
+      "ZPOPMIN z\r\nZPOPMIN z 1\r\nZPOPMAX z 5\r\nZPOPMIN nosuch\r\nZPOPMIN nosuch 2\r\n",
+      "ZRANK z a\r\nZRANK z nosuch\r\nZCARD z\r\n",
+      "CONFIG GET hash-max-listpack-entries\r\nCONFIG GET nosuch\r\n",
+      "COMMAND INFO get\r\nCOMMAND INFO nosuch\r\nCOMMAND GETKEYS get a\r\n",
+      "LCS k k IDX\r\nLCS k k IDX WITHMATCHLEN\r\nLCS k k\r\nLCS k k LEN\r\n",
+      "INCRBYFLOAT n 1.5\r\nINCR k\r\nTYPE z\r\nTTL k\r\nEXISTS k\r\nDBSIZE\r\n",
+  };
+  for (const std::string& request : cases) {
+    for (const std::string* path : {&redis.endpoint().unix_path, &kvlab.socket_path()}) {
+      RawClient c(*path);
+      ASSERT_EQ(c.Call("FLUSHALL\r\n"), "+OK\r\n");
+      c.Send(setup);
+      ReadUntil(c, ":4\r\n");
+    }
+    const std::string want = ExchangeResp3(redis.endpoint().unix_path, request);
+    const std::string got = ExchangeResp3(kvlab.socket_path(), request);
+    EXPECT_EQ(got, want) << "request: " << Escape(request) << "\nredis: " << Escape(want)
+                         << "\nkvlab: " << Escape(got);
+  }
 }
 
 TEST(Protocol, BadInputDoesNotGrowMemory) {

@@ -150,7 +150,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* cmd = app.add_subcommand(
       "serve",
-      "Serve RESP2 over TCP and a unix socket, for redis-cli, redis-benchmark and "
+      "Serve RESP2 and RESP3 over TCP and a unix socket, for redis-cli, redis-benchmark and "
       "client libraries");
   flags->store.AddTo(cmd);
   flags->engine.AddTo(cmd);

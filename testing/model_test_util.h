@@ -195,7 +195,7 @@ class Model {
 // answers in field order.
 inline std::string SortedIfUnordered(const std::vector<std::string>& cmd,
                                      const resp::Reply& reply) {
-  if (cmd[0] != "HGETALL" || reply.type() != resp::Reply::Type::kArray) return reply.Describe();
+  if (cmd[0] != "HGETALL" || !reply.is_aggregate()) return reply.Describe();
   std::vector<std::pair<std::string, std::string>> pairs;
   const auto& e = reply.elements();
   for (size_t i = 0; i + 1 < e.size(); i += 2) pairs.emplace_back(e[i].str(), e[i + 1].str());

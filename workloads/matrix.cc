@@ -39,7 +39,7 @@ bool ServerHasVersions(TargetConnection& c) {
   if (!c.Execute({"CONFIG", "GET", "kv.hash.key.meta.version"}, &reply, &sample).ok()) {
     return false;
   }
-  return reply.type() == Reply::Type::kArray && !reply.elements().empty();
+  return reply.is_aggregate() && !reply.elements().empty();
 }
 
 Status RunOnConnection(TargetConnection& c, const std::vector<std::string>& argv) {
