@@ -40,7 +40,9 @@ std::vector<std::pair<std::string, std::string>> EngineConfig::Get(std::string_v
 
 Status EngineConfig::Set(const std::vector<std::pair<std::string, std::string>>& pairs) {
   std::vector<const Param*> targets;
-  std::set<const Param*> seen;
+  // Redis 7.0 registers an alias as a config of its own: a parameter set under its name and its
+  // alias in one CONFIG SET is no duplicate (both apply, in order).
+  std::set<std::pair<const Param*, std::string>> seen;
   for (const auto& [name, value] : pairs) {
     const Param* p = Find(name);
     if (p == nullptr) {
@@ -48,7 +50,9 @@ Status EngineConfig::Set(const std::vector<std::pair<std::string, std::string>>&
       return Status::InvalidArgument("Unknown option or number of arguments for CONFIG SET - '" +
                                      name.substr(0, name.find('\0')) + "'");
     }
-    if (!seen.insert(p).second) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!seen.insert({p, std::move(lower)}).second) {
       return Status::InvalidArgument("CONFIG SET failed (possibly related to argument '" + name +
                                      "') - duplicate parameter");
     }
@@ -112,6 +116,48 @@ std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t ma
     }
     return Status::OK();
   };
+}
+
+std::function<Status(std::string_view)> MemoryValidator(uint64_t min, uint64_t max) {
+  return [min, max](std::string_view text) {
+    uint64_t v = 0;
+    if (!ParseMemoryValue(text, &v))
+      return Status::InvalidArgument("argument must be a memory value");
+    if (v < min || v > max) {
+      return Status::InvalidArgument("argument must be between " + std::to_string(min) + " and " +
+                                     std::to_string(max) + " inclusive");
+    }
+    return Status::OK();
+  };
+}
+
+bool ParseMemoryValue(std::string_view text, uint64_t* bytes) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 19) return false;
+  const std::string unit(text.substr(digits));
+  uint64_t multiplier = 0;
+  if (unit.empty() || !strcasecmp(unit.c_str(), "b")) {
+    multiplier = 1;
+  } else if (!strcasecmp(unit.c_str(), "k")) {
+    multiplier = 1000;
+  } else if (!strcasecmp(unit.c_str(), "kb")) {
+    multiplier = 1024;
+  } else if (!strcasecmp(unit.c_str(), "m")) {
+    multiplier = 1000 * 1000;
+  } else if (!strcasecmp(unit.c_str(), "mb")) {
+    multiplier = 1024 * 1024;
+  } else if (!strcasecmp(unit.c_str(), "g")) {
+    multiplier = 1000ull * 1000 * 1000;
+  } else if (!strcasecmp(unit.c_str(), "gb")) {
+    multiplier = 1024ull * 1024 * 1024;
+  } else {
+    return false;
+  }
+  const uint64_t number = std::stoull(std::string(text.substr(0, digits)));
+  if (number > UINT64_MAX / multiplier) return false;
+  *bytes = number * multiplier;
+  return true;
 }
 
 }  // namespace kvlab::engine

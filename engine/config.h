@@ -52,6 +52,11 @@ class EngineConfig {
 
 // The validator of an integer parameter in [min, max], with Redis's messages.
 std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t max);
+// Redis's memory values (memtoull): a number with an optional unit b, k, kb, m, mb, g, gb
+// (k = 1000, kb = 1024; any case). Returns false on anything else.
+bool ParseMemoryValue(std::string_view text, uint64_t* bytes);
+// The validator of a memory parameter in [min, max] bytes, with Redis's messages.
+std::function<Status(std::string_view)> MemoryValidator(uint64_t min, uint64_t max);
 // Case-insensitive ASCII equality (command and parameter names).
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 

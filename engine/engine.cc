@@ -5,6 +5,7 @@
 
 #include "engine/command_context.h"
 #include "engine/command_table.h"
+#include "engine/redis_encoding_params.h"
 #include "resp/redis_numbers.h"
 
 namespace kvlab::engine {
@@ -73,6 +74,7 @@ Engine::Engine(KvStore* store, EngineOptions options)
       commands_(CommandTable::Get()),
       hash_version_(options_.hash_version),
       zset_version_(options_.zset_version),
+      proto_max_bulk_len_(options_.proto_max_bulk_len),
       key_locks_(options_.lock_stripes),
       stats_(new CommandStats[commands_.all().size()]) {
   hash_encodings_[0] = NewCountedHashEncoding(0);
@@ -218,6 +220,7 @@ void Engine::RegisterConfig() {
   fixed("kv.key.namespace.prefix", options_.keys.ns_prefix);
   fixed("kv.key.md5.prefix", options_.keys.md5_prefix ? "yes" : "no");
   fixed("backend", store_->name());
+  AddRedisEncodingParams(&config_);
 }
 
 Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {

@@ -145,8 +145,4 @@ class Server {
   std::atomic<uint64_t> connections_rejected_{0};
 };
 
-// Redis's memory values (memtoull): a number with an optional unit b, k, kb, m, mb, g, gb
-// (k = 1000, kb = 1024; any case). Returns false on anything else.
-bool ParseMemoryValue(std::string_view text, uint64_t* bytes);
-
 }  // namespace kvlab::server

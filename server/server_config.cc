@@ -18,6 +18,8 @@ namespace kvlab::server {
 
 using engine::EngineConfig;
 using engine::IntegerValidator;
+using engine::MemoryValidator;
+using engine::ParseMemoryValue;
 
 namespace {
 
@@ -27,19 +29,6 @@ std::vector<std::string> SplitSpaces(std::string_view text) {
   std::string word;
   while (in >> word) out.push_back(word);
   return out;
-}
-
-std::function<Status(std::string_view)> MemoryValidator(uint64_t min, uint64_t max) {
-  return [min, max](std::string_view text) {
-    uint64_t v = 0;
-    if (!ParseMemoryValue(text, &v))
-      return Status::InvalidArgument("argument must be a memory value");
-    if (v < min || v > max) {
-      return Status::InvalidArgument("argument must be between " + std::to_string(min) + " and " +
-                                     std::to_string(max) + " inclusive");
-    }
-    return Status::OK();
-  };
 }
 
 uint64_t MemoryValue(std::string_view text) {
@@ -85,35 +74,6 @@ Status ParseOutputBufferLimit(std::string_view text, uint64_t* normal_hard) {
 }
 
 }  // namespace
-
-bool ParseMemoryValue(std::string_view text, uint64_t* bytes) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 19) return false;
-  const std::string unit(text.substr(digits));
-  uint64_t multiplier = 0;
-  if (unit.empty() || !strcasecmp(unit.c_str(), "b")) {
-    multiplier = 1;
-  } else if (!strcasecmp(unit.c_str(), "k")) {
-    multiplier = 1000;
-  } else if (!strcasecmp(unit.c_str(), "kb")) {
-    multiplier = 1024;
-  } else if (!strcasecmp(unit.c_str(), "m")) {
-    multiplier = 1000 * 1000;
-  } else if (!strcasecmp(unit.c_str(), "mb")) {
-    multiplier = 1024 * 1024;
-  } else if (!strcasecmp(unit.c_str(), "g")) {
-    multiplier = 1000ull * 1000 * 1000;
-  } else if (!strcasecmp(unit.c_str(), "gb")) {
-    multiplier = 1024ull * 1024 * 1024;
-  } else {
-    return false;
-  }
-  const uint64_t number = std::stoull(std::string(text.substr(0, digits)));
-  if (number > UINT64_MAX / multiplier) return false;
-  *bytes = number * multiplier;
-  return true;
-}
 
 void Server::RegisterConfig() {
   EngineConfig& config = engine_->config();
@@ -188,7 +148,10 @@ void Server::RegisterConfig() {
   runtime(
       "proto-max-bulk-len", [this] { return std::to_string(max_bulk_len_.load()); },
       MemoryValidator(1 << 20, INT64_MAX),
-      [this](std::string_view v) { max_bulk_len_.store(MemoryValue(v)); });
+      [this](std::string_view v) {
+        max_bulk_len_.store(MemoryValue(v));
+        engine_->set_proto_max_bulk_len(MemoryValue(v));
+      });
   runtime(
       "client-query-buffer-limit", [this] { return std::to_string(query_limit_.load()); },
       MemoryValidator(1 << 20, INT64_MAX),
