@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "resp/redis_numbers.h"
 
 namespace kvlab::conformance {
 
@@ -55,6 +58,16 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Rep
   if (d.rule == "negative_zero_printed_as_zero") {
     return ReadNegativeZeroAsZero(redis) == kvlab;
   }
+  if (d.rule == "negative_zero_increment") {
+    // ZINCRBY key increment member, ZADD key ... INCR score member: the increment is the
+    // second-to-last argument.
+    double increment = 1;
+    if (argv.size() < 3 || !resp::ParseDouble(argv[argv.size() - 2], &increment) ||
+        increment != 0 || !std::signbit(increment)) {
+      return false;
+    }
+    return redis == Reply::Bulk("-0") && kvlab == Reply::Bulk("0");
+  }
   if (d.rule == "integral_score_text") {
     // The same scores, one side printing a long integral score as integer text, the other as
     // "%.17g".
@@ -90,7 +103,7 @@ Status DeviationCatalogue::Load(const std::string& path, DeviationCatalogue* out
         return Status::InvalidArgument(path + ": " + d.id + ": type must be hash or zset");
       }
       if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero" &&
-          d.rule != "integral_score_text") {
+          d.rule != "negative_zero_increment" && d.rule != "integral_score_text") {
         return Status::InvalidArgument(path + ": " + d.id + ": unknown rule " + d.rule);
       }
       if (d.step < 1) return Status::InvalidArgument(path + ": " + d.id + ": step must be >= 1");

@@ -61,6 +61,27 @@ TEST(Deviations, NegativeZeroRule) {
   EXPECT_EQ(c.Explain({"HGET", "z", "m"}, 0, 0, Reply::Bulk("-0"), Reply::Bulk("0")), "");
 }
 
+// The -0 fix: INCR's reply is the computed score, so only an increment of -0 on a member Redis
+// holds as -0 (a skiplist zset) still differs; ZINCRBY and ZADD left the read rule.
+TEST(Deviations, NegativeZeroIncrementRule) {
+  const DeviationCatalogue c = Real();
+  const Reply neg = Reply::Bulk("-0"), zero = Reply::Bulk("0");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, 0, 2, neg, zero),
+            "zset-negative-zero-increment");
+  EXPECT_EQ(c.Explain({"ZADD", "z", "INCR", "-0.0", "m"}, 0, 0, neg, zero),
+            "zset-negative-zero-increment");
+  // Any other increment: exact.
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "0", "m"}, 0, 0, neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "1", "m"}, 0, 0, neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "abc", "m"}, 0, 0, neg, zero), "");
+  // Only "-0" against "0".
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, 0, 0, zero, neg), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, 0, 0, neg, Reply::Bulk("1")), "");
+  // The read rule no longer covers the increments.
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "1", "m"}, 0, 0, neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZADD", "z", "INCR", "1", "m"}, 0, 0, neg, zero), "");
+}
+
 TEST(Deviations, ZscanIntegralScoreRule) {
   const DeviationCatalogue c = Real();
   auto pairs = [](std::vector<std::string> v) {

@@ -39,16 +39,18 @@ Status ApplyZAdd(const ZAddFlags& flags, const std::vector<ScoredMember>& elems,
       if (std::isnan(score))
         return Status::InvalidArgument("resulting score is not a number (NaN)");
       if ((flags.lt && score >= *cur) || (flags.gt && score <= *cur)) continue;
-      if (score == 0) score = 0.0;  // never store -0
+      // INCR replies the score it computed, -0 included, as Redis does; the zset stores -0 as
+      // 0 (they tie in score order).
       if (flags.incr) result.incr_score = score;
+      if (score == 0) score = 0.0;
       if (score != *cur) {
         cur = score;
         ++result.updated;
       }
     } else {
       if (flags.xx) continue;
+      if (flags.incr) result.incr_score = e.score;
       cur = e.score == 0 ? 0.0 : e.score;
-      if (flags.incr) result.incr_score = *cur;
       ++result.added;
     }
   }

@@ -32,7 +32,8 @@ struct ZAddPlan {
 std::vector<std::string_view> DistinctMembers(const std::vector<ScoredMember>& elems);
 
 // Applies ZADD to the previous scores of DistinctMembers(elems). Fails with InvalidArgument
-// "resulting score is not a number (NaN)". Scores of -0 become 0.
+// "resulting score is not a number (NaN)". Scores of -0 become 0, but INCR's result
+// (result.incr_score) is the score as computed, -0 included (Redis replies it).
 Status ApplyZAdd(const ZAddFlags& flags, const std::vector<ScoredMember>& elems,
                  std::vector<std::optional<double>> before, ZAddPlan* plan);
 
