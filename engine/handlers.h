@@ -39,6 +39,28 @@ void SetnxCommand(CommandContext& ctx);
 void MgetCommand(CommandContext& ctx);
 void MsetCommand(CommandContext& ctx);
 void StrlenCommand(CommandContext& ctx);
+void GetexCommand(CommandContext& ctx);
+void GetdelCommand(CommandContext& ctx);
+void GetsetCommand(CommandContext& ctx);
+void MsetnxCommand(CommandContext& ctx);
+
+// string_edit_commands.cc
+void IncrCommand(CommandContext& ctx);
+void DecrCommand(CommandContext& ctx);
+void IncrbyCommand(CommandContext& ctx);
+void DecrbyCommand(CommandContext& ctx);
+void IncrbyfloatCommand(CommandContext& ctx);
+void AppendCommand(CommandContext& ctx);
+void GetrangeCommand(CommandContext& ctx);
+void SubstrCommand(CommandContext& ctx);
+void SetrangeCommand(CommandContext& ctx);
+
+// string_bit_commands.cc
+void SetbitCommand(CommandContext& ctx);
+void GetbitCommand(CommandContext& ctx);
+void BitcountCommand(CommandContext& ctx);
+void BitposCommand(CommandContext& ctx);
+void LcsCommand(CommandContext& ctx);
 
 // hash_commands.cc
 void HsetCommand(CommandContext& ctx);

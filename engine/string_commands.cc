@@ -1,11 +1,14 @@
-// String commands. A string is its key-meta alone: encode-version 0, key-type 1, and the value
-// as the meta's extra bytes, so GET is one KV get and a plain SET is one blind put.
+// String commands that read or replace a whole value: GET, SET and its variants, GETEX,
+// GETDEL, GETSET, MGET, MSET, MSETNX, STRLEN. A string is its key-meta alone: encode-version 0,
+// key-type 1, and the value as the meta's extra bytes, so GET is one KV get and a plain SET is
+// one blind put.
 #include <strings.h>
 
 #include <climits>
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
+#include "engine/string_value.h"
 #include "resp/redis_numbers.h"
 
 namespace kvlab::engine {
@@ -44,33 +47,40 @@ enum SetFlag : unsigned {
   kPx = 32,
   kExAt = 64,
   kPxAt = 128,
+  kPersist = 256,
 };
 
-// parseExtendedStringArgumentsOrReply for SET, in Redis's order of checks.
-bool ParseSetOptions(CommandContext& ctx, unsigned* flags, size_t* expire_arg) {
+enum class OptionsOf { kSet, kGetex };
+
+// parseExtendedStringArgumentsOrReply for SET (options from argument 3) and GETEX (from 2), in
+// Redis's order of checks.
+bool ParseSetOptions(CommandContext& ctx, OptionsOf command, unsigned* flags, size_t* expire_arg) {
   auto is = [](const std::string& s, const char* word) { return !strcasecmp(s.c_str(), word); };
-  for (size_t j = 3; j < ctx.argc(); ++j) {
+  const bool set = command == OptionsOf::kSet;
+  for (size_t j = set ? 3 : 2; j < ctx.argc(); ++j) {
     const std::string& opt = ctx.arg(j);
     const bool has_next = j + 1 < ctx.argc();
     const unsigned f = *flags;
-    if (is(opt, "nx") && !(f & kXx)) {
+    if (set && is(opt, "nx") && !(f & kXx)) {
       *flags |= kNx;
-    } else if (is(opt, "xx") && !(f & kNx)) {
+    } else if (set && is(opt, "xx") && !(f & kNx)) {
       *flags |= kXx;
-    } else if (is(opt, "get")) {
+    } else if (set && is(opt, "get")) {
       *flags |= kGet;
-    } else if (is(opt, "keepttl") && !(f & (kEx | kExAt | kPx | kPxAt))) {
+    } else if (set && is(opt, "keepttl") && !(f & (kPersist | kEx | kExAt | kPx | kPxAt))) {
       *flags |= kKeepTtl;
-    } else if (is(opt, "ex") && !(f & (kKeepTtl | kExAt | kPx | kPxAt)) && has_next) {
+    } else if (!set && is(opt, "persist") && !(f & (kEx | kExAt | kPx | kPxAt | kKeepTtl))) {
+      *flags |= kPersist;
+    } else if (is(opt, "ex") && !(f & (kKeepTtl | kPersist | kExAt | kPx | kPxAt)) && has_next) {
       *flags |= kEx;
       *expire_arg = ++j;
-    } else if (is(opt, "px") && !(f & (kKeepTtl | kEx | kExAt | kPxAt)) && has_next) {
+    } else if (is(opt, "px") && !(f & (kKeepTtl | kPersist | kEx | kExAt | kPxAt)) && has_next) {
       *flags |= kPx;
       *expire_arg = ++j;
-    } else if (is(opt, "exat") && !(f & (kKeepTtl | kEx | kPx | kPxAt)) && has_next) {
+    } else if (is(opt, "exat") && !(f & (kKeepTtl | kPersist | kEx | kPx | kPxAt)) && has_next) {
       *flags |= kExAt;
       *expire_arg = ++j;
-    } else if (is(opt, "pxat") && !(f & (kKeepTtl | kEx | kExAt | kPx)) && has_next) {
+    } else if (is(opt, "pxat") && !(f & (kKeepTtl | kPersist | kEx | kExAt | kPx)) && has_next) {
       *flags |= kPxAt;
       *expire_arg = ++j;
     } else {
@@ -149,7 +159,7 @@ void GetCommand(CommandContext& ctx) {
 void SetCommand(CommandContext& ctx) {
   unsigned flags = 0;
   size_t expire_arg = 0;
-  if (!ParseSetOptions(ctx, &flags, &expire_arg)) return;
+  if (!ParseSetOptions(ctx, OptionsOf::kSet, &flags, &expire_arg)) return;
   std::optional<int64_t> expire;
   if (expire_arg != 0) {
     int64_t ms = 0;
@@ -211,6 +221,78 @@ void StrlenCommand(CommandContext& ctx) {
   if (!ctx.Check(ctx.txn().GetMeta(ctx.arg(1), &meta, &found))) return;
   if (found && meta.type != KeyType::kString) return ctx.ReplyError(errors::kWrongType);
   ctx.reply = Reply::Integer(found ? static_cast<int64_t>(meta.value.size()) : 0);
+}
+
+// getexCommand: options first, then the key; the expire time is validated after the type check,
+// and the value is replied before the key's TTL changes.
+void GetexCommand(CommandContext& ctx) {
+  unsigned flags = 0;
+  size_t expire_arg = 0;
+  if (!ParseSetOptions(ctx, OptionsOf::kGetex, &flags, &expire_arg)) return;
+  KeyMeta meta;
+  bool found = false;
+  if (!LoadString(ctx, ctx.arg(1), &meta, &found)) return;
+  if (!found) {
+    ctx.reply = Reply::Nil();
+    return;
+  }
+  int64_t ms = 0;
+  if (expire_arg != 0 &&
+      !ExpireMillis(ctx, expire_arg, flags & (kEx | kExAt), flags & (kEx | kPx), &ms)) {
+    return;
+  }
+  if ((flags & (kExAt | kPxAt)) && ms <= ctx.txn().now_ms()) {
+    ctx.txn().DeleteMeta(ctx.arg(1));  // an absolute time already past: the key goes
+  } else if (expire_arg != 0) {
+    meta.expire_ms = ms;
+    ctx.txn().PutMeta(ctx.arg(1), meta);
+  } else if ((flags & kPersist) && meta.has_expire()) {
+    meta.expire_ms = KeyMeta::kNoExpire;
+    ctx.txn().PutMeta(ctx.arg(1), meta);
+  }
+  ctx.reply = Reply::Bulk(std::move(meta.value));
+}
+
+void GetdelCommand(CommandContext& ctx) {
+  KeyMeta meta;
+  bool found = false;
+  if (!LoadString(ctx, ctx.arg(1), &meta, &found)) return;
+  if (!found) {
+    ctx.reply = Reply::Nil();
+    return;
+  }
+  ctx.txn().DeleteMeta(ctx.arg(1));
+  ctx.reply = Reply::Bulk(std::move(meta.value));
+}
+
+// getsetCommand: GET, then SET without options (the TTL is removed).
+void GetsetCommand(CommandContext& ctx) {
+  KeyMeta meta;
+  bool found = false;
+  if (!LoadString(ctx, ctx.arg(1), &meta, &found)) return;
+  WriteString(ctx, ctx.arg(1), ctx.arg(2), KeyMeta::kNoExpire);
+  ctx.reply = found ? Reply::Bulk(std::move(meta.value)) : Reply::Nil();
+}
+
+// msetGenericCommand with NX: nothing is set when any key exists (of any type).
+void MsetnxCommand(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    return ctx.ReplyError("ERR wrong number of arguments for 'msetnx' command");
+  }
+  std::vector<std::string_view> keys;
+  for (size_t i = 1; i < ctx.argc(); i += 2) keys.push_back(ctx.arg(i));
+  std::vector<std::optional<KeyMeta>> metas;
+  if (!ctx.Check(ctx.txn().GetMetas(keys, &metas))) return;
+  for (const auto& m : metas) {
+    if (m) {
+      ctx.reply = Reply::Integer(0);
+      return;
+    }
+  }
+  for (size_t i = 1; i < ctx.argc(); i += 2) {
+    WriteString(ctx, ctx.arg(i), ctx.arg(i + 1), KeyMeta::kNoExpire);
+  }
+  ctx.reply = Reply::Integer(1);
 }
 
 }  // namespace kvlab::engine

@@ -97,6 +97,7 @@ Server::Server(Engine* engine, ServerOptions options)
       max_clients_(options_.max_clients),
       start_time_(std::chrono::steady_clock::now()),
       run_id_(RandomRunId()) {
+  engine_->set_proto_max_bulk_len(options_.max_bulk_len);
   RegisterConfig();
 }
 
