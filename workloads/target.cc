@@ -26,7 +26,8 @@ class EngineConnection final : public TargetConnection {
     cost.want_physical = options_.physical_per_command;
     const bool count_trips = remote_ != nullptr && options_.round_trips_per_command;
     const uint64_t trips_before = count_trips ? remote_->round_trips() : 0;
-    *reply = engine_->Execute(session_, argv, &cost);
+    // The reply a RESP2 client decodes, as from a server (this session never says HELLO 3).
+    *reply = engine_->Execute(session_, argv, &cost).AsResp2();
     sample->has_kv = true;
     sample->kv = cost.kv;
     sample->counters.clear();
