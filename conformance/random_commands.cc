@@ -422,6 +422,7 @@ struct Entry {
 const std::vector<Entry>& Table() {
   static const std::vector<Entry> kTable = {
       {"del", 3, [](Gen& g) { return Keys1(g, "DEL"); }},
+      {"touch", 1, [](Gen& g) { return Keys1(g, "TOUCH"); }},
       {"unlink", 1, [](Gen& g) { return Keys1(g, "UNLINK"); }},
       {"exists", 2, [](Gen& g) { return Keys1(g, "EXISTS"); }},
       {"type", 2,

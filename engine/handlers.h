@@ -14,6 +14,7 @@ void ZscanCommand(CommandContext& ctx);
 void DelCommand(CommandContext& ctx);
 void UnlinkCommand(CommandContext& ctx);
 void ExistsCommand(CommandContext& ctx);
+void TouchCommand(CommandContext& ctx);
 void TypeCommand(CommandContext& ctx);
 void ExpireCommand(CommandContext& ctx);
 void PexpireCommand(CommandContext& ctx);

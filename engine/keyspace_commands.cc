@@ -1,5 +1,5 @@
-// Keyspace commands: DEL, UNLINK, EXISTS, TYPE, the EXPIRE and TTL families, PERSIST, and the
-// whole-database ones (KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL).
+// Keyspace commands: DEL, UNLINK, EXISTS, TOUCH, TYPE, the EXPIRE and TTL families, PERSIST, and
+// the whole-database ones (KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL).
 //
 // Deleting or overwriting a key costs O(1) KV operations whatever its size: only the key-meta is
 // removed or replaced, and the old sub-keys become unreachable through their key-version.
@@ -195,6 +195,10 @@ void ExistsCommand(CommandContext& ctx) {
   for (const auto& m : metas) n += m.has_value();
   ctx.reply = Reply::Integer(n);
 }
+
+// touchCommand: the keys that exist, each occurrence counted. kvlab keeps no access time, so
+// TOUCH reads the metas as EXISTS does and changes nothing.
+void TouchCommand(CommandContext& ctx) { ExistsCommand(ctx); }
 
 void TypeCommand(CommandContext& ctx) {
   KeyMeta meta;
