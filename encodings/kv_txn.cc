@@ -26,10 +26,13 @@ const std::optional<KeyMeta>* KvTxn::Written(std::string_view key) const {
   return nullptr;
 }
 
-bool KvTxn::meta_cache() const { return tier_ != nullptr && tier_->meta_cache.load(); }
+bool KvTxn::meta_cache() const { return tier_ != nullptr && tier_->meta_cache(); }
 
 std::string KvTxn::MetaCacheKey(std::string_view key) const {
-  return "c#" + codec_->Namespace(db_) + "{" + std::string(key) + "}meta";
+  std::string name = "c#" + codec_->Namespace(db_) + "{" + std::string(key) + "}meta";
+  const uint64_t generation = tier_->meta_cache_generation();
+  for (int i = 0; i < 8; ++i) name.push_back(static_cast<char>(generation >> (56 - 8 * i)));
+  return name;
 }
 
 Status KvTxn::GetMeta(std::string_view key, KeyMeta* meta, bool* found) {

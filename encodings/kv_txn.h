@@ -107,7 +107,8 @@ class KvTxn {
   backends::WriteBatch batch_;
   // The meta this command wrote for key, if any: *written is false when it wrote none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;
-  // The optional key-meta cache (kv.key.meta.cache.enable): "c#" ns "{" key "}meta" -> meta.
+  // The optional key-meta cache (kv.key.meta.cache.enable): "c#" ns "{" key "}meta" generation
+  // (8 bytes, RedisTier::meta_cache_generation) -> meta.
   bool meta_cache() const;
   std::string MetaCacheKey(std::string_view key) const;
   Status ReadMetasFromKv(const std::vector<std::string>& meta_keys,

@@ -578,6 +578,12 @@ class TieredZset final : public ZsetEncoding {
       cmds.push_back(std::move(zadd));
     }
     cmds.push_back({"PEXPIRE", key, std::to_string(txn.tier()->zset_range_ttl_ms.load())});
+    if (all.size() > kMaxLuaArgs / 2) {
+      // Several ZADDs: one transaction, so that a reader sharing the key's lock (reads take
+      // shared locks) never sees a partly refilled zset as the whole one.
+      cmds.insert(cmds.begin(), {"MULTI"});
+      cmds.push_back({"EXEC"});
+    }
     CacheWriteNow(txn, key, cmds, touched);
   }
 

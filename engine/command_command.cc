@@ -32,6 +32,7 @@ std::vector<std::string> FlagNames(const CommandSpec& spec) {
   if (spec.flags & kCmdReadonly) out.push_back("readonly");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   if (spec.flags & kCmdFast) out.push_back("fast");
+  if (spec.flags & kCmdNoAuth) out.push_back("no_auth");
   return out;
 }
 

@@ -33,6 +33,8 @@ enum CommandFlag : uint32_t {
   // conformance harness and the amplification table leave these out; the server's own tests
   // check them against redis-server where their shapes must match.
   kCmdAboutServer = 1u << 7,
+  // Runs before the client has authenticated (AUTH, HELLO, QUIT), as Redis's CMD_NO_AUTH.
+  kCmdNoAuth = 1u << 8,
 };
 
 struct CommandSpec {

@@ -8,10 +8,12 @@
 
 #include "engine/glob.h"
 #include "resp/redis_numbers.h"
+#include "resp/split_args.h"
 
 namespace kvlab::engine {
 
 using resp::ParseInt64;
+using resp::SplitArgs;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
@@ -89,6 +91,19 @@ Status EngineConfig::LoadFile(const std::string& path) {
     }
     std::string name = line.substr(i, name_end - i);
     std::string value = line.substr(name_end);
+    const Directive* directive = nullptr;
+    for (const auto& [directive_name, apply] : directives_) {
+      if (EqualsIgnoreCase(directive_name, name)) directive = &apply;
+    }
+    if (directive != nullptr) {
+      std::vector<std::string> args;
+      Status s = SplitArgs(value, &args) ? (*directive)(args)
+                                         : Status::InvalidArgument("unbalanced quotes");
+      if (!s.ok()) {
+        return Status::InvalidArgument(path + ":" + std::to_string(lineno) + ": " + s.message());
+      }
+      continue;
+    }
     const size_t first = value.find_first_not_of(" \t\r");
     const size_t last = value.find_last_not_of(" \t\r");
     value = first == std::string::npos ? "" : value.substr(first, last - first + 1);

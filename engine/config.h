@@ -29,6 +29,12 @@ class EngineConfig {
   };
 
   void Add(Param param) { params_.push_back(std::move(param)); }
+  // A directive of config files only, not a CONFIG parameter (rename-command): its arguments
+  // are the rest of the line, split as redis.conf splits them.
+  using Directive = std::function<Status(const std::vector<std::string>& args)>;
+  void AddDirective(std::string name, Directive apply) {
+    directives_.emplace_back(std::move(name), std::move(apply));
+  }
 
   // (name, value) of every parameter whose name or alias matches the glob, in table order; an
   // alias that matches is reported under that alias, as Redis does.
@@ -48,6 +54,7 @@ class EngineConfig {
   const Param* Find(std::string_view name) const;
 
   std::vector<Param> params_;
+  std::vector<std::pair<std::string, Directive>> directives_;
 };
 
 // The validator of an integer parameter in [min, max], with Redis's messages.

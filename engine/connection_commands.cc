@@ -38,9 +38,16 @@ bool SetClientName(CommandContext& ctx, const std::string& name) {
   return true;
 }
 
-// kvlab has no ACL users and no password: the default user authenticates with any password,
-// as on a Redis without requirepass; every other user name is refused with Redis's text.
-bool Authenticate(const std::string& user) { return user == "default"; }
+// kvlab has one user, "default", as a Redis without ACL users: without requirepass it accepts
+// any password; with one, only that password. Other user names are refused with Redis's text.
+// A success authenticates the session; a failure leaves it as it was (Redis 7 does not
+// de-authenticate a client on a failed AUTH).
+bool Authenticate(CommandContext& ctx, const std::string& user, const std::string& password) {
+  if (user != "default") return false;
+  if (ctx.engine().AuthRequired() && !ctx.engine().CheckPassword(password)) return false;
+  ctx.session().authenticated = true;
+  return true;
+}
 
 void ClientList(CommandContext& ctx) {
   std::vector<uint64_t> ids;
@@ -86,7 +93,7 @@ void HelloCommand(CommandContext& ctx) {
     const size_t more = ctx.argc() - 1 - j;
     const char* option = ctx.arg(j).c_str();
     if (!strcasecmp(option, "auth") && more >= 2) {
-      if (!Authenticate(ctx.arg(j + 1))) return ctx.ReplyError(kWrongPass);
+      if (!Authenticate(ctx, ctx.arg(j + 1), ctx.arg(j + 2))) return ctx.ReplyError(kWrongPass);
       j += 2;
     } else if (!strcasecmp(option, "setname") && more >= 1) {
       if (!SetClientName(ctx, ctx.arg(j + 1))) return;
@@ -94,6 +101,13 @@ void HelloCommand(CommandContext& ctx) {
     } else {
       return ctx.ReplyError("ERR Syntax error in HELLO option '" + ctx.arg(j) + "'");
     }
+  }
+  // Options run in order (an AUTH, then a bad SETNAME, authenticates and fails), as in Redis 7.0.
+  if (!ctx.session().authenticated) {
+    return ctx.ReplyError(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+        "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+        "protocol version at the same time");
   }
   // The protocol switches with this reply: HELLO 3 gets its map in RESP3.
   if (version != 0) ctx.session().resp = static_cast<int>(version);
@@ -118,12 +132,15 @@ void HelloCommand(CommandContext& ctx) {
 // AUTH [username] password
 void AuthCommand(CommandContext& ctx) {
   if (ctx.argc() > 3) return ctx.ReplyError(errors::kSyntax);
-  if (ctx.argc() == 2) {
+  if (ctx.argc() == 2 && !ctx.engine().AuthRequired()) {
     return ctx.ReplyError(
         "ERR AUTH <password> called without any password configured for the default user. Are "
         "you sure your configuration is correct?");
   }
-  if (!Authenticate(ctx.arg(1))) return ctx.ReplyError(kWrongPass);
+  const std::string user = ctx.argc() == 3 ? ctx.arg(1) : "default";
+  if (!Authenticate(ctx, user, ctx.argc() == 3 ? ctx.arg(2) : ctx.arg(1))) {
+    return ctx.ReplyError(kWrongPass);
+  }
   ctx.reply = Reply::Ok();
 }
 

@@ -1,5 +1,9 @@
 #include "engine/engine.h"
 
+#include <openssl/evp.h>
+
+#include <array>
+#include <cctype>
 #include <chrono>
 #include <mutex>
 
@@ -56,6 +60,13 @@ std::string UnknownCommandError(const std::vector<std::string>& argv) {
          "', with args beginning with: " + args;
 }
 
+std::array<unsigned char, 32> Sha256(std::string_view data) {
+  std::array<unsigned char, 32> digest{};
+  unsigned int length = 0;
+  EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr);
+  return digest;
+}
+
 bool ArityOk(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
@@ -75,7 +86,8 @@ Engine::Engine(KvStore* store, EngineOptions options)
       hash_version_(options_.hash_version),
       zset_version_(options_.zset_version),
       proto_max_bulk_len_(options_.proto_max_bulk_len),
-      key_locks_(options_.lock_stripes),
+      key_locks_(options_.lock_stripes, options_.large_command_keys),
+      cursors_(options_.cursor_limits),
       stats_(new CommandStats[commands_.all().size()]) {
   hash_encodings_[0] = NewCountedHashEncoding(0);
   hash_encodings_[1] = NewBlindHashEncoding(1);
@@ -200,15 +212,42 @@ void Engine::RegisterConfig() {
   {
     EngineConfig::Param p;
     p.name = "kv.key.meta.cache.enable";
-    p.get = [this] { return tier_->meta_cache.load() ? "true" : "false"; };
+    p.get = [this] { return tier_->meta_cache() ? "true" : "false"; };
     p.validate = [](std::string_view v) {
       return v == "true" || v == "false" || v == "yes" || v == "no"
                  ? Status::OK()
                  : Status::InvalidArgument("argument must be 'yes', 'no', 'true' or 'false'");
     };
-    p.apply = [this](std::string_view v) { tier_->meta_cache.store(v == "true" || v == "yes"); };
+    p.apply = [this](std::string_view v) { tier_->SetMetaCache(v == "true" || v == "yes"); };
     config_.Add(std::move(p));
   }
+
+  {
+    // requirepass: the default user's password. Clients connected before it is set stay
+    // authenticated, as in Redis.
+    EngineConfig::Param p;
+    p.name = "requirepass";
+    p.get = [this] {
+      std::lock_guard lock(requirepass_mu_);
+      return requirepass_;
+    };
+    p.validate = [](std::string_view) { return Status::OK(); };
+    p.apply = [this](std::string_view v) {
+      std::lock_guard lock(requirepass_mu_);
+      requirepass_ = std::string(v);
+      auth_required_.store(!requirepass_.empty(), std::memory_order_release);
+    };
+    config_.Add(std::move(p));
+  }
+
+  // rename-command OLD NEW (config files only, as in Redis): "" as NEW disables the command,
+  // the way to keep CONFIG, FLUSHALL or SHUTDOWN from clients.
+  config_.AddDirective("rename-command", [this](const std::vector<std::string>& args) {
+    if (args.size() != 2) {
+      return Status::InvalidArgument("rename-command takes a command and its new name");
+    }
+    return RenameCommand(args[0], args[1]);
+  });
 
   auto fixed = [this](const char* name, std::string value) {
     EngineConfig::Param p;
@@ -225,31 +264,79 @@ void Engine::RegisterConfig() {
 
 Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {
   if (argv.empty()) return Reply::Error("ERR empty command");
-  const CommandSpec* spec = commands_.Find(argv[0]);
+  const CommandSpec* spec = FindCommand(argv[0]);
   if (spec == nullptr) return Reply::Error(OneLine(UnknownCommandError(argv)));
   if (!ArityOk(spec->arity, argv.size())) {
     return Reply::Error("ERR wrong number of arguments for '" + std::string(spec->name) +
                         "' command");
   }
+  // processCommand's order: unknown command and arity first, then authentication.
+  // (A client that connected while a password was set runs commands once it is removed, as in
+  // Redis, whose check is on the default user's nopass flag.)
+  if (!session.authenticated && !(spec->flags & kCmdNoAuth) && AuthRequired()) {
+    return Reply::Error("NOAUTH Authentication required.");
+  }
   return Run(*spec, session, argv, cost);
+}
+
+const CommandSpec* Engine::FindCommand(std::string_view name) const {
+  if (!renamed_.empty()) {
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto it = renamed_.find(lower);
+    if (it != renamed_.end()) return it->second;
+  }
+  return commands_.Find(name);
+}
+
+Status Engine::RenameCommand(std::string_view from, std::string_view to) {
+  const CommandSpec* spec = FindCommand(from);
+  if (spec == nullptr) {
+    return Status::InvalidArgument("rename-command: no command named '" + std::string(from) + "'");
+  }
+  std::string lower_to(to);
+  for (char& c : lower_to) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!lower_to.empty() && FindCommand(lower_to) != nullptr) {
+    return Status::InvalidArgument("rename-command: a command named '" + std::string(to) +
+                                   "' exists already");
+  }
+  std::string lower_from(from);
+  for (char& c : lower_from) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  renamed_[lower_from] = nullptr;
+  if (!lower_to.empty()) renamed_[lower_to] = spec;
+  return Status::OK();
+}
+
+bool Engine::AuthRequired() const { return auth_required_.load(std::memory_order_acquire); }
+
+bool Engine::CheckPassword(std::string_view password) const {
+  std::string expected;
+  {
+    std::lock_guard lock(requirepass_mu_);
+    expected = requirepass_;
+  }
+  // Compare digests, so that the time taken says nothing about how much of the password
+  // matched (Redis compares SHA-256 digests for the same reason).
+  return Sha256(password) == Sha256(expected);
 }
 
 Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
                   CommandCost* cost) {
   const auto start = std::chrono::steady_clock::now();
 
-  // Serialize against commands on the same keys. A command on a whole database (FLUSHDB,
-  // FLUSHALL) takes every stripe, so that no keyed command interleaves with it; they are rare,
-  // and every other command is spared a keyspace-wide reader lock.
-  KeyLocks::Guard key_guard(&key_locks_);
+  // Serialize against commands on the same keys (engine/key_locks.h): read-only commands share
+  // their keys, writers hold them alone. A command on a whole database (FLUSHDB, FLUSHALL)
+  // locks everything, so that no keyed command interleaves with it; they are rare, and every
+  // other command is spared a keyspace-wide reader lock.
+  KeyLocks::Guard key_guard(&key_locks_,
+                            (spec.flags & kCmdReadonly) ? LockMode::kShared : LockMode::kExclusive);
   if (spec.flags & kCmdKeyspaceExclusive) {
-    for (size_t i = 0; i < key_locks_.stripes(); ++i) key_guard.Add(i);
+    key_guard.LockEverything();
   } else {
-    CommandTable::ForEachKey(spec, argv.size(), [&](size_t i) {
-      key_guard.Add(key_locks_.StripeOf(session.db, argv[i]));
-    });
+    CommandTable::ForEachKey(spec, argv.size(),
+                             [&](size_t i) { key_guard.Add(session.db, argv[i]); });
+    key_guard.Lock();
   }
-  key_guard.Lock();
 
   OpCounts ops;  // this command's KV operations (one thread: no atomics needed)
   CountingStore counting(store_, &ops);

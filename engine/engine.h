@@ -17,8 +17,10 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/counting_store.h"
@@ -52,6 +54,11 @@ struct EngineOptions {
   // Defaults to the system clock. REQUIRES: outlives the engine.
   const encodings::Clock* clock = nullptr;
   size_t lock_stripes = 4096;
+  // A command over more keys than this registers its keys instead of locking their stripes, so
+  // that it does not stall unrelated keys that share them (engine/key_locks.h).
+  size_t large_command_keys = 1000;
+  // Bounds of the SCAN-family cursor table (engine/cursor_table.h).
+  CursorLimits cursor_limits;
   // The Redis tier of hash v2/v3 and zset v1-v3. When null, the engine makes its own from
   // tier_options (private redis-servers, started only if a tier version is used).
   // REQUIRES: outlives the engine.
@@ -78,6 +85,10 @@ struct Session {
   int resp = 2;
   // The server carrying this session (engine/session_host.h), or nullptr in-process.
   SessionHost* host = nullptr;
+  // Whether the client may run commands other than AUTH, HELLO and QUIT. In-process sessions
+  // are trusted; a server connection starts authenticated only when no password is required
+  // (Engine::AuthRequired at connect time, as Redis decides when a client connects).
+  bool authenticated = true;
 };
 
 // What one command cost.
@@ -129,6 +140,17 @@ class Engine {
   Status CheckTier(std::string_view type, uint8_t version) const;
 
   EngineConfig& config() { return config_; }
+
+  // requirepass: the default user's password ("" for none). Thread-safe.
+  bool AuthRequired() const;
+  // Whether `password` is the default user's; constant time in the password's contents.
+  bool CheckPassword(std::string_view password) const;
+
+  // rename-command: the command `from` is known as `to` from now on ("" disables it). Call
+  // before serving. Fails on an unknown `from` or a `to` that names another command.
+  Status RenameCommand(std::string_view from, std::string_view to);
+  // The command an argv[0] names, after renames; nullptr when unknown or disabled.
+  const CommandSpec* FindCommand(std::string_view name) const;
   const CommandTable& commands() const;
   const CommandStats& stats(size_t command_index) const { return stats_[command_index]; }
   backends::KvStore* store() const { return store_; }
@@ -142,6 +164,7 @@ class Engine {
   void set_proto_max_bulk_len(uint64_t bytes) {
     proto_max_bulk_len_.store(bytes, std::memory_order_relaxed);
   }
+  const KeyLocks& key_locks() const { return key_locks_; }
   // The resume positions of SCAN-family cursors.
   CursorTable& cursors() { return cursors_; }
   // Zeroes every command's statistics (CONFIG RESETSTAT).
@@ -173,6 +196,11 @@ class Engine {
   EngineConfig config_;
   KeyLocks key_locks_;
   CursorTable cursors_;
+  mutable std::mutex requirepass_mu_;
+  std::string requirepass_;
+  std::atomic<bool> auth_required_{false};
+  // rename-command: lower-case name -> command (nullptr: renamed away or disabled).
+  std::unordered_map<std::string, const CommandSpec*> renamed_;
   std::unique_ptr<CommandStats[]> stats_;
 };
 

@@ -10,8 +10,19 @@
 //   hash_encoding:0
 //   zset_encoding:0
 //   kv_total:gets=10,multiget_calls=0,...,bytes_written=512
-//   redis_cache:private redis-server at 127.0.0.1:40123
-//   redis_store:private redis-server (not started)
+//   scan_cursors:2
+//   scan_cursor_bytes:210
+//   scan_cursors_evicted:0
+//   large_commands:0
+//   redis_cache:private redis-server
+//   redis_cache_state:running
+//   redis_cache_restarts:0
+//   redis_cache_identity_changes:0
+//   redis_store:private redis-server
+//   redis_store_state:not_started
+//   redis_store_restarts:0
+//   redis_store_identity_changes:0
+//   cache_purges:0
 //   cache_degraded_total:0
 //   cache_dirty_entries:0
 //   kvstat_hset:calls=3,usec=41,usec_per_call=13.67,failed_calls=0,gets=3,...,bytes_written=90,
@@ -145,9 +156,21 @@ void AppendKvlab(Engine& engine, std::string* out) {
   *out += "kv_total:";
   AppendOpCounts(engine.TotalKvOps(), out);
   *out += "\r\n";
+  *out += "scan_cursors:" + std::to_string(engine.cursors().size()) + "\r\n";
+  *out += "scan_cursor_bytes:" + std::to_string(engine.cursors().bytes()) + "\r\n";
+  *out += "scan_cursors_evicted:" + std::to_string(engine.cursors().evicted()) + "\r\n";
+  *out += "large_commands:" + std::to_string(engine.key_locks().large_commands()) + "\r\n";
   if (RedisTier* tier = engine.tier()) {
-    *out += "redis_cache:" + tier->Describe(TierRole::kCache) + "\r\n";
-    *out += "redis_store:" + tier->Describe(TierRole::kStore) + "\r\n";
+    for (const auto& [role, name] :
+         {std::pair{TierRole::kCache, "cache"}, std::pair{TierRole::kStore, "store"}}) {
+      *out += std::string("redis_") + name + ":" + tier->Describe(role) + "\r\n";
+      *out += std::string("redis_") + name + "_state:" + tier->ServerState(role) + "\r\n";
+      *out += std::string("redis_") + name +
+              "_restarts:" + std::to_string(tier->ServerRestarts(role)) + "\r\n";
+      *out += std::string("redis_") + name +
+              "_identity_changes:" + std::to_string(tier->IdentityChanges(role)) + "\r\n";
+    }
+    *out += "cache_purges:" + std::to_string(tier->cache_purges()) + "\r\n";
     *out += "cache_degraded_total:" + std::to_string(DegradedTotal(engine)) + "\r\n";
     *out += "cache_dirty_entries:" + std::to_string(tier->dirty_keys()) + "\r\n";
   }

@@ -27,27 +27,22 @@ using encodings::ScoredMember;
 using resp::FormatListpackScore;
 using resp::Reply;
 
-Status ScanKeys(KvTxn& txn, const std::string& after, const KeyScanFilter& filter,
+Status ScanKeys(KvTxn& txn, const std::string& from, const KeyScanFilter& filter,
                 uint64_t max_examined,
                 const std::function<void(const std::string&, const KeyMeta&)>& visit,
-                std::string* last) {
+                std::string* resume) {
   const std::string prefix = txn.codec().MetaPrefix(txn.db());
   IteratorOptions options;
   options.lower_bound = prefix;
   options.upper_bound = PrefixSuccessor(prefix);
   auto it = txn.kv().NewIterator(options);
-  if (after.empty()) {
-    it->Seek(prefix);
-  } else {
-    it->Seek(after);
-    if (it->Valid() && it->key() == after) it->Next();
-  }
-  if (last != nullptr) last->clear();
+  it->Seek(from.empty() ? prefix : from);
+  if (resume != nullptr) resume->clear();
   uint64_t examined = 0;
-  std::string key;
+  std::string key, last;
   KeyMeta meta;
   for (; it->Valid() && examined < max_examined; it->Next(), ++examined) {
-    if (last != nullptr) last->assign(it->key());
+    if (resume != nullptr) last.assign(it->key());
     if (!txn.codec().DecodeMetaKey(txn.db(), it->key(), &key)) continue;
     if (filter.pattern && !GlobMatch(*filter.pattern, key)) continue;
     if (!KeyMeta::Decode(it->value(), &meta).ok() || meta.ExpiredAt(txn.now_ms())) continue;
@@ -55,29 +50,17 @@ Status ScanKeys(KvTxn& txn, const std::string& after, const KeyScanFilter& filte
     visit(key, meta);
   }
   KVLAB_RETURN_IF_ERROR(it->status());
-  // Stopped by the budget with entries left: *last is where to resume. Otherwise the end.
-  if (last != nullptr && !it->Valid()) last->clear();
+  // Stopped by the budget with entries left: resume between the last examined and the next.
+  if (resume != nullptr && it->Valid()) *resume = ShortestSeparator(last, it->key());
   return Status::OK();
 }
 
-uint64_t CursorTable::Issue(std::string position) {
-  std::lock_guard lock(mu_);
-  const uint64_t id = next_id_++;
-  if (next_id_ == 0) next_id_ = 1;
-  positions_[id] = std::move(position);
-  order_.push_back(id);
-  while (order_.size() > capacity_) {
-    positions_.erase(order_.front());
-    order_.pop_front();
-  }
-  return id;
-}
-
-std::optional<std::string> CursorTable::Lookup(uint64_t cursor) const {
-  std::lock_guard lock(mu_);
-  auto it = positions_.find(cursor);
-  if (it == positions_.end()) return std::nullopt;
-  return it->second;
+std::string ShortestSeparator(std::string_view a, std::string_view b) {
+  size_t common = 0;
+  while (common < a.size() && common < b.size() && a[common] == b[common]) ++common;
+  // b's first byte past the common prefix is larger than a's (or a ends there): b's prefix
+  // through that byte sorts after a and no later than b.
+  return std::string(b.substr(0, common + 1));
 }
 
 bool ParseScanCursor(CommandContext& ctx, size_t arg, uint64_t* cursor) {
@@ -90,6 +73,37 @@ bool ParseScanCursor(CommandContext& ctx, size_t arg, uint64_t* cursor) {
     ctx.ReplyError("ERR invalid cursor");
     return false;
   }
+  return true;
+}
+
+bool CursorPosition(CommandContext& ctx, uint64_t cursor, std::string* position) {
+  position->clear();
+  if (cursor == 0) return true;
+  switch (ctx.engine().cursors().Lookup(cursor, position)) {
+    case CursorTable::Found::kPosition:
+    case CursorTable::Found::kUnknown:
+      return true;
+    case CursorTable::Found::kExpired:
+      break;
+  }
+  const CursorLimits& limits = ctx.engine().cursors().limits();
+  ctx.ReplyError("ERR cursor " + std::to_string(cursor) + " has expired: kvlab keeps at most " +
+                 std::to_string(limits.max_cursors) + " cursors (" +
+                 std::to_string(limits.max_bytes) +
+                 " bytes), and other scans evicted it; start the iteration again from 0");
+  return false;
+}
+
+bool IssueCursor(CommandContext& ctx, std::optional<std::string> position, std::string* cursor) {
+  if (!position) {
+    *cursor = "0";
+    return true;
+  }
+  uint64_t id = 0;
+  if (!ctx.Check(ctx.engine().cursors().Issue(ctx.session().id, std::move(*position), &id))) {
+    return false;
+  }
+  *cursor = std::to_string(id);
   return true;
 }
 
@@ -115,19 +129,22 @@ void KeyspaceScanCommand(CommandContext& ctx) {
       return ctx.ReplyError(errors::kSyntax);
     }
   }
-  std::string after;
-  if (cursor != 0) after = ctx.engine().cursors().Lookup(cursor).value_or("");
+  std::string from;
+  if (!CursorPosition(ctx, cursor, &from)) return;
   std::vector<Reply> keys;
-  std::string last;
+  std::string resume;
   if (!ctx.Check(ScanKeys(
-          ctx.txn(), after, filter, static_cast<uint64_t>(count),
+          ctx.txn(), from, filter, static_cast<uint64_t>(count),
           [&](const std::string& key, const KeyMeta&) { keys.push_back(Reply::Bulk(key)); },
-          &last))) {
+          &resume))) {
     return;
   }
-  const uint64_t next = last.empty() ? 0 : ctx.engine().cursors().Issue(std::move(last));
+  std::string next;
+  if (!IssueCursor(ctx, resume.empty() ? std::nullopt : std::optional(std::move(resume)), &next)) {
+    return;
+  }
   std::vector<Reply> out;
-  out.push_back(Reply::Bulk(std::to_string(next)));
+  out.push_back(Reply::Bulk(std::move(next)));
   out.push_back(Reply::Array(std::move(keys)));
   ctx.reply = Reply::Array(std::move(out));
 }
@@ -163,26 +180,29 @@ bool ParseCollectionScanOptions(CommandContext& ctx, std::optional<std::string>*
 }
 
 // A collection cursor remembers the key-version it was issued for, so that a cursor of a
-// deleted and re-created key starts over instead of resuming in another incarnation.
-std::optional<std::string> ResumeAfter(CommandContext& ctx, uint64_t cursor, const KeyMeta& meta) {
-  if (cursor == 0) return std::nullopt;
-  std::optional<std::string> pos = ctx.engine().cursors().Lookup(cursor);
-  if (!pos || pos->size() < 8 || DecodeFixed64BE(pos->data()) != meta.key_version) {
-    return std::nullopt;
-  }
-  return pos->substr(8);
+// deleted and re-created key starts over instead of resuming in another incarnation. Returns
+// false after replying an error (an expired cursor).
+bool ResumeAfter(CommandContext& ctx, uint64_t cursor, const KeyMeta& meta,
+                 std::optional<std::string>* after) {
+  after->reset();
+  std::string pos;
+  if (!CursorPosition(ctx, cursor, &pos)) return false;
+  if (pos.size() >= 8 && DecodeFixed64BE(pos.data()) == meta.key_version) *after = pos.substr(8);
+  return true;
 }
 
-Reply ScanReply(CommandContext& ctx, const KeyMeta& meta, const std::optional<std::string>& next,
-                std::vector<Reply> items) {
-  uint64_t id = 0;
+bool ScanReply(CommandContext& ctx, const KeyMeta& meta, const std::optional<std::string>& next,
+               std::vector<Reply> items) {
+  std::optional<std::string> pos;
   if (next) {
-    std::string pos;
-    PutFixed64BE(&pos, meta.key_version);
-    pos += *next;
-    id = ctx.engine().cursors().Issue(std::move(pos));
+    pos.emplace();
+    PutFixed64BE(&*pos, meta.key_version);
+    *pos += *next;
   }
-  return Reply::Array({Reply::Bulk(std::to_string(id)), Reply::Array(std::move(items))});
+  std::string cursor;
+  if (!IssueCursor(ctx, std::move(pos), &cursor)) return false;
+  ctx.reply = Reply::Array({Reply::Bulk(std::move(cursor)), Reply::Array(std::move(items))});
+  return true;
 }
 
 // The start of HSCAN and ZSCAN: cursor, key, type, options, in Redis's order of checks.
@@ -206,10 +226,12 @@ void HscanCommand(CommandContext& ctx) {
   std::optional<std::string> pattern;
   int64_t count = 0;
   if (!BeginCollectionScan(ctx, KeyType::kHash, &h, &cursor, &pattern, &count)) return;
+  std::optional<std::string> after;
+  if (!ResumeAfter(ctx, cursor, h.meta, &after)) return;
   std::vector<FieldValue> fields;
   std::optional<std::string> next;
-  if (!ctx.Check(ctx.Hash(h.meta).Scan(ctx.txn(), h, ResumeAfter(ctx, cursor, h.meta),
-                                       static_cast<uint64_t>(count), &fields, &next))) {
+  if (!ctx.Check(ctx.Hash(h.meta).Scan(ctx.txn(), h, after, static_cast<uint64_t>(count), &fields,
+                                       &next))) {
     return;
   }
   std::vector<Reply> items;
@@ -218,7 +240,7 @@ void HscanCommand(CommandContext& ctx) {
     items.push_back(Reply::Bulk(std::move(field)));
     items.push_back(Reply::Bulk(std::move(value)));
   }
-  ctx.reply = ScanReply(ctx, h.meta, next, std::move(items));
+  ScanReply(ctx, h.meta, next, std::move(items));
 }
 
 void ZscanCommand(CommandContext& ctx) {
@@ -227,10 +249,12 @@ void ZscanCommand(CommandContext& ctx) {
   std::optional<std::string> pattern;
   int64_t count = 0;
   if (!BeginCollectionScan(ctx, KeyType::kZset, &h, &cursor, &pattern, &count)) return;
+  std::optional<std::string> after;
+  if (!ResumeAfter(ctx, cursor, h.meta, &after)) return;
   std::vector<ScoredMember> members;
   std::optional<std::string> next;
-  if (!ctx.Check(ctx.Zset(h.meta).Scan(ctx.txn(), h, ResumeAfter(ctx, cursor, h.meta),
-                                       static_cast<uint64_t>(count), &members, &next))) {
+  if (!ctx.Check(ctx.Zset(h.meta).Scan(ctx.txn(), h, after, static_cast<uint64_t>(count), &members,
+                                       &next))) {
     return;
   }
   std::vector<Reply> items;
@@ -240,7 +264,7 @@ void ZscanCommand(CommandContext& ctx) {
     // As Redis answers for a zset of up to 128 members (listpack-encoded, the common case).
     items.push_back(Reply::Bulk(FormatListpackScore(m.score)));
   }
-  ctx.reply = ScanReply(ctx, h.meta, next, std::move(items));
+  ScanReply(ctx, h.meta, next, std::move(items));
 }
 
 }  // namespace kvlab::engine

@@ -1,12 +1,50 @@
 #include "redis/client.h"
 
 #include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <ctime>
 
 namespace kvlab::redis {
 
 using resp::Reply;
 
 namespace {
+
+// hiredis writes with write(2): on a connection the server has closed (a redis-server that died
+// or restarted), that raises SIGPIPE, which would kill the process. This blocks SIGPIPE on the
+// calling thread while it is in scope and discards one raised meanwhile, so the write just
+// fails with EPIPE; the process's own handling of SIGPIPE is left alone.
+class SigpipeGuard {
+ public:
+  SigpipeGuard() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    already_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeGuard() {
+    if (!already_pending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        const timespec zero = {0, 0};
+        sigtimedwait(&pipe_, nullptr, &zero);
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_;
+  sigset_t old_;
+  bool already_pending_ = false;
+};
 
 Reply Convert(const redisReply* r) {
   switch (r->type) {
@@ -48,9 +86,21 @@ Status RedisEndpoint::Parse(const std::string& url, RedisEndpoint* out) {
   } else {
     if (rest.starts_with("redis://")) rest = rest.substr(8);
     while (!rest.empty() && rest.back() == '/') rest.pop_back();
+    if (const size_t at = rest.rfind('@'); at != std::string::npos) {
+      const std::string login = rest.substr(0, at);
+      rest = rest.substr(at + 1);
+      const size_t colon = login.find(':');
+      if (colon == std::string::npos) {
+        return Status::InvalidArgument(
+            "bad Redis address: expected [user]:password@ before "
+            "the host");
+      }
+      out->user = login.substr(0, colon);
+      out->password = login.substr(colon + 1);
+    }
     const size_t colon = rest.rfind(':');
     if (colon == std::string::npos || colon == 0) {
-      return Status::InvalidArgument("bad Redis address '" + url +
+      return Status::InvalidArgument("bad Redis address '" + rest +
                                      "' (expected host:port, redis://host:port or unix:///path)");
     }
     out->host = rest.substr(0, colon);
@@ -59,16 +109,17 @@ Status RedisEndpoint::Parse(const std::string& url, RedisEndpoint* out) {
       out->port = std::stoi(rest.substr(colon + 1), &used);
       if (used != rest.size() - colon - 1 || out->port <= 0 || out->port > 65535) throw 0;
     } catch (...) {
-      return Status::InvalidArgument("bad port in Redis address '" + url + "'");
+      return Status::InvalidArgument("bad port in Redis address '" + rest + "'");
     }
   }
   if (out->host.empty() && out->unix_path.empty()) {
-    return Status::InvalidArgument("bad Redis address '" + url + "'");
+    return Status::InvalidArgument("bad Redis address '" + out->ToString() + "'");
   }
   return Status::OK();
 }
 
 std::string RedisEndpoint::ToString() const {
+  if (!label.empty()) return label;
   return unix_path.empty() ? host + ":" + std::to_string(port) : "unix://" + unix_path;
 }
 
@@ -84,6 +135,7 @@ void RedisClient::Disconnect() {
 
 Status RedisClient::Connect() {
   if (context_ != nullptr) return Status::OK();
+  SigpipeGuard no_sigpipe;  // the AUTH below writes
   const timeval tv = ToTimeval(timeout_);
   context_ = endpoint_.unix_path.empty()
                  ? redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, tv)
@@ -94,6 +146,22 @@ Status RedisClient::Connect() {
     return Status::Unavailable("redis " + endpoint_.ToString() + ": " + why);
   }
   redisSetTimeout(context_, tv);
+  if (!endpoint_.password.empty()) {
+    auto* r = static_cast<redisReply*>(
+        endpoint_.user.empty()
+            ? redisCommand(context_, "AUTH %b", endpoint_.password.data(),
+                           endpoint_.password.size())
+            : redisCommand(context_, "AUTH %b %b", endpoint_.user.data(), endpoint_.user.size(),
+                           endpoint_.password.data(), endpoint_.password.size()));
+    const bool ok = r != nullptr && r->type == REDIS_REPLY_STATUS;
+    std::string why = r == nullptr ? (context_->err ? context_->errstr : "no reply")
+                                   : std::string(r->str != nullptr ? r->str : "", r->len);
+    if (r != nullptr) freeReplyObject(r);
+    if (!ok) {
+      Disconnect();
+      return Status::Unavailable("redis " + endpoint_.ToString() + ": AUTH failed: " + why);
+    }
+  }
   return Status::OK();
 }
 
@@ -109,6 +177,7 @@ Status RedisClient::Pipeline(const std::vector<std::vector<std::string>>& comman
   replies->clear();
   if (commands.empty()) return Status::OK();
   KVLAB_RETURN_IF_ERROR(Connect());
+  SigpipeGuard no_sigpipe;
   ++round_trips_;
   std::vector<const char*> argv;
   std::vector<size_t> lens;

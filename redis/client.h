@@ -21,13 +21,20 @@ struct redisContext;
 
 namespace kvlab::redis {
 
-// Where a redis-server listens: "host:port", "redis://host:port", "unix:///path" or "/path".
+// Where a redis-server listens, and how to log in: "host:port", "redis://host:port",
+// "redis://[user]:password@host:port", "unix:///path" or "/path".
 struct RedisEndpoint {
   std::string host;
   int port = 0;
   std::string unix_path;
+  std::string user;      // empty: the default user
+  std::string password;  // empty: no AUTH
+  // What messages call this server instead of its address ("private redis-server"), so that
+  // errors that reach clients do not publish where a private server listens.
+  std::string label;
 
   static Status Parse(const std::string& url, RedisEndpoint* out);
+  // The label, or the address; never the password.
   std::string ToString() const;
 };
 
@@ -39,7 +46,7 @@ class RedisClient {
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
 
-  // Connects now (calls connect lazily otherwise).
+  // Connects now (calls connect lazily otherwise), and logs in when the endpoint has a password.
   Status Connect();
   // Sends one command and waits for its reply. An error reply is a successful call: the Reply
   // is of type kError.

@@ -1,14 +1,32 @@
-// RedisServerProcess: a private redis-server (Debian's package) that kvlab starts and stops.
+// RedisServerProcess: a redis-server (Debian's package) that kvlab starts, watches and stops.
 //
-// The conformance harness runs one as its reference; the Redis tier starts one when no
-// --cache-redis/--store-redis is given; tests start them to kill and restart mid-workload. It
-// listens on 127.0.0.1 on a free port (or a unix socket), keeps its files in its own temporary
-// directory, and dies with its parent (PR_SET_PDEATHSIG), so no test leaves one behind.
+// The conformance harness runs one as its reference; the Redis tier runs its private cache and
+// store as these; tests start them to pause, kill and restart mid-workload.
+//
+// Where it lives: every server has a private runtime directory, mode 0700, in the temporary
+// directory ("kvlab-redis-<pid>-XXXXXX"), holding its unix socket, its config file (which
+// carries its password, so that the password never appears on a command line) and, unless a
+// data directory is given, its data and log. An `owner` file there names the kvlab process and
+// the server's pid; RemoveStaleRedisDirs() removes the directories whose both processes are
+// gone (a kvlab killed with SIGKILL cannot remove its own), and every new runtime directory
+// calls it first. The destructor removes the runtime directory (and a temporary data one).
+//
+// How it runs: a monitor thread forks the server (so that PR_SET_PDEATHSIG, which fires when
+// the forking *thread* exits, ties the server to the monitor's life, and the server dies with
+// kvlab) and waits for it with waitpid, so a dead server never lingers as a zombie. With
+// `supervise`, a server that exits unasked is restarted on the same address and directory after
+// a backoff (100 ms, doubling up to 10 s, back to 100 ms once it has run for a minute); every
+// exit and restart is reported through `on_event`. Without it, the server stays down until
+// Start() is called again, as tests that simulate crashes want.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,53 +40,91 @@ namespace kvlab::redis {
 struct RedisServerOptions {
   enum class Persistence { kNone, kAofEverySec };
   Persistence persistence = Persistence::kNone;
-  bool unix_socket = false;  // listen on DIR/redis.sock instead of TCP
-  std::string dir;           // empty: a fresh temporary directory, removed by the destructor
+  // Listen on a unix socket in the private runtime directory instead of TCP on 127.0.0.1.
+  bool unix_socket = false;
+  // Where the data lives (the AOF); empty: the runtime directory, removed by the destructor.
+  std::string dir;
+  // A random password the server requires (clients through endpoint() send it).
+  bool generate_password = false;
+  // Restart the server when it exits unasked (see the file comment).
+  bool supervise = false;
+  // Told of exits and restarts, one line each ("redis-server (pid 123) exited: signal 9;
+  // restarting in 100 ms"). Called from the monitor thread. Default: nothing.
+  std::function<void(const std::string&)> on_event;
   std::vector<std::string> extra_args;  // e.g. {"--maxmemory", "1mb"}
   std::string binary = "redis-server";
 };
 
 class RedisServerProcess {
  public:
+  enum class State { kNotStarted, kRunning, kRestarting, kStopped };
+
   explicit RedisServerProcess(RedisServerOptions options = {});
   ~RedisServerProcess();
   RedisServerProcess(const RedisServerProcess&) = delete;
   RedisServerProcess& operator=(const RedisServerProcess&) = delete;
 
   // Starts the server and waits until it answers PING. On a restart, reuses the port (or
-  // socket) and the directory, so AOF data comes back.
+  // socket), the password and the directory, so AOF data comes back.
   Status Start();
-  // SIGTERM, then SIGKILL if it has not exited within 5 s.
+  // SIGTERM, then SIGKILL if it has not exited within 5 s. No restart follows.
   void Stop();
-  // SIGKILL, as a crash.
+  // SIGKILL, as a crash the owner asked for: no restart follows.
   void Kill();
+  // SIGKILL, as a crash nobody asked for: a supervised server is restarted.
+  void Crash();
   // SIGSTOP / SIGCONT: the server stops answering but keeps its data and connections, as a
   // network partition or a long pause would.
   void Pause();
   void Resume();
-  bool running() const { return pid_ > 0; }
+
+  bool running() const { return state() == State::kRunning; }
+  State state() const;
+  // The server's pid while it runs, else -1.
+  pid_t pid() const;
+  // Restarts after unasked exits, since construction.
+  uint64_t restarts() const { return restarts_.load(); }
   const RedisEndpoint& endpoint() const { return endpoint_; }
+  // The data directory.
   const std::string& dir() const { return dir_; }
+  // The private runtime directory (socket, config file, owner file).
+  const std::string& runtime_dir() const { return runtime_dir_; }
   // The server's own log, for error messages.
   std::string LogTail() const;
 
  private:
-  Status StartOnce();
-  void Reap(int signal, int wait_ms);
-  void ReleaseGuardian();
+  Status Prepare();
+  // Forks the server (on the monitor thread) and waits until it answers PING or exits.
+  Status Launch(pid_t* pid);
+  void Monitor(std::promise<Status>* started);
+  void Signal(int signal);
+  void StopWith(int signal);
+  void WriteOwnerFile(pid_t child);
+  std::vector<std::string> Args() const;
 
   const RedisServerOptions options_;
   std::string dir_;
+  std::string runtime_dir_;
   bool own_dir_ = false;
   RedisEndpoint endpoint_;
   bool address_fixed_ = false;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread monitor_;
   pid_t pid_ = -1;
-  // Forks the server and lives as long as it does (see StartOnce).
-  std::thread guardian_;
-  std::mutex guardian_mu_;
-  std::condition_variable guardian_cv_;
-  bool release_guardian_ = false;
+  State state_ = State::kNotStarted;
+  bool stop_requested_ = false;
+  std::atomic<uint64_t> restarts_{0};
 };
+
+const char* RedisServerStateName(RedisServerProcess::State state);
+
+// Removes the runtime directories of redis-servers whose kvlab process and server are both gone
+// (see the file comment), in `temp_dir` (default: the system's temporary directory). Only
+// directories of this user that carry a well-formed owner file are touched. Returns how many
+// were removed.
+int RemoveStaleRedisDirs(const std::string& temp_dir = "");
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreeLoopbackPort();

@@ -1,5 +1,8 @@
 #include "redis/tier.h"
 
+#include <cstdio>
+#include <random>
+
 namespace kvlab::redis {
 
 using resp::Reply;
@@ -33,6 +36,21 @@ std::string TierKeyPrefix(std::string_view ns, std::string_view key, uint64_t ke
 
 namespace {
 
+uint64_t RandomGeneration() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+// The run_id line of INFO server, or "".
+std::string RunIdOf(const Reply& info) {
+  if (info.type() != Reply::Type::kBulk) return "";
+  const std::string& text = info.str();
+  const size_t at = text.find("run_id:");
+  if (at == std::string::npos) return "";
+  const size_t end = text.find_first_of("\r\n", at);
+  return text.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7);
+}
+
 // A SCAN MATCH pattern for every key that starts with `prefix` (glob characters escaped).
 std::string PrefixPattern(const std::string& prefix) {
   std::string out;
@@ -58,6 +76,9 @@ struct RedisTier::Role {
   std::chrono::steady_clock::time_point failed_at{};
   bool failing = false;
   std::string last_error;
+  // The run id of the server this role has been talking to ("" before the first connection).
+  std::string run_id;
+  uint64_t identity_changes = 0;
 };
 
 RedisTier::RedisTier(RedisTierOptions options)
@@ -65,11 +86,12 @@ RedisTier::RedisTier(RedisTierOptions options)
       hgetall_ttl_ms(options.hgetall_ttl_ms),
       zset_member_ttl_ms(options.zset_member_ttl_ms),
       zset_range_ttl_ms(options.zset_range_ttl_ms),
-      meta_cache(options.meta_cache),
       meta_cache_ttl_ms(options.meta_cache_ttl_ms),
       options_(std::move(options)),
       cache_(new Role),
-      store_(new Role) {
+      store_(new Role),
+      meta_cache_(options_.meta_cache),
+      meta_cache_generation_(RandomGeneration()) {
   cache_->which = TierRole::kCache;
   cache_->url = options_.cache_url;
   store_->which = TierRole::kStore;
@@ -77,6 +99,24 @@ RedisTier::RedisTier(RedisTierOptions options)
   store_->private_options.persistence = RedisServerOptions::Persistence::kAofEverySec;
   store_->private_options.dir = options_.private_store_dir;
   store_->private_options.extra_args = {"--maxmemory-policy", "noeviction"};
+  for (Role* r : {cache_.get(), store_.get()}) {
+    // No address to publish or guess: a unix socket in a private directory, and a password.
+    r->private_options.unix_socket = true;
+    r->private_options.generate_password = true;
+    r->private_options.supervise = true;
+    const std::string name = r->which == TierRole::kCache ? "cache" : "zset store";
+    auto log = options_.log;
+    r->private_options.on_event = [name, log](const std::string& text) {
+      const std::string line = "the private " + name + " " + text;
+      if (log) {
+        log(line);
+      } else {
+        std::fprintf(stderr, "kvlab: %s\n", line.c_str());
+      }
+    };
+  }
+  // The runtime directories of private servers of kvlab processes that were killed.
+  if (options_.cache_url.empty() || options_.store_url.empty()) RemoveStaleRedisDirs();
   // An external cache may hold entries from a process that died between a KV commit and its
   // cache update: purge it before first use.
   purge_needed_ = !options_.cache_url.empty();
@@ -87,9 +127,28 @@ RedisTier::~RedisTier() = default;
 std::string RedisTier::Describe(TierRole which) const {
   Role& r = which == TierRole::kCache ? *cache_ : *store_;
   std::lock_guard lock(r.mu);
-  if (!r.url.empty()) return r.url;
-  if (r.resolved) return "private redis-server at " + r.endpoint.ToString();
-  return "private redis-server (not started)";
+  if (r.url.empty()) return "private redis-server";
+  RedisEndpoint endpoint;
+  return RedisEndpoint::Parse(r.url, &endpoint).ok() ? endpoint.ToString() : "(a bad address)";
+}
+
+std::string RedisTier::ServerState(TierRole which) const {
+  Role& r = which == TierRole::kCache ? *cache_ : *store_;
+  std::lock_guard lock(r.mu);
+  if (!r.url.empty()) return "external";
+  return r.server ? RedisServerStateName(r.server->state()) : "not_started";
+}
+
+RedisServerProcess* RedisTier::PrivateServer(TierRole which) {
+  Role& r = role(which);
+  std::lock_guard lock(r.mu);
+  return r.server.get();
+}
+
+uint64_t RedisTier::ServerRestarts(TierRole which) const {
+  Role& r = which == TierRole::kCache ? *cache_ : *store_;
+  std::lock_guard lock(r.mu);
+  return r.server ? r.server->restarts() : 0;
 }
 
 uint64_t RedisTier::dirty_keys() const {
@@ -97,15 +156,16 @@ uint64_t RedisTier::dirty_keys() const {
   return dirty_entries_;
 }
 
-// Resolves the role's endpoint (starting the private server on first use) and takes an idle
-// connection or makes one. REQUIRES: r.mu is held.
 bool RedisTier::RoleInUse(TierRole which) const {
   Role& r = which == TierRole::kCache ? *cache_ : *store_;
   std::lock_guard<std::mutex> lock(r.mu);
   return r.resolved;
 }
 
-Status RedisTier::Connect(Role& r, std::unique_ptr<RedisClient>* client) {
+// Resolves the role's endpoint (starting the private server on first use) and takes an idle
+// connection or makes one (*fresh: a new connection, whose server is not yet identified).
+// REQUIRES: r.mu is held.
+Status RedisTier::Connect(Role& r, std::unique_ptr<RedisClient>* client, bool* fresh) {
   const auto now = std::chrono::steady_clock::now();
   if (r.failing && now - r.failed_at < options_.retry_interval) {
     return Status::Unavailable(r.last_error);
@@ -117,10 +177,13 @@ Status RedisTier::Connect(Role& r, std::unique_ptr<RedisClient>* client) {
       if (!s.ok()) {
         r.failing = true;
         r.failed_at = now;
-        r.last_error = "cannot start the private redis-server: " + s.ToString();
+        // The details (the server's log) go to kvlab's log, not to clients.
+        r.private_options.on_event("did not start: " + s.ToString());
+        r.last_error = "cannot start the private redis-server (kvlab's log says why)";
         return Status::Unavailable(r.last_error);
       }
       r.endpoint = r.server->endpoint();
+      r.endpoint.label = "private redis-server";
     } else {
       KVLAB_RETURN_IF_ERROR(RedisEndpoint::Parse(r.url, &r.endpoint));
     }
@@ -132,6 +195,7 @@ Status RedisTier::Connect(Role& r, std::unique_ptr<RedisClient>* client) {
     return Status::OK();
   }
   *client = std::make_unique<RedisClient>(r.endpoint, options_.timeout);
+  *fresh = true;
   Status s = (*client)->Connect();
   if (!s.ok()) {
     r.failing = true;
@@ -159,12 +223,18 @@ Status RedisTier::Pipeline(TierRole which, const std::vector<std::vector<std::st
     replies->clear();
     return Status::OK();
   }
+  {
+    std::lock_guard lock(config_mu_);
+    if (!misconfigured_.empty()) return Status::InvalidArgument(misconfigured_);
+  }
   Role& r = role(which);
   std::unique_ptr<RedisClient> client;
+  bool fresh = false;
   {
     std::lock_guard lock(r.mu);
-    KVLAB_RETURN_IF_ERROR(Connect(r, &client));
+    KVLAB_RETURN_IF_ERROR(Connect(r, &client, &fresh));
   }
+  if (fresh) KVLAB_RETURN_IF_ERROR(Identify(r, &client));
   counts->round_trips += 1;
   counts->commands += commands.size();
   Status s = client->Pipeline(commands, replies);
@@ -190,6 +260,101 @@ Status RedisTier::Probe(TierRole which) {
   return Status::Unavailable(
       std::string(which == TierRole::kCache ? "the Redis cache" : "the Redis store") + " (" +
       Describe(which) + ") cannot be reached: " + s.message());
+
+Status RedisTier::Identify(Role& r, std::unique_ptr<RedisClient>* client) {
+  Reply info;
+  Status s = (*client)->Command({"INFO", "server"}, &info);
+  const std::string id = s.ok() ? RunIdOf(info) : "";
+  if (id.empty()) {
+    std::lock_guard lock(r.mu);
+    r.failing = true;
+    r.failed_at = std::chrono::steady_clock::now();
+    r.last_error = s.ok() ? "INFO server has no run_id" : s.message();
+    return Status::Unavailable(r.last_error);
+  }
+  std::string previous;
+  {
+    std::lock_guard lock(r.mu);
+    previous = r.run_id;
+    if (previous != id) {
+      if (!previous.empty()) ++r.identity_changes;
+      r.run_id = id;
+    }
+  }
+  Role& other = r.which == TierRole::kCache ? *store_ : *cache_;
+  std::string other_id;
+  {
+    std::lock_guard lock(other.mu);
+    other_id = other.run_id;
+  }
+  if (other_id == id) {
+    std::lock_guard lock(config_mu_);
+    misconfigured_ =
+        "the cache Redis and the zset store Redis are one server (run id " + id +
+        "): the cache's purges would delete the store's zsets; give them separate servers";
+    return Status::InvalidArgument(misconfigured_);
+  }
+  if (!previous.empty() && previous != id) {
+    Log(std::string(r.which == TierRole::kCache ? "cache" : "zset store") +
+        " is not the server kvlab wrote to (its run id changed from " + previous + " to " + id +
+        ": it restarted, perhaps from an older snapshot)" +
+        (r.which == TierRole::kCache ? "; purging it before it is used again" : ""));
+    if (r.which == TierRole::kCache) {
+      {
+        std::lock_guard lock(dirty_mu_);
+        dirty_.clear();
+        dirty_entries_ = 0;
+        purge_needed_ = true;
+      }
+      // Keep the connection, but fail this call: it may have been a read of a stale entry.
+      std::lock_guard lock(r.mu);
+      r.idle.push_back(std::move(*client));
+      return Status::Unavailable("the cache restarted; it is purged before it is used again");
+    }
+  }
+  return Status::OK();
+}
+
+Status RedisTier::Validate() {
+  if (!options_.cache_url.empty() && !options_.store_url.empty()) {
+    RedisEndpoint a, b;
+    if (RedisEndpoint::Parse(options_.cache_url, &a).ok() &&
+        RedisEndpoint::Parse(options_.store_url, &b).ok() && a.host == b.host && a.port == b.port &&
+        a.unix_path == b.unix_path) {
+      std::lock_guard lock(config_mu_);
+      misconfigured_ = "--cache-redis and --store-redis name one server (" + a.ToString() +
+                       "): the cache's purges would delete the store's zsets; give them "
+                       "separate servers";
+    }
+    TierCounts counts;
+    std::vector<Reply> replies;
+    // Each call learns a server's identity; an unreachable one is checked again on first use.
+    Pipeline(TierRole::kStore, {{"PING"}}, &replies, &counts).IgnoreError();
+    Pipeline(TierRole::kCache, {{"PING"}}, &replies, &counts).IgnoreError();
+  }
+  std::lock_guard lock(config_mu_);
+  return misconfigured_.empty() ? Status::OK() : Status::InvalidArgument(misconfigured_);
+}
+
+void RedisTier::Log(const std::string& line) const {
+  if (options_.log) {
+    options_.log(line);
+  } else {
+    std::fprintf(stderr, "kvlab: the Redis tier's %s\n", line.c_str());
+  }
+}
+
+uint64_t RedisTier::IdentityChanges(TierRole which) const {
+  Role& r = which == TierRole::kCache ? *cache_ : *store_;
+  std::lock_guard lock(r.mu);
+  return r.identity_changes;
+}
+
+void RedisTier::SetMetaCache(bool on) {
+  // A new generation before the entries are read again: a reader that sees the cache on sees
+  // the new generation.
+  if (on && !meta_cache_.load()) meta_cache_generation_.fetch_add(1);
+  meta_cache_.store(on, std::memory_order_release);
 }
 
 bool RedisTier::CacheUsable(const std::string& prefix, TierCounts* counts) {
@@ -274,6 +439,16 @@ void RedisTier::MarkDirty(const std::string& prefix, const std::vector<std::stri
 }
 
 Status RedisTier::PurgeCache(TierCounts* counts) {
+  // An external store may be this very server: learn its identity before deleting anything.
+  if (!options_.store_url.empty()) {
+    std::vector<Reply> ignored;
+    TierCounts setup;
+    // Only its identity matters here; an unreachable store cannot be this server.
+    Pipeline(TierRole::kStore, {{"PING"}}, &ignored, &setup).IgnoreError();
+    std::lock_guard lock(config_mu_);
+    if (!misconfigured_.empty()) return Status::InvalidArgument(misconfigured_);
+  }
+  cache_purges_.fetch_add(1);
   // Deletes every key kvlab may have cached ("c#" ...), in SCAN-sized batches.
   std::string cursor = "0";
   do {

@@ -8,7 +8,10 @@
 //   with a clear error.
 // Each role is an existing server (--cache-redis, --store-redis) or a private redis-server that
 // kvlab starts on first use (the cache without persistence, the store with AOF everysec in the
-// KV store's directory, so that a restart finds its data) and stops on exit.
+// KV store's directory, so that a restart finds its data) and stops on exit. A private server
+// listens only on a unix socket in a directory only this user can enter, requires a generated
+// password, and is supervised: restarted with backoff if it dies, with each event logged
+// (redis/server_process.h).
 //
 // Calls are pipelines: one round trip each, counted per command in TierCounts. A role that
 // fails is not retried for `retry_interval`, so a dead server costs one timeout, not one per
@@ -24,6 +27,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -71,6 +75,9 @@ struct RedisTierOptions {
   int64_t store_ttl_margin_ms = 60000;
   bool meta_cache = false;  // kv.key.meta.cache.enable
   int64_t meta_cache_ttl_ms = 600000;
+  // Where the tier reports what happens to its private servers (exits, restarts), one line
+  // each. Default: stderr, prefixed "kvlab: ".
+  std::function<void(const std::string&)> log;
 };
 
 class RedisTier {
@@ -108,12 +115,38 @@ class RedisTier {
 
   // Runtime-settable options (CONFIG SET).
   std::atomic<int64_t> hget_ttl_ms, hgetall_ttl_ms, zset_member_ttl_ms, zset_range_ttl_ms;
-  std::atomic<bool> meta_cache;
   std::atomic<int64_t> meta_cache_ttl_ms;
+  // The key-meta cache (kv.key.meta.cache.enable). While it is off, writes do not reach its
+  // entries, so turning it on starts a new generation: the entries of earlier generations are
+  // never read again (they expire by their TTL). A new process starts a new generation too.
+  void SetMetaCache(bool on);
+  bool meta_cache() const { return meta_cache_.load(std::memory_order_acquire); }
+  // REQUIRES: meta_cache(). The generation is part of every entry's name.
+  uint64_t meta_cache_generation() const {
+    return meta_cache_generation_.load(std::memory_order_acquire);
+  }
+
+  // Refuses a configuration kvlab cannot run safely: the cache and the store on one server
+  // (the cache's purges would delete the store's zsets). Connects to both external servers to
+  // compare their identities (run ids); unreachable ones are checked again on first use.
+  Status Validate();
   int64_t store_ttl_margin_ms() const { return options_.store_ttl_margin_ms; }
 
-  // Where each role is (or will be) served, for INFO and error messages.
+  // Where each role is served, for INFO and error messages: the address of an external server
+  // (never its password), or "private redis-server" (a private one's socket is not published).
   std::string Describe(TierRole role) const;
+  // A private server's state ("not_started", "running", "restarting", "stopped"; "external"
+  // for a server kvlab does not run), and how often it was restarted after dying.
+  std::string ServerState(TierRole role) const;
+  uint64_t ServerRestarts(TierRole role) const;
+  // The private server of a role once started, else nullptr (tests crash and inspect it).
+  RedisServerProcess* PrivateServer(TierRole role);
+  // Times a server was found not to be the one kvlab wrote to (a new run id: it restarted,
+  // perhaps from an older snapshot, or another server took its address). A cache is then
+  // purged before it is used again.
+  uint64_t IdentityChanges(TierRole role) const;
+  // Whole-cache purges since start, for INFO.
+  uint64_t cache_purges() const { return cache_purges_.load(); }
   // Cache entries that may be stale and are bypassed until deleted, for INFO. (Degraded
   // operations are counted per command, in TierCounts: INFO sums those.)
   uint64_t dirty_keys() const;
@@ -124,7 +157,12 @@ class RedisTier {
  private:
   struct Role;
   Role& role(TierRole r) { return r == TierRole::kCache ? *cache_ : *store_; }
-  Status Connect(Role& r, std::unique_ptr<RedisClient>* client);
+  Status Connect(Role& r, std::unique_ptr<RedisClient>* client, bool* fresh);
+  // Checks a new connection's server against the identity (run id) the role last saw, and
+  // against the other role's. A cache that changed is purged before its next use; this call
+  // then fails (it may have been a read). REQUIRES: no role's mu is held.
+  Status Identify(Role& r, std::unique_ptr<RedisClient>* client);
+  void Log(const std::string& line) const;
   Status PurgeCache(TierCounts* counts);
   void SweepDirty(TierCounts* counts);
 
@@ -134,6 +172,12 @@ class RedisTier {
   std::unordered_map<std::string, std::set<std::string>> dirty_;
   size_t dirty_entries_ = 0;
   bool purge_needed_ = false;
+  std::atomic<uint64_t> cache_purges_{0};
+  std::atomic<bool> meta_cache_;
+  std::atomic<uint64_t> meta_cache_generation_;
+  // Set when the cache and the store turned out to be one server: every call fails with it.
+  std::mutex config_mu_;
+  std::string misconfigured_;
 };
 
 // The cache-key prefix of one incarnation of a key: "c#" namespace "{" key "}" key-version

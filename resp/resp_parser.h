@@ -68,6 +68,8 @@ class RequestParser {
   // parsed of a command that has not fully arrived (with their per-argument overhead), so that
   // a multibulk of endless small arguments cannot grow memory without bound either.
   size_t pending_bytes() const { return buffered() + partial_args_bytes_; }
+  // What the parser holds in memory: its buffer and the arguments of a partial command.
+  size_t memory() const { return capacity_ + partial_args_bytes_; }
 
  private:
   enum class Kind { kUnknown, kInline, kMultibulk };

@@ -30,7 +30,7 @@ constexpr size_t kCompactOutputAfter = 1024 * 1024;
 // CLIENT LIST's cmd: the command's table name, "container|subcommand" for CONFIG, CLIENT and
 // COMMAND, and NULL for a command kvlab does not know (as Redis, whose lastcmd is then NULL).
 std::string CommandName(const Engine& engine, const std::vector<std::string>& argv) {
-  const CommandSpec* spec = engine.commands().Find(argv[0]);
+  const CommandSpec* spec = engine.FindCommand(argv[0]);
   if (spec == nullptr) return "NULL";
   std::string name(spec->name);
   if (argv.size() >= 2 && (name == "config" || name == "client" || name == "command")) {
@@ -59,6 +59,7 @@ Connection::Connection(Worker* worker, int fd, std::string peer_address, std::st
 
 Connection::~Connection() {
   if (session_.id != 0) server_->Unregister(session_.id);
+  server_->AddClientMemory(-static_cast<int64_t>(memory_.load()));
   server_->OnConnectionClosed();
   if (read_event_ != nullptr) event_free(read_event_);
   if (write_event_ != nullptr) event_free(write_event_);
@@ -77,6 +78,8 @@ bool Connection::Start() {
   write_event_ = event_new(worker_->base(), fd_, EV_WRITE | EV_PERSIST, &OnWritable, this);
   if (read_event_ == nullptr || write_event_ == nullptr) return false;
   session_.id = server_->NewClientId();
+  // As Redis decides when a client connects: without a password the client is in.
+  session_.authenticated = !engine_->AuthRequired();
   server_->Register(this);
   if (event_add(read_event_, nullptr) != 0) return false;
   reading_ = true;
@@ -103,7 +106,22 @@ void Connection::HandleRead() {
     worker_->stats().query_buffer_closes.fetch_add(1, std::memory_order_relaxed);
     return Close();
   }
-  if (RunCommands()) Flush();
+  if (RunCommands() && Flush()) AccountMemory();
+}
+
+bool Connection::AccountMemory() {
+  uint64_t now = parser_.memory() + output_.capacity();
+  for (const std::string& a : argv_) now += a.capacity();
+  const uint64_t before = memory_.exchange(now, std::memory_order_relaxed);
+  if (now == before) return true;
+  if (!server_->AddClientMemory(static_cast<int64_t>(now) - static_cast<int64_t>(before))) {
+    return true;  // under the limit
+  }
+  if (server_->EvictClients(this)) {
+    Close();
+    return false;
+  }
+  return true;
 }
 
 bool Connection::RunCommands() {
@@ -172,7 +190,10 @@ bool Connection::Flush() {
   }
   output_.clear();
   output_sent_ = 0;
-  if (output_.capacity() > kKeepOutputCapacity) std::string().swap(output_);
+  if (output_.capacity() > kKeepOutputCapacity) {
+    std::string().swap(output_);
+    if (!AccountMemory()) return false;
+  }
   if (writing_) {
     event_del(write_event_);
     writing_ = false;

@@ -12,6 +12,7 @@
 // from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -47,6 +48,12 @@ class Connection final : public engine::SessionHost {
   void Close();
 
   uint64_t id() const { return session_.id; }
+  Worker* worker() const { return worker_; }
+  // The memory this client holds (query buffer, arguments, output buffer), as last accounted.
+  // Thread-safe.
+  uint64_t memory() const { return memory_.load(std::memory_order_relaxed); }
+  // Marked by the server when it decides to evict this client (maxmemory-clients).
+  std::atomic<bool>& evicting() { return evicting_; }
   // This client's CLIENT LIST line, without the newline. Thread-safe.
   std::string Describe() const;
 
@@ -66,6 +73,9 @@ class Connection final : public engine::SessionHost {
   // connection closed.
   bool Flush();
   void StopReading();
+  // Reports this client's memory to the server's total, and lets the server evict clients when
+  // the total passes maxmemory-clients. Returns false when this connection was closed.
+  bool AccountMemory();
   // Copies what CLIENT LIST shows into the locked snapshot. `command` is the command last run
   // or running (nullptr: keep the one published before).
   void Publish(const std::vector<std::string>* command);
@@ -86,6 +96,8 @@ class Connection final : public engine::SessionHost {
   size_t output_sent_ = 0;
   bool close_after_reply_ = false;   // QUIT, a protocol error, or the server stopping
   bool shutdown_requested_ = false;  // SHUTDOWN: close without a reply
+  std::atomic<uint64_t> memory_{0};
+  std::atomic<bool> evicting_{false};
 
   // What CLIENT LIST shows, published by the worker thread for readers on other threads.
   struct Snapshot {

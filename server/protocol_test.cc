@@ -367,6 +367,68 @@ TEST(Protocol, ClientThatNeverReadsIsCutOffAtTheOutputLimit) {
   EXPECT_EQ(writer.Call("STRLEN big\r\n"), ":100000\r\n");
 }
 
+// A number in INFO's text ("name:123\r\n"), or -1.
+int64_t InfoField(const std::string& info, const std::string& name) {
+  const size_t at = info.find(name + ":");
+  if (at == std::string::npos) return -1;
+  return std::stoll(info.substr(at + name.size() + 1));
+}
+
+// maxmemory-clients: many clients, each under its own limits, together over the global bound.
+// Seven clients that each hold a partly sent 6 MB argument (a buffer of 8 or 16 MB) against a
+// 40 MB bound: the biggest are closed until the total is back under it, and a small client
+// keeps working.
+TEST(Protocol, ClientsTogetherStayUnderMaxmemoryClients) {
+  TestServer kvlab([](ServerOptions* o) { o->max_client_memory = 40 << 20; });
+  RawClient bystander(kvlab.socket_path());
+  ASSERT_EQ(bystander.Call("PING\r\n"), "+PONG\r\n");
+  std::vector<std::unique_ptr<RawClient>> big;
+  for (int i = 0; i < 7; ++i) {
+    big.push_back(std::make_unique<RawClient>(kvlab.socket_path()));
+    big.back()->Send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10000000\r\n");
+    big.back()->Send(std::string(6 << 20, 'x'));  // 6 MB of the 10 MB announced
+    bystander.Call("PING\r\n");                   // the server has read it all by now
+  }
+  int closed = 0;
+  for (auto& c : big) closed += c->Closed();
+  EXPECT_GE(closed, 1) << "seven clients of at least 6 MB each against a 40 MB bound";
+  EXPECT_LT(closed, 7);
+  const std::string info = bystander.Call("INFO\r\n");
+  EXPECT_EQ(InfoField(info, "evicted_clients"), closed) << info;
+  EXPECT_LE(InfoField(info, "mem_clients_normal"), 40 << 20) << info;
+  EXPECT_EQ(bystander.Call("SET small v\r\n"), "+OK\r\n");
+}
+
+// A client that never reads its replies, on one worker, is closed when a client on another
+// worker takes the total over the bound: the biggest goes, wherever it is.
+TEST(Protocol, TheBiggestClientIsEvictedWhicheverWorkerItIsOn) {
+  TestServer kvlab;  // no bound until the greedy client's size is known
+  RawClient setup(kvlab.socket_path());
+  ASSERT_EQ(setup.Call("SET big " + std::string(100000, 'v') + "\r\n"), "+OK\r\n");
+  RawClient greedy(kvlab.socket_path());
+  std::string gets;
+  for (int i = 0; i < 150; ++i) gets += "GET big\r\n";  // 15 MB of replies, never read
+  greedy.Send(gets);
+  int64_t held = 0;
+  for (int i = 0; i < 100 && held < (12 << 20); ++i) {
+    held = InfoField(setup.Call("INFO clients\r\n"), "mem_clients_normal");
+  }
+  ASSERT_GE(held, 12 << 20) << "the server should hold the unread replies";
+  // A bound the greedy client alone fits under; the next client's 6 MB take the total over.
+  ASSERT_EQ(setup.Call("CONFIG SET maxmemory-clients " + std::to_string(held + (4 << 20)) + "\r\n"),
+            "+OK\r\n");
+  RawClient grower(kvlab.socket_path());
+  grower.Send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10000000\r\n");
+  grower.Send(std::string(6 << 20, 'x'));
+  EXPECT_TRUE(greedy.Closed()) << "the client with 15 MB of unread replies should be evicted";
+  EXPECT_FALSE(grower.Closed());
+  const std::string info = setup.Call("INFO\r\n");
+  EXPECT_EQ(InfoField(info, "evicted_clients"), 1) << info;
+  EXPECT_EQ(setup.Call("CONFIG SET maxmemory-clients 0\r\n"), "+OK\r\n");
+  EXPECT_EQ(setup.Call("CONFIG GET maxmemory-clients\r\n"),
+            "*2\r\n$17\r\nmaxmemory-clients\r\n$1\r\n0\r\n");
+}
+
 TEST(Protocol, MaxClients) {
   TestServer kvlab([](ServerOptions* o) { o->max_clients = 3; });
   RawClient a(kvlab.socket_path()), b(kvlab.socket_path()), c(kvlab.socket_path());

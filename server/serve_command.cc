@@ -39,6 +39,10 @@ struct ServeFlags {
   std::string max_bulk_len = "512mb";
   std::string query_buffer_limit = "1gb";
   std::string output_buffer_limit = "256mb";
+  std::string requirepass;
+  std::string protected_mode = "yes";
+  std::string max_client_memory = "25%";
+  std::vector<std::pair<std::string, std::string>> renames;
 };
 
 // (flag, CONFIG name) of every flag that has a CONFIG parameter.
@@ -51,6 +55,9 @@ constexpr std::pair<const char*, const char*> kFlagParams[] = {
     {"--maxclients", "maxclients"},
     {"--proto-max-bulk-len", "proto-max-bulk-len"},
     {"--client-query-buffer-limit", "client-query-buffer-limit"},
+    {"--requirepass", "requirepass"},
+    {"--protected-mode", "protected-mode"},
+    {"--maxmemory-clients", "maxmemory-clients"},
     {"--hash-encoding", "hash-encoding"},
     {"--zset-encoding", "zset-encoding"},
 };
@@ -106,13 +113,21 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
     options.config_file = std::filesystem::absolute(flags.engine.config_file).string();
   }
   Server server(&engine, options);
-  Status s = flags.engine.ApplyConfigFile(&engine);
+  // The defaults that are not the in-process server's; the config file and flags win.
+  Status s = engine.config().Set({{"maxmemory-clients", flags.max_client_memory}});
+  if (s.ok()) s = flags.engine.ApplyConfigFile(&engine);
   for (const auto& [name, value] : GivenFlags(cmd, flags)) {
     if (!s.ok()) break;
     s = engine.config().Set({{name, value}});
   }
+  for (const auto& [from, to] : flags.renames) {
+    if (!s.ok()) break;
+    s = engine.RenameCommand(from, to);
+  }
+  // The cache and the store on one server would lose zsets: refuse it before serving.
+  if (s.ok() && engine.tier() != nullptr) s = engine.tier()->Validate();
   if (!s.ok()) {
-    // A flag or config file value the engine refused.
+    // A flag or config file value the engine refused, or a tier it cannot run safely.
     std::fprintf(stderr, "kvlab: %s\n", s.message().c_str());
     return kExitUsage;
   }
@@ -129,6 +144,11 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
                "zset encoding %d)\n",
                where.c_str(), server.options().threads, opened->store()->name().c_str(),
                engine.hash_version(), engine.zset_version());
+  const std::string warning =
+      ExposureWarning(server.options().bind, engine.AuthRequired(), server.protected_mode());
+  if (server.options().port != 0 && !warning.empty()) {
+    std::fprintf(stderr, "kvlab: %s\n", warning.c_str());
+  }
   std::fflush(stderr);
   server.Run();
   std::fprintf(stderr, "kvlab: every connection is closed; closing the store\n");
@@ -177,6 +197,21 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--client-output-buffer-limit", flags->output_buffer_limit,
                   "Most unread replies a client may have; past it the client is closed (0: none)")
       ->capture_default_str();
+  cmd->add_option("--requirepass", flags->requirepass,
+                  "The password clients must give (AUTH, HELLO AUTH); better set in --config, "
+                  "where other users of this host cannot see it");
+  cmd->add_option("--protected-mode", flags->protected_mode,
+                  "yes: without requirepass, refuse TCP clients from other hosts")
+      ->check(CLI::IsMember({"yes", "no"}, CLI::ignore_case))
+      ->capture_default_str();
+  cmd->add_option("--maxmemory-clients", flags->max_client_memory,
+                  "Most memory all clients together may hold in buffers (a memory value, or a "
+                  "percentage of physical memory); past it the biggest clients are closed (0: no "
+                  "bound)")
+      ->capture_default_str();
+  cmd->add_option("--rename-command", flags->renames,
+                  "OLD NEW: rename a command; NEW \"\" disables it (repeatable; e.g. "
+                  "--rename-command FLUSHALL \"\")");
   cmd->callback([cmd, flags, exit_code] { *exit_code = RunServe(*cmd, *flags); });
 }
 

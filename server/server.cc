@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -35,6 +36,46 @@ namespace {
 
 constexpr int kBacklog = 511;  // Redis's tcp-backlog
 constexpr char kMaxClientsError[] = "-ERR max number of clients reached\r\n";
+// Redis 7.0's words, to the byte (networking.c, clientAcceptHandler).
+constexpr char kProtectedModeError[] =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Setup a an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
+// Whether a TCP peer is the loopback interface as Redis 7.0 counts it: exactly 127.0.0.1 or ::1
+// (127.0.0.2 is not).
+bool IsLoopbackPeer(const sockaddr* sa) {
+  if (sa->sa_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in*>(sa)->sin_addr.s_addr == htonl(INADDR_LOOPBACK);
+  }
+  if (sa->sa_family == AF_INET6) {
+    return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
+  }
+  return false;
+}
+
+// Best effort, as Redis: the socket is new, so its buffer has room.
+void SendAndClose(int fd, const char* text, size_t length) {
+  if (::send(fd, text, length, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+    // The client is gone already.
+  }
+  ::close(fd);
+}
+
+bool IsLoopbackAddress(const std::string& address) {
+  return address == "localhost" || address.starts_with("127.") || address == "::1" ||
+         address == "-::1" || address.starts_with("-127.");
+}
 
 std::string RandomRunId() {
   std::random_device rd;
@@ -95,6 +136,9 @@ Server::Server(Engine* engine, ServerOptions options)
       query_limit_(options_.query_buffer_limit),
       output_limit_(options_.output_buffer_limit),
       max_clients_(options_.max_clients),
+      protected_mode_(options_.protected_mode),
+      max_client_memory_(options_.max_client_memory),
+      max_client_memory_text_(std::to_string(options_.max_client_memory)),
       start_time_(std::chrono::steady_clock::now()),
       run_id_(RandomRunId()) {
   engine_->set_proto_max_bulk_len(options_.max_bulk_len);
@@ -260,6 +304,7 @@ void Server::OnAccept(evconnlistener*, int fd, sockaddr* address, int, void* arg
   auto* listener = static_cast<Listener*>(arg);
   Server* self = listener->server;
   std::string peer, local;
+  const bool loopback = !listener->unix_socket && IsLoopbackPeer(address);
   if (listener->unix_socket) {
     peer = local = listener->address + ":0";
   } else {
@@ -270,18 +315,20 @@ void Server::OnAccept(evconnlistener*, int fd, sockaddr* address, int, void* arg
       local = FormatAddress(reinterpret_cast<sockaddr*>(&own));
     }
   }
-  self->Accept(fd, listener->unix_socket, peer, local);
+  self->Accept(fd, listener->unix_socket, loopback, peer, local);
 }
 
-void Server::Accept(int fd, bool unix_socket, std::string peer, std::string local) {
+void Server::Accept(int fd, bool unix_socket, bool loopback_peer, std::string peer,
+                    std::string local) {
   connections_received_.fetch_add(1, std::memory_order_relaxed);
   if (open_connections_.load(std::memory_order_relaxed) >= max_clients_.load()) {
-    // Redis's words, best effort: the socket is new, so its buffer has room.
-    if (::send(fd, kMaxClientsError, sizeof(kMaxClientsError) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) <
-        0) {
-      // The client is gone already.
-    }
-    ::close(fd);
+    SendAndClose(fd, kMaxClientsError, sizeof(kMaxClientsError) - 1);
+    connections_rejected_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  // Protected mode, after maxclients as in Redis: no password, so only this host may connect.
+  if (!unix_socket && !loopback_peer && protected_mode_.load() && !engine_->AuthRequired()) {
+    SendAndClose(fd, kProtectedModeError, sizeof(kProtectedModeError) - 1);
     connections_rejected_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -311,6 +358,48 @@ void Server::OnAcceptError(evconnlistener* listener, void* arg) {
 void Server::OnResumeAccept(int, short, void* arg) {
   auto* self = static_cast<Server*>(arg);
   for (auto& l : self->listeners_) evconnlistener_enable(l->listener);
+}
+
+bool Server::AddClientMemory(int64_t delta) {
+  const uint64_t total =
+      client_memory_.fetch_add(static_cast<uint64_t>(delta)) + static_cast<uint64_t>(delta);
+  const uint64_t limit = max_client_memory_.load(std::memory_order_relaxed);
+  return limit != 0 && delta > 0 && total > limit;
+}
+
+bool Server::EvictClients(Connection* caller) {
+  const uint64_t limit = max_client_memory_.load();
+  std::vector<std::pair<uint64_t, Connection*>> candidates;
+  std::lock_guard lock(clients_mu_);
+  uint64_t total = client_memory_.load();
+  for (const auto& [id, c] : clients_) {
+    if (c->evicting().load()) {
+      total -= std::min(total, c->memory());  // on its way out already
+    } else if (c->memory() > 0) {
+      candidates.emplace_back(c->memory(), c);
+    }
+  }
+  // The biggest first, as Redis's client eviction takes the clients of its largest buckets.
+  std::sort(candidates.begin(), candidates.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  bool self = false;
+  for (const auto& [memory, c] : candidates) {
+    if (limit == 0 || total <= limit) break;
+    total -= memory;
+    c->evicting().store(true);
+    evicted_clients_.fetch_add(1, std::memory_order_relaxed);
+    std::fprintf(stderr,
+                 "kvlab: evicting client id=%llu: it holds %llu bytes, and all clients together "
+                 "are over maxmemory-clients (%llu bytes)\n",
+                 static_cast<unsigned long long>(c->id()), static_cast<unsigned long long>(memory),
+                 static_cast<unsigned long long>(limit));
+    if (c == caller) {
+      self = true;
+    } else {
+      c->worker()->Evict(c->id());
+    }
+  }
+  return self;
 }
 
 void Server::Register(Connection* connection) {
@@ -378,6 +467,9 @@ void Server::AppendInfo(std::string_view section, std::string* out) {
     }
     line("connected_clients", std::to_string(connected));
     line("maxclients", std::to_string(max_clients_.load()));
+    // Redis has these in its memory section, which kvlab does not have.
+    line("mem_clients_normal", std::to_string(client_memory_.load()));
+    line("maxmemory_clients", std::to_string(max_client_memory_.load()));
     line("blocked_clients", "0");
   } else if (section == "stats") {
     uint64_t commands = 0, input = 0, output = 0, protocol = 0, query = 0, reply = 0;
@@ -398,7 +490,26 @@ void Server::AppendInfo(std::string_view section, std::string* out) {
     line("total_protocol_errors", std::to_string(protocol));
     line("client_query_buffer_limit_disconnections", std::to_string(query));
     line("client_output_buffer_limit_disconnections", std::to_string(reply));
+    line("evicted_clients", std::to_string(evicted_clients_.load()));
   }
+}
+
+std::string ExposureWarning(const std::vector<std::string>& bind, bool auth_required,
+                            bool protected_mode) {
+  if (auth_required) return "";
+  std::string exposed;
+  for (const std::string& a : bind) {
+    if (!IsLoopbackAddress(a)) exposed += (exposed.empty() ? "" : ", ") + a;
+  }
+  if (exposed.empty()) return "";
+  if (protected_mode) {
+    return "WARNING: listening on " + exposed +
+           " without a password (requirepass): protected mode refuses every client that is "
+           "not on this host. Set requirepass to serve other hosts.";
+  }
+  return "WARNING: listening on " + exposed +
+         " without a password and with protected mode off: any host that reaches this port can "
+         "run every command, FLUSHALL, CONFIG and SHUTDOWN included. Set requirepass.";
 }
 
 }  // namespace kvlab::server

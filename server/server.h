@@ -55,6 +55,12 @@ struct ServerOptions {
   uint64_t max_bulk_len = 512ull << 20;         // proto-max-bulk-len
   uint64_t query_buffer_limit = 1ull << 30;     // client-query-buffer-limit
   uint64_t output_buffer_limit = 256ull << 20;  // client-output-buffer-limit; 0: none
+  // maxmemory-clients: the most memory all clients together may hold (query buffers, arguments,
+  // output buffers); past it the clients using the most are closed. 0: no bound.
+  uint64_t max_client_memory = 0;
+  // protected-mode: without requirepass, TCP clients from other than 127.0.0.1 and ::1 are
+  // refused with Redis's DENIED text.
+  bool protected_mode = true;
   // Whether SIGINT and SIGTERM shut the server down (the kvlab binary; not in-process tests).
   bool handle_signals = false;
   // Reported by INFO server.
@@ -93,6 +99,7 @@ class Server {
   uint64_t max_bulk_len() const { return max_bulk_len_.load(std::memory_order_relaxed); }
   uint64_t query_buffer_limit() const { return query_limit_.load(std::memory_order_relaxed); }
   uint64_t output_buffer_limit() const { return output_limit_.load(std::memory_order_relaxed); }
+  bool protected_mode() const { return protected_mode_.load(std::memory_order_relaxed); }
 
   // For connections: the client registry behind CLIENT LIST, and INFO's server sections.
   uint64_t NewClientId() { return next_client_id_.fetch_add(1, std::memory_order_relaxed); }
@@ -101,6 +108,14 @@ class Server {
   void Unregister(uint64_t id);
   // Every accepted socket is closed exactly once, and says so here (maxclients counts them).
   void OnConnectionClosed() { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
+  // maxmemory-clients. Adds a client's change in memory to the total; returns true when the
+  // total is over the bound.
+  bool AddClientMemory(int64_t delta);
+  // Closes the clients that use the most memory until the total is under the bound: those of
+  // other workers through their worker, the caller by returning true (it then closes itself).
+  bool EvictClients(Connection* caller);
+  uint64_t client_memory() const { return client_memory_.load(std::memory_order_relaxed); }
+  uint64_t max_client_memory() const { return max_client_memory_.load(); }
   std::string ListClients(const std::vector<uint64_t>* ids);
   void AppendInfo(std::string_view section, std::string* out);
 
@@ -108,7 +123,8 @@ class Server {
   struct Listener;
   void RegisterConfig();
   Status Listen(const std::string& address, bool unix_socket);
-  void Accept(int fd, bool unix_socket, std::string peer_address, std::string local_address);
+  void Accept(int fd, bool unix_socket, bool loopback_peer, std::string peer_address,
+              std::string local_address);
   void BeginShutdown();
   static void OnAccept(evconnlistener* listener, int fd, ::sockaddr* addr, int len, void* arg);
   static void OnAcceptError(evconnlistener* listener, void* arg);
@@ -123,6 +139,11 @@ class Server {
   std::atomic<uint64_t> query_limit_;
   std::atomic<uint64_t> output_limit_;
   std::atomic<uint64_t> max_clients_;
+  std::atomic<bool> protected_mode_;
+  std::atomic<uint64_t> max_client_memory_;
+  std::string max_client_memory_text_;  // as set ("25%", "1gb"), for CONFIG GET; under clients_mu_
+  std::atomic<uint64_t> client_memory_{0};
+  std::atomic<uint64_t> evicted_clients_{0};
   const std::chrono::steady_clock::time_point start_time_;
   const std::string run_id_;
 
@@ -144,5 +165,14 @@ class Server {
   std::atomic<uint64_t> connections_received_{0};
   std::atomic<uint64_t> connections_rejected_{0};
 };
+
+// The warning `kvlab serve` prints when it listens beyond loopback without a password, or ""
+// when it does not. bind: the addresses listened on ("*", "0.0.0.0", "::", an interface's).
+std::string ExposureWarning(const std::vector<std::string>& bind, bool auth_required,
+                            bool protected_mode);
+
+// Redis's memory values (memtoull): a number with an optional unit b, k, kb, m, mb, g, gb
+// (k = 1000, kb = 1024; any case). Returns false on anything else.
+bool ParseMemoryValue(std::string_view text, uint64_t* bytes);
 
 }  // namespace kvlab::server

@@ -6,6 +6,7 @@
 // "save" and "appendonly" exist for tools that read them (redis-benchmark asks both): kvlab
 // writes every command through to the store, so there is no snapshot and no AOF to turn on.
 #include <strings.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -71,6 +72,21 @@ Status ParseOutputBufferLimit(std::string_view text, uint64_t* normal_hard) {
     }
   }
   return Status::OK();
+}
+
+// maxmemory-clients: a memory value, or a percentage of the machine's physical memory (Redis
+// takes a percentage of maxmemory, which kvlab does not have).
+bool ParseClientMemory(std::string_view text, uint64_t* bytes) {
+  if (!text.empty() && text.back() == '%') {
+    int64_t percent = 0;
+    if (!IntegerValidator(0, 100)(text.substr(0, text.size() - 1)).ok()) return false;
+    percent = std::stoll(std::string(text.substr(0, text.size() - 1)));
+    const uint64_t physical = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                              static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    *bytes = physical / 100 * static_cast<uint64_t>(percent);
+    return true;
+  }
+  return ParseMemoryValue(text, bytes);
 }
 
 }  // namespace
@@ -142,6 +158,18 @@ void Server::RegisterConfig() {
       IntegerValidator(1, 1024),
       [this](std::string_view v) { options_.threads = std::stoi(std::string(v)); });
   runtime(
+      "protected-mode", [this] { return std::string(protected_mode_.load() ? "yes" : "no"); },
+      [](std::string_view v) {
+        const std::string s(v);
+        if (strcasecmp(s.c_str(), "yes") != 0 && strcasecmp(s.c_str(), "no") != 0) {
+          return Status::InvalidArgument("argument must be 'yes' or 'no'");
+        }
+        return Status::OK();
+      },
+      [this](std::string_view v) {
+        protected_mode_.store(strcasecmp(std::string(v).c_str(), "yes") == 0);
+      });
+  runtime(
       "maxclients", [this] { return std::to_string(max_clients_.load()); },
       IntegerValidator(1, 4294967295ll),
       [this](std::string_view v) { max_clients_.store(std::stoull(std::string(v))); });
@@ -165,6 +193,25 @@ void Server::RegisterConfig() {
         // The validator above parsed the same text successfully; apply cannot fail.
         ParseOutputBufferLimit(v, &hard).IgnoreError();
         output_limit_.store(hard);
+      });
+  runtime(
+      "maxmemory-clients",
+      [this] {
+        std::lock_guard lock(clients_mu_);
+        return max_client_memory_text_;
+      },
+      [](std::string_view v) {
+        uint64_t bytes = 0;
+        return ParseClientMemory(v, &bytes)
+                   ? Status::OK()
+                   : Status::InvalidArgument("argument must be a memory or percent value");
+      },
+      [this](std::string_view v) {
+        uint64_t bytes = 0;
+        ParseClientMemory(v, &bytes);
+        std::lock_guard lock(clients_mu_);
+        max_client_memory_text_ = std::string(v);
+        max_client_memory_.store(bytes);
       });
   runtime(
       "save", [] { return std::string(); },

@@ -66,6 +66,17 @@ void Worker::Adopt(int fd, std::string peer_address, std::string local_address, 
   }
 }
 
+void Worker::Evict(uint64_t id) {
+  {
+    std::lock_guard lock(mu_);
+    evictions_.push_back(id);
+  }
+  const uint64_t one = 1;
+  if (::write(wake_fd_, &one, sizeof(one)) < 0) {
+    // See Adopt.
+  }
+}
+
 void Worker::Stop() {
   {
     std::lock_guard lock(mu_);
@@ -87,11 +98,21 @@ void Worker::OnWake(int fd, short, void* arg) {
 
 void Worker::HandleInbox() {
   std::vector<Pending> pending;
+  std::vector<uint64_t> evictions;
   bool stop = false;
   {
     std::lock_guard lock(mu_);
     pending.swap(inbox_);
+    evictions.swap(evictions_);
     stop = stop_requested_;
+  }
+  for (uint64_t id : evictions) {
+    for (auto& [raw, owned] : connections_) {
+      if (raw->id() == id) {
+        raw->Close();  // erases it from connections_: stop looking
+        break;
+      }
+    }
   }
   for (Pending& p : pending) {
     auto connection = std::make_unique<Connection>(this, p.fd, std::move(p.peer_address),

@@ -48,6 +48,8 @@ class Worker {
   // Gives a freshly accepted, non-blocking socket to this worker. Thread-safe. After Stop(),
   // the socket is closed instead.
   void Adopt(int fd, std::string peer_address, std::string local_address, bool unix_socket);
+  // Asks the worker to close its connection `id` now (maxmemory-clients). Thread-safe.
+  void Evict(uint64_t id);
   // Asks the worker to close its connections and exit. Thread-safe; returns at once.
   void Stop();
   void Join();
@@ -83,6 +85,7 @@ class Worker {
 
   std::mutex mu_;
   std::vector<Pending> inbox_;
+  std::vector<uint64_t> evictions_;
   bool stop_requested_ = false;
 
   bool stopping_ = false;  // worker thread only

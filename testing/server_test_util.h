@@ -25,15 +25,18 @@ namespace kvlab::testing {
 
 class TestServer {
  public:
-  // Starts a server over a fresh `backend` store. `tune` may change the options first.
+  // Starts a server over a fresh `backend` store. `tune` may change the options first; `config`
+  // is CONFIG SET before the server starts (e.g. {{"requirepass", "secret"}}).
   explicit TestServer(const std::string& backend = "memory",
-                      const std::function<void(server::ServerOptions*)>& tune = nullptr) {
+                      const std::function<void(server::ServerOptions*)>& tune = nullptr,
+                      const std::vector<std::pair<std::string, std::string>>& config = {},
+                      engine::EngineOptions engine_options = {}) {
     backends::StoreSpec spec;
     spec.backend = backend;
     spec.options.dir = scratch_.Sub("store");
     Status s = backends::OpenStore(spec, &store_);
     EXPECT_TRUE(s.ok()) << s.ToString();
-    engine_ = std::make_unique<engine::Engine>(store_->store(), engine::EngineOptions());
+    engine_ = std::make_unique<engine::Engine>(store_->store(), engine_options);
     server::ServerOptions options;
     options.port = 0;
     options.unix_socket = scratch_.Sub("kvlab.sock");
@@ -42,6 +45,10 @@ class TestServer {
     if (tune) tune(&options);
     socket_path_ = options.unix_socket;
     server_ = std::make_unique<server::Server>(engine_.get(), options);
+    for (const auto& pair : config) {
+      s = engine_->config().Set({pair});
+      EXPECT_TRUE(s.ok()) << pair.first << ": " << s.ToString();
+    }
     s = server_->Start();
     EXPECT_TRUE(s.ok()) << s.ToString();
     thread_ = std::thread([this] { server_->Run(); });
@@ -67,6 +74,8 @@ class TestServer {
   }
 
   const std::string& socket_path() const { return socket_path_; }
+  // The TCP port the server listens on (when options.port was set), e.g. for CLIENT tests.
+  int port() const { return server_->options().port; }
   engine::Engine& engine() { return *engine_; }
   server::Server& server() { return *server_; }
 

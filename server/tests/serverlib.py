@@ -42,8 +42,9 @@ class _Process:
 
     name = "server"
 
-    def __init__(self):
+    def __init__(self, env=None):
         self.workdir = tempfile.mkdtemp(prefix="kvlab-%s-" % self.name)
+        self.env = env  # the process's environment (None: this one's)
         self.proc = None
         self.port = None
         self.log_path = os.path.join(self.workdir, "log")
@@ -57,7 +58,8 @@ class _Process:
             self.port = self.port or free_port()
             with open(self.log_path, "ab") as log:
                 self.proc = subprocess.Popen(self.command(self.port), stdout=log,
-                                             stderr=subprocess.STDOUT, cwd=self.workdir)
+                                             stderr=subprocess.STDOUT, cwd=self.workdir,
+                                             env=self.env)
             deadline = time.time() + 20
             while time.time() < deadline:
                 if self.proc.poll() is not None:
@@ -105,8 +107,8 @@ class _Process:
 class KvlabServer(_Process):
     name = "kvlab"
 
-    def __init__(self, kvlab, backend="memory", store_dir=None, args=()):
-        super().__init__()
+    def __init__(self, kvlab, backend="memory", store_dir=None, args=(), env=None):
+        super().__init__(env)
         self.kvlab = kvlab
         self.backend = backend
         self.store_dir = store_dir
