@@ -33,7 +33,12 @@
 // cache_degraded_total counts cache reads and writes that went without the cache because it
 // was down or dirty (the degradation of hash v2/v3 and zset v1/v2): the sum of the commands'
 // cache_degraded, which count each such operation once; cache_dirty_entries is how
-// many cache entries may be stale and are bypassed until deleted.
+// many cache entries may be stale and are bypassed until deleted. redis_<role> says where a
+// role is served (never a private server's socket, never a password), _state and _restarts
+// what its supervisor saw, _identity_changes how often its run id changed (a restart; a cache
+// is then purged, cache_purges). scan_cursors, scan_cursor_bytes and scan_cursors_evicted
+// describe the SCAN cursor table; large_commands counts commands over more than 1,000 keys
+// (engine/key_locks.h).
 #include <strings.h>
 
 #include <cctype>
