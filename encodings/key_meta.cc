@@ -25,7 +25,7 @@ bool MetaHasCount(KeyType type, uint8_t encode_version) {
     case KeyType::kHash:
       return encode_version == 0 || encode_version == 2;
     case KeyType::kZset:
-      return encode_version <= 2;
+      return encode_version <= 3;
     default:
       return false;
   }
@@ -71,9 +71,12 @@ Status KeyMeta::Decode(std::string_view bytes, KeyMeta* meta) {
   meta->expire_ms = static_cast<int64_t>(DecodeFixed64BE(bytes.data() + 10));
   bytes.remove_prefix(kHeaderBytes);
   meta->count = 0;
+  meta->count_known = true;
   meta->value.clear();
   if (type == KeyType::kString) {
     meta->value.assign(bytes);
+  } else if (type == KeyType::kZset && version == 3 && bytes.empty()) {
+    meta->count_known = false;  // written before zset v3 kept a count
   } else if (meta->has_count()) {
     if (bytes.size() != 4) return Status::Corruption("key-meta count is not 4 bytes");
     meta->count = DecodeFixed32BE(bytes.data());

@@ -11,8 +11,13 @@
 //   expire-time     absolute Unix time in ms, signed; -1 when the key has no TTL. The key is
 //                   expired once the current time is past it (Redis: now > when).
 //   extra           string: the value itself.
-//                   hash v0, v2 and zset v0, v1, v2: element count, u32.
-//                   hash v1, v3 and zset v3: nothing (these versions keep no count).
+//                   hash v0, v2 and zset v0-v3: element count, u32.
+//                   hash v1, v3: nothing (these versions keep no count).
+//
+// zset v3's count is kvlab's, not the spec's: the zset itself lives only in the store Redis,
+// and the count in KV is what lets kvlab notice that the store lost it (docs/engine.md). A v3
+// meta written before kvlab kept it has no extra bytes; it decodes with count_known false, and
+// the count is filled in from the store at the key's next use.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +55,10 @@ struct KeyMeta {
   uint64_t key_version = 0;
   int64_t expire_ms = kNoExpire;
   uint32_t count = 0;  // meaningful only when has_count()
-  std::string value;   // strings only
+  // False only for a zset v3 meta written before v3 kept a count (no extra bytes). Not encoded:
+  // Encode always writes the count.
+  bool count_known = true;
+  std::string value;  // strings only
 
   bool has_count() const { return MetaHasCount(type, encode_version); }
   bool has_expire() const { return expire_ms != kNoExpire; }

@@ -88,6 +88,10 @@ class KvTxn {
   // the KV commit). A failing step turns the reply into its error; later steps still run.
   void AfterCommit(std::function<Status()> step) { after_commit_.push_back(std::move(step)); }
   std::vector<std::function<Status()>>& after_commit() { return after_commit_; }
+  // Runs `step` if the command's batch fails to commit after a write outside KV already
+  // happened (zset v3's store), so that KV can be made to follow it later.
+  void OnCommitFailure(std::function<void()> step) { on_failure_.push_back(std::move(step)); }
+  std::vector<std::function<void()>>& on_commit_failure() { return on_failure_; }
 
   // The prefix of the key's sub-keys of one kind, for its current incarnation.
   std::string SubKeyPrefix(SubKeyTag tag, const KeyHandle& handle) const {
@@ -104,6 +108,7 @@ class KvTxn {
   redis::RedisTier* tier_;
   redis::TierCounts tier_counts_;
   std::vector<std::function<Status()>> after_commit_;
+  std::vector<std::function<void()>> on_failure_;
   backends::WriteBatch batch_;
   // The meta this command wrote for key, if any: *written is false when it wrote none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;

@@ -138,6 +138,14 @@ class ZsetEncoding {
     return Status::OK();
   }
   virtual Status OnDelete(KvTxn& txn, const KeyHandle& h) { return Status::OK(); }
+  // Makes the key-meta agree with data kept outside KV (v3's store): after a store write whose
+  // outcome was unknown (`uncertain`: it may have run late), or for a meta written before the
+  // version kept a count. May change the meta's count or delete the key (*exists = false), in
+  // the command's batch. REQUIRES: the key's lock, exclusively or shared.
+  virtual Status Reconcile(KvTxn& txn, KeyHandle* h, bool uncertain, bool* exists) {
+    *exists = true;
+    return Status::OK();
+  }
 };
 
 // Redis's rank clamping: turns (start, stop) into 0-based inclusive [first, last] over a zset of

@@ -64,4 +64,20 @@ local r0 = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. s)
 return {n, r0, redis.call('ZRANGE', KEYS[1], s, s, 'BYSCORE')}
 )lua";
 
+// zset v3's writes to its store. KEYS[1] the zset, KEYS[2] the fence (RedisTier::kFenceKey).
+// ARGV: the fence value this write carries, the number of members the zset must hold before it
+// (its key-meta's count), 'ZADD' or 'ZREM', and that command's arguments after the key. Refuses
+// to write, with an error, when the fence is not the one carried (a late write: kvlab moved the
+// fence on since) or the zset does not hold the expected count (the store lost data; a missing
+// zset holds 0). Returns {the command's reply, the zset's count after it}.
+inline constexpr const char* kStoreWrite = R"lua(
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+  return redis.error_reply('KVLABFENCE this write carries an old fence')
+end
+local n = redis.call('ZCARD', KEYS[1])
+if n ~= tonumber(ARGV[2]) then return redis.error_reply('KVLABCOUNT ' .. n) end
+local r = redis.call(ARGV[3], KEYS[1], unpack(ARGV, 4))
+return {r, redis.call('ZCARD', KEYS[1])}
+)lua";
+
 }  // namespace kvlab::encodings::zset_scripts

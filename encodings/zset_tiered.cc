@@ -31,6 +31,7 @@
 namespace kvlab::encodings {
 
 using backends::WriteBatch;
+using redis::RedisTier;
 using redis::TierCounts;
 using redis::TierRole;
 using resp::Reply;
@@ -102,9 +103,10 @@ class TieredZset final : public ZsetEncoding {
       *card = h.meta.count;
       return Status::OK();
     }
+    // v3: the count is in the key-meta; the store must agree (one ZCARD).
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(Store(txn, {{"ZCARD", txn.TierPrefix(h)}}, &r));
-    *card = static_cast<uint64_t>(r[0].integer());
+    KVLAB_RETURN_IF_ERROR(StoreChecked(txn, h, {}, &r));
+    *card = h.meta.count;
     return Status::OK();
   }
 
@@ -124,7 +126,7 @@ class TieredZset final : public ZsetEncoding {
     std::vector<std::string> cmd = {"ZMSCORE", txn.TierPrefix(h)};
     for (std::string_view m : members) cmd.push_back(RefOf(m));
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(Store(txn, {cmd}, &r));
+    KVLAB_RETURN_IF_ERROR(StoreChecked(txn, h, {cmd}, &r));
     for (size_t i = 0; i < members.size() && i < r[0].elements().size(); ++i) {
       const Reply& s = r[0].elements()[i];
       if (s.type() == Reply::Type::kBulk) (*scores)[i] = ParseScore(s.str());
@@ -298,8 +300,8 @@ class TieredZset final : public ZsetEncoding {
     }
     // v3: Redis's own ZSCAN over the store, its cursor carried in kvlab's.
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(Store(
-        txn, {{"ZSCAN", txn.TierPrefix(h), after.value_or("0"), "COUNT", std::to_string(count)}},
+    KVLAB_RETURN_IF_ERROR(StoreChecked(
+        txn, h, {{"ZSCAN", txn.TierPrefix(h), after.value_or("0"), "COUNT", std::to_string(count)}},
         &r));
     if (r[0].elements().size() != 2) return Status::OK();
     std::vector<ScoredMember> items = Pairs(r[0].elements()[1]);
@@ -324,6 +326,7 @@ class TieredZset final : public ZsetEncoding {
     const std::string field_prefix = txn.SubKeyPrefix(SubKeyTag::kField, *h);
     const std::string index_prefix = txn.SubKeyPrefix(SubKeyTag::kIndex, *h);
     std::vector<std::string> zadd;
+    std::vector<bool> adds;  // per (score, member) pair of zadd: whether it adds a member
     WriteBatch index_first;  // v3: the new long members' i#, written before their refs
     for (size_t i : changed) {
       const std::string_view m = plan.members[i];
@@ -338,9 +341,10 @@ class TieredZset final : public ZsetEncoding {
       }
       zadd.push_back(ScoreText(*plan.after[i]));
       zadd.push_back(refs() ? ref : std::string(m));
+      adds.push_back(!plan.before[i].has_value());
     }
     const std::string key = txn.TierPrefix(*h);
-    if (stored()) return AddStored(txn, h, key, index_first, zadd, *result);
+    if (stored()) return AddStored(txn, h, key, index_first, zadd, adds, *result);
     if (result->added > 0 || h->is_new) {
       if (h->meta.count + static_cast<uint64_t>(result->added) > UINT32_MAX) {
         return Status::InvalidArgument("a zset of this encoding holds at most 4294967295 members");
@@ -370,7 +374,7 @@ class TieredZset final : public ZsetEncoding {
     for (std::string_view m : members) {
       if (seen.insert(m).second) distinct.push_back(m);
     }
-    if (stored()) return RemoveStored(txn, h, distinct, removed);
+    if (stored()) return RemoveStored(txn, h, distinct, /*all_members=*/false, removed);
     std::vector<std::optional<double>> scores;
     KVLAB_RETURN_IF_ERROR(Scores(txn, *h, distinct, &scores));
     std::vector<std::string_view> victims;
@@ -444,6 +448,36 @@ class TieredZset final : public ZsetEncoding {
     return Status::OK();
   }
 
+  Status Reconcile(KvTxn& txn, KeyHandle* h, bool uncertain, bool* exists) override {
+    *exists = true;
+    if (!stored() || txn.tier() == nullptr) return Status::OK();
+    RedisTier* tier = txn.tier();
+    // A new fence first (acknowledged): a late write of the uncertain one is refused from now
+    // on if it has not run, so what the store holds next is final.
+    std::string fence;
+    Status s = tier->StoreFence(&txn.tier_counts(), &fence);
+    if (!s.ok()) return StoreUnavailable(txn, s);
+    const std::string key = txn.TierPrefix(*h);
+    std::vector<Reply> r;
+    KVLAB_RETURN_IF_ERROR(Store(txn, {{"ZCARD", key}}, &r));
+    const int64_t held = r[0].integer();
+    if (held == 0 && !uncertain) {
+      // A meta from before v3 kept a count, over a store with no zset: lost, not reconciled.
+      return StoreDisagrees(txn, *h, 0);
+    }
+    if (held == 0) {
+      txn.DeleteMeta(h->key);  // the removal that timed out did apply: the zset is empty
+      *exists = false;
+    } else if (static_cast<uint64_t>(held) != h->meta.count || !h->meta.count_known) {
+      h->meta.count = static_cast<uint32_t>(held);
+      h->meta.count_known = true;
+      txn.PutMeta(h->key, h->meta);
+    }
+    tier->ClearUncertain(key);
+    tier->CountReconciled();
+    return Status::OK();
+  }
+
   Status OnDelete(KvTxn& txn, const KeyHandle& h) override {
     if (!stored() || txn.tier() == nullptr) return Status::OK();
     const std::string key = txn.TierPrefix(h);
@@ -510,11 +544,9 @@ class TieredZset final : public ZsetEncoding {
     const std::string key = txn.TierPrefix(h);
     std::vector<Reply> r;
     if (stored()) {
-      KVLAB_RETURN_IF_ERROR(Store(txn, {cmd}, &r));
-      if (r[0].type() == Reply::Type::kNil) {  // the store has no such zset: empty
-        local(SortedMembers({}));
-        return Status::OK();
-      }
+      // A v3 zset of a live key-meta is never empty: a missing one is lost data, an error.
+      KVLAB_RETURN_IF_ERROR(StoreChecked(txn, h, {cmd}, &r));
+      if (r[0].type() == Reply::Type::kNil) return StoreDisagrees(txn, h, 0);
       return remote(r[0]);
     }
     const bool usable = CacheRead(txn, key, {cmd}, &r);
@@ -658,7 +690,7 @@ class TieredZset final : public ZsetEncoding {
                        uint64_t* removed) {
     std::vector<std::string_view> members;
     for (const auto& v : victims) members.push_back(v.member);
-    if (stored()) return RemoveStored(txn, h, members, removed);
+    if (stored()) return RemoveStored(txn, h, members, /*all_members=*/true, removed);
     return RemoveCached(txn, h, members, removed);
   }
 
@@ -696,48 +728,206 @@ class TieredZset final : public ZsetEncoding {
 
   // v3's additions, in the order that keeps every failure harmless: the new long members' i#
   // first (an unreferenced i# is inert), then the store, then (in the command's batch) the
-  // key-meta of a new key. A store that is down fails the command with nothing visible; a crash
-  // after the store write leaves, at worst, a new key's zset without its meta: invisible
-  // garbage for the collector.
+  // key-meta with its new count. A store that is down fails the command with nothing visible;
+  // a crash after the store write leaves, at worst, a new key's zset without its meta:
+  // invisible garbage for the collector. The store writes are fenced and carry the expected
+  // counts (StoreWrites).
   Status AddStored(KvTxn& txn, KeyHandle* h, const std::string& key, const WriteBatch& index_first,
-                   const std::vector<std::string>& zadd, const ZAddResult& result) {
+                   const std::vector<std::string>& zadd, const std::vector<bool>& adds,
+                   const ZAddResult& result) {
+    const uint64_t count = h->is_new ? 0 : h->meta.count;
+    if (count + static_cast<uint64_t>(result.added) > UINT32_MAX) {
+      return Status::InvalidArgument("a zset of this encoding holds at most 4294967295 members");
+    }
     if (!index_first.empty()) KVLAB_RETURN_IF_ERROR(txn.kv().Write(index_first));
-    std::vector<std::vector<std::string>> cmds;
+    std::vector<std::pair<std::vector<std::string>, uint64_t>> chunks;  // (args, adds)
     for (size_t s = 0; s < zadd.size(); s += kMaxLuaArgs) {
-      std::vector<std::string> c = {"ZADD", key};
-      c.insert(c.end(), zadd.begin() + s, zadd.begin() + std::min(zadd.size(), s + kMaxLuaArgs));
-      cmds.push_back(std::move(c));
+      const size_t end = std::min(zadd.size(), s + kMaxLuaArgs);
+      uint64_t added = 0;
+      for (size_t p = s / 2; p < end / 2; ++p) added += adds[p];
+      chunks.emplace_back(std::vector<std::string>(zadd.begin() + s, zadd.begin() + end), added);
     }
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(Store(txn, cmds, &r));
-    if (h->is_new && result.added > 0) txn.PutMeta(h);
+    KVLAB_RETURN_IF_ERROR(StoreWrites(txn, *h, "ZADD", count, chunks, &r));
+    ReconcileIfCommitFails(txn, *h);
+    const uint64_t held = static_cast<uint64_t>(r.back().elements()[1].integer());
+    if (held != count + static_cast<uint64_t>(result.added)) {
+      MarkUncertain(txn, *h);  // the store changed under the key's lock: make KV follow it
+      return Status::Unavailable("the zset store holds " + std::to_string(held) +
+                                 " members of zset '" + std::string(h->key) + "' after ZADD, " +
+                                 "not the expected " + std::to_string(count + result.added) +
+                                 "; kvlab reconciles the key before its next use");
+    }
+    if (result.added > 0) {
+      h->meta.count = static_cast<uint32_t>(held);
+      txn.PutMeta(h);
+    }
     return Status::OK();
   }
 
-  // v3: remove from the store first (the reply needs its count), then the long members' i#.
-  Status RemoveStored(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
-                      uint64_t* removed) {
+  // v3's removals: the store first (the reply needs its count), then the long members' i# and
+  // the key-meta's count (the meta goes when the zset became empty). `all_members`: every one
+  // of `members` is in the zset (range removals), so the count after each chunk is known;
+  // otherwise a removal of more than one chunk reads the members' scores first.
+  Status RemoveStored(KvTxn& txn, KeyHandle* h, std::vector<std::string_view> members,
+                      bool all_members, uint64_t* removed) {
     *removed = 0;
     if (members.empty() || h->is_new) return Status::OK();
+    if (!all_members && members.size() > kMaxLuaArgs) {
+      std::vector<std::optional<double>> scores;
+      KVLAB_RETURN_IF_ERROR(Scores(txn, *h, members, &scores));
+      std::vector<std::string_view> present;
+      for (size_t i = 0; i < members.size(); ++i) {
+        if (scores[i]) present.push_back(members[i]);
+      }
+      members = std::move(present);
+      all_members = true;
+      if (members.empty()) return Status::OK();
+    }
     const std::string key = txn.TierPrefix(*h);
     const std::string index_prefix = txn.SubKeyPrefix(SubKeyTag::kIndex, *h);
-    std::vector<std::vector<std::string>> cmds;
     std::vector<std::string> refs_given;
     for (std::string_view m : members) refs_given.push_back(RefOf(m));
+    std::vector<std::pair<std::vector<std::string>, uint64_t>> chunks;  // (refs, removals)
     for (size_t s = 0; s < refs_given.size(); s += kMaxLuaArgs) {
-      std::vector<std::string> c = {"ZREM", key};
-      c.insert(c.end(), refs_given.begin() + s,
-               refs_given.begin() + std::min(refs_given.size(), s + kMaxLuaArgs));
-      cmds.push_back(std::move(c));
+      const size_t end = std::min(refs_given.size(), s + kMaxLuaArgs);
+      // A chunk's removals are known exactly when every member is in the zset; a single chunk
+      // needs only the count before it.
+      chunks.emplace_back(
+          std::vector<std::string>(refs_given.begin() + s, refs_given.begin() + end),
+          all_members ? end - s : 0);
     }
-    cmds.push_back({"ZCARD", key});
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(Store(txn, cmds, &r));
-    for (size_t i = 0; i + 1 < r.size(); ++i) *removed += static_cast<uint64_t>(r[i].integer());
+    KVLAB_RETURN_IF_ERROR(StoreWrites(txn, *h, "ZREM", h->meta.count, chunks, &r));
+    ReconcileIfCommitFails(txn, *h);
+    for (const Reply& chunk : r) *removed += static_cast<uint64_t>(chunk.elements()[0].integer());
     for (const std::string& ref : refs_given) {
       if (IsLongRef(ref)) txn.batch().Delete(index_prefix + ref);
     }
-    if (r.back().integer() == 0) txn.DeleteMeta(h->key);
+    const int64_t held = r.back().elements()[1].integer();
+    if (held == 0) {
+      txn.DeleteMeta(h->key);
+    } else if (*removed > 0) {
+      h->meta.count = static_cast<uint32_t>(held);
+      txn.PutMeta(h);
+    }
+    return Status::OK();
+  }
+
+  // Runs fenced v3 store writes (zset_scripts::kStoreWrite), one per chunk of `command`'s
+  // arguments; chunk i must find the zset holding `count_before` plus (ZADD) or minus (ZREM) the
+  // members changed by the chunks before it. On success *replies holds one {reply, count after}
+  // per chunk. A write refused before anything changed returns the store's disagreement (lost
+  // data), after moving the fence on and trying once more if only the fence was stale. A write
+  // whose outcome is unknown (no reply), or that stopped half way, marks the key uncertain: the
+  // reply says the write may have been applied, and kvlab reconciles the key before its next use.
+  Status StoreWrites(KvTxn& txn, const KeyHandle& h, const char* command, uint64_t count_before,
+                     const std::vector<std::pair<std::vector<std::string>, uint64_t>>& chunks,
+                     std::vector<Reply>* replies) {
+    RedisTier* tier = txn.tier();
+    if (tier == nullptr) return Status::Unavailable("zset v3 needs the Redis tier");
+    const std::string key = txn.TierPrefix(h);
+    const bool adding = std::string_view(command) == "ZADD";
+    for (int attempt = 0;; ++attempt) {
+      std::string fence;
+      Status s = tier->StoreFence(&txn.tier_counts(), &fence);
+      if (!s.ok()) return StoreUnavailable(txn, s);
+      std::vector<std::vector<std::string>> cmds;
+      uint64_t expected = count_before;
+      for (const auto& [args, changes] : chunks) {
+        std::vector<std::string> c = {
+            "EVAL", zset_scripts::kStoreWrite, "2",    key, RedisTier::kFenceKey,
+            fence,  std::to_string(expected),  command};
+        c.insert(c.end(), args.begin(), args.end());
+        cmds.push_back(std::move(c));
+        expected = adding ? expected + changes : expected - std::min(expected, changes);
+      }
+      bool maybe_applied = false;
+      s = tier->PipelineWrite(TierRole::kStore, cmds, replies, &txn.tier_counts(), &maybe_applied);
+      if (!s.ok()) {
+        if (!maybe_applied) return StoreUnavailable(txn, s);
+        MarkUncertain(txn, h);
+        return Status::Unavailable(
+            "the zset store (" + tier->Describe(TierRole::kStore) +
+            ") did not answer: " + s.message() + "; the " + command +
+            " may still be applied when it does, and kvlab reconciles the key before its next "
+            "use");
+      }
+      const Reply& first = (*replies)[0];
+      if (first.is_error()) {
+        // The first chunk changed nothing, and neither did the later ones (same checks).
+        if (first.str().starts_with("KVLABFENCE") && attempt == 0) {
+          tier->InvalidateStoreFence();  // the store does not know ours: it lost it
+          continue;
+        }
+        if (first.str().starts_with("KVLABCOUNT ")) {
+          return StoreDisagrees(txn, h, std::atoll(first.str().c_str() + 11));
+        }
+        return Status::Unavailable("the zset store replied " + first.str());
+      }
+      for (const Reply& chunk : *replies) {
+        if (chunk.is_error() || chunk.elements().size() != 2) {
+          MarkUncertain(txn, h);
+          return Status::Unavailable("the zset store applied part of the " + std::string(command) +
+                                     " and then replied " + chunk.Describe() +
+                                     "; kvlab reconciles the key before its next use");
+        }
+      }
+      return Status::OK();
+    }
+  }
+
+  static Status StoreUnavailable(KvTxn& txn, const Status& s) {
+    if (s.IsInvalidArgument()) return s;  // a refused configuration says so itself
+    return Status::Unavailable("the zset store (" + txn.tier()->Describe(TierRole::kStore) +
+                               ") is unavailable: " + s.message());
+  }
+
+  static void MarkUncertain(KvTxn& txn, const KeyHandle& h) {
+    txn.tier()->MarkUncertain(txn.TierPrefix(h),
+                              {txn.db(), std::string(h.key), h.meta.key_version});
+  }
+
+  // After a store write that succeeded: if the command's KV batch then fails, the store is
+  // ahead of KV, and the key is reconciled before its next use.
+  static void ReconcileIfCommitFails(KvTxn& txn, const KeyHandle& h) {
+    RedisTier* tier = txn.tier();
+    RedisTier::UncertainKey key{txn.db(), std::string(h.key), h.meta.key_version};
+    const std::string name = txn.TierPrefix(h);
+    txn.OnCommitFailure([tier, key, name] { tier->MarkUncertain(name, key); });
+  }
+
+  // The error for a store that does not hold what the key-meta counts.
+  static Status StoreDisagrees(KvTxn& txn, const KeyHandle& h, int64_t held) {
+    const std::string name = "zset '" + std::string(h.key) + "'";
+    const std::string counted = std::to_string(h.meta.count);
+    const std::string way_out =
+        "; KV does not hold its scores, so kvlab cannot rebuild it: restore the store, or DEL "
+        "the key";
+    if (held == 0) {
+      return Status::Unavailable("the zset store has lost " + name +
+                                 ": it holds no zset for the key, whose key-meta counts " +
+                                 counted +
+                                 " members (the store was emptied, restarted without its data, "
+                                 "or evicted it)" +
+                                 way_out);
+    }
+    return Status::Unavailable("the zset store holds " + std::to_string(held) + " members of " +
+                               name + ", whose key-meta counts " + counted +
+                               ": the store lost writes (it restarted from an older state?)" +
+                               way_out);
+  }
+
+  // v3 reads: `cmds` and a ZCARD of the zset in one round trip; the count must be the
+  // key-meta's, so that a store that lost the zset, or writes to it, gives an error, never an
+  // empty or short answer. The ZCARD's reply is removed.
+  Status StoreChecked(KvTxn& txn, const KeyHandle& h, std::vector<std::vector<std::string>> cmds,
+                      std::vector<Reply>* replies) const {
+    cmds.push_back({"ZCARD", txn.TierPrefix(h)});
+    KVLAB_RETURN_IF_ERROR(Store(txn, cmds, replies));
+    const int64_t held = replies->back().integer();
+    replies->pop_back();
+    if (static_cast<uint64_t>(held) != h.meta.count) return StoreDisagrees(txn, h, held);
     return Status::OK();
   }
 

@@ -101,7 +101,14 @@ Engine::Engine(KvStore* store, EngineOptions options)
   RegisterConfig();
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  {
+    std::lock_guard lock(reconcile_mu_);
+    stop_reconciler_ = true;
+  }
+  reconcile_cv_.notify_all();
+  if (reconciler_.joinable()) reconciler_.join();
+}
 
 const CommandTable& Engine::commands() const { return commands_; }
 
@@ -270,6 +277,9 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
     return Reply::Error("ERR wrong number of arguments for '" + std::string(spec->name) +
                         "' command");
   }
+  // Keys whose zset store write had an unknown outcome are reconciled in the background as soon
+  // as the store answers (zset commands on them reconcile them first themselves).
+  if (tier_ != nullptr && tier_->has_uncertain()) WakeReconciler();
   // processCommand's order: unknown command and arity first, then authentication.
   // (A client that connected while a password was set runs commands once it is removed, as in
   // Redis, whose check is on the default user's nopass flag.)
@@ -277,6 +287,52 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
     return Reply::Error("NOAUTH Authentication required.");
   }
   return Run(*spec, session, argv, cost);
+}
+
+void Engine::WakeReconciler() {
+  std::lock_guard lock(reconcile_mu_);
+  if (!reconciler_.joinable()) {
+    reconciler_ = std::thread([this] {
+      std::unique_lock lock(reconcile_mu_);
+      while (!stop_reconciler_) {
+        if (tier_->has_uncertain()) {
+          lock.unlock();
+          ReconcileUncertain();
+          lock.lock();
+          // Again soon while keys remain (the store may still be down).
+          reconcile_cv_.wait_for(lock, std::chrono::milliseconds(100),
+                                 [this] { return stop_reconciler_; });
+        } else {
+          reconcile_cv_.wait(lock, [this] { return stop_reconciler_ || reconcile_wanted_; });
+        }
+        reconcile_wanted_ = false;
+      }
+    });
+  }
+  reconcile_wanted_ = true;
+  reconcile_cv_.notify_all();
+}
+
+void Engine::ReconcileUncertain() {
+  for (const auto& [store_key, k] : tier_->Uncertain()) {
+    KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
+    guard.Add(k.db, k.key);
+    guard.Lock();
+    KvTxn txn(store_, &codec_, &versions_, k.db, clock_->NowMillis(), tier_);
+    KeyHandle h;
+    h.key = k.key;
+    bool exists = false;
+    if (!txn.GetMeta(k.key, &h.meta, &exists).ok()) return;
+    if (!exists || h.meta.type != KeyType::kZset || h.meta.key_version != k.key_version ||
+        zset_encoding(h.meta.encode_version) == nullptr) {
+      tier_->ClearUncertain(store_key);  // deleted or re-created since: nothing to reconcile
+      continue;
+    }
+    if (!zset_encoding(h.meta.encode_version)->Reconcile(txn, &h, true, &exists).ok()) {
+      return;  // the store is still unavailable: later
+    }
+    if (!txn.batch().empty() && !store_->Write(txn.batch()).ok()) return;
+  }
 }
 
 const CommandSpec* Engine::FindCommand(std::string_view name) const {
@@ -349,7 +405,13 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
   // and then its Redis-tier writes that must follow the KV commit.
   if (!ctx.reply.is_error()) {
-    if (!txn.batch().empty()) ctx.Check(counting.Write(txn.batch()));
+    if (!txn.batch().empty() && !ctx.Check(counting.Write(txn.batch())) &&
+        !txn.on_commit_failure().empty()) {
+      for (auto& step : txn.on_commit_failure()) step();
+      ctx.ReplyError(ctx.reply.str() +
+                     "; the zset store has applied the command, and kvlab reconciles the key "
+                     "before its next use");
+    }
     if (!ctx.reply.is_error()) {
       for (auto& step : txn.after_commit()) ctx.Check(step());
     }
@@ -402,6 +464,14 @@ bool CommandContext::Load(std::string_view key, KeyType type, KeyHandle* h, bool
     ReplyError("ERR key '" + OneLine(std::string(key)) + "' uses encode-version " +
                std::to_string(h->meta.encode_version) + ", which this engine cannot run");
     return false;
+  }
+  // A zset whose store write had an unknown outcome, or whose meta predates its count: make KV
+  // agree with the store before the command reads either (one atomic load when none is).
+  if (*exists && type == KeyType::kZset && txn_->tier() != nullptr) {
+    const bool uncertain = txn_->tier()->IsUncertain(txn_->TierPrefix(*h));
+    if (uncertain || !h->meta.count_known) {
+      if (!Check(Zset(h->meta).Reconcile(*txn_, h, uncertain, exists))) return false;
+    }
   }
   return true;
 }

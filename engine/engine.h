@@ -15,11 +15,13 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -176,6 +178,10 @@ class Engine {
   friend class CommandContext;
 
   void RegisterConfig();
+  // Reconciles the zset v3 keys whose store write had an unknown outcome (RedisTier): one pass,
+  // on the reconciler thread, which WakeReconciler starts on first use.
+  void ReconcileUncertain();
+  void WakeReconciler();
   resp::Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
                   CommandCost* cost);
 
@@ -201,6 +207,11 @@ class Engine {
   std::atomic<bool> auth_required_{false};
   // rename-command: lower-case name -> command (nullptr: renamed away or disabled).
   std::unordered_map<std::string, const CommandSpec*> renamed_;
+  std::mutex reconcile_mu_;
+  std::condition_variable reconcile_cv_;
+  std::thread reconciler_;
+  bool stop_reconciler_ = false;
+  bool reconcile_wanted_ = false;
   std::unique_ptr<CommandStats[]> stats_;
 };
 

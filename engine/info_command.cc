@@ -23,6 +23,8 @@
 //   redis_store_restarts:0
 //   redis_store_identity_changes:0
 //   cache_purges:0
+//   zset_store_uncertain_keys:0
+//   zset_store_reconciled:0
 //   cache_degraded_total:0
 //   cache_dirty_entries:0
 //   kvstat_hset:calls=3,usec=41,usec_per_call=13.67,failed_calls=0,gets=3,...,bytes_written=90,
@@ -36,7 +38,9 @@
 // many cache entries may be stale and are bypassed until deleted. redis_<role> says where a
 // role is served (never a private server's socket, never a password), _state and _restarts
 // what its supervisor saw, _identity_changes how often its run id changed (a restart; a cache
-// is then purged, cache_purges). scan_cursors, scan_cursor_bytes and scan_cursors_evicted
+// is then purged, cache_purges). zset_store_uncertain_keys counts the zset v3 keys whose last
+// store write had no reply, zset_store_reconciled those made to agree with the store since.
+// scan_cursors, scan_cursor_bytes and scan_cursors_evicted
 // describe the SCAN cursor table; large_commands counts commands over more than 1,000 keys
 // (engine/key_locks.h).
 #include <strings.h>
@@ -176,6 +180,8 @@ void AppendKvlab(Engine& engine, std::string* out) {
               "_identity_changes:" + std::to_string(tier->IdentityChanges(role)) + "\r\n";
     }
     *out += "cache_purges:" + std::to_string(tier->cache_purges()) + "\r\n";
+    *out += "zset_store_uncertain_keys:" + std::to_string(tier->Uncertain().size()) + "\r\n";
+    *out += "zset_store_reconciled:" + std::to_string(tier->reconciled()) + "\r\n";
     *out += "cache_degraded_total:" + std::to_string(DegradedTotal(engine)) + "\r\n";
     *out += "cache_dirty_entries:" + std::to_string(tier->dirty_keys()) + "\r\n";
   }

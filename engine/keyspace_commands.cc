@@ -149,8 +149,27 @@ void TtlGeneric(CommandContext& ctx, bool millis, bool absolute) {
 
 // Deletes every record of databases first_db..last_db: one range delete per record kind, since
 // the databases of a namespace prefix are adjacent in key order (the db byte follows the prefix).
+//
+// The Redis tier first, then KV: the store's zsets are data, and a store that fails must leave
+// KV as it was (an error reply means nothing was written). Where the store failed after
+// deleting some zsets, the reply says so; those keys then report their zsets lost until the
+// FLUSHALL is run again.
 void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
   const KeyCodec& codec = ctx.txn().codec();
+  if (RedisTier* tier = ctx.txn().tier()) {
+    for (int db = first_db; db <= last_db; ++db) {
+      const std::string ns = "c#" + codec.Namespace(static_cast<uint8_t>(db));
+      bool store_touched = false;
+      Status s = tier->DropNamespace(ns, &ctx.txn().tier_counts(), &store_touched);
+      if (!s.ok()) {
+        return ctx.ReplyError(
+            "ERR storage error: " + s.ToString() + "; nothing was deleted from KV" +
+            (store_touched ? ", but the zset store may have deleted some zsets (their keys "
+                             "report them lost): run the command again"
+                           : ""));
+      }
+    }
+  }
   const auto first = static_cast<uint8_t>(first_db);
   const auto last = static_cast<uint8_t>(last_db);
   std::vector<std::pair<std::string, std::string>> ranges = {
@@ -161,14 +180,6 @@ void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
   }
   for (const auto& [begin, end] : ranges) {
     if (!ctx.Check(ctx.txn().kv().DeleteRange(begin, end))) return;
-  }
-  // The Redis tier's entries of those databases: the store's must go (they are data); the
-  // cache's are unreachable through new key-versions anyway, but are reclaimed too.
-  if (RedisTier* tier = ctx.txn().tier()) {
-    for (int db = first_db; db <= last_db; ++db) {
-      const std::string ns = "c#" + codec.Namespace(static_cast<uint8_t>(db));
-      if (!ctx.Check(tier->DropNamespace(ns, &ctx.txn().tier_counts()))) return;
-    }
   }
   ctx.reply = Reply::Ok();
 }

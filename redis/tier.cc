@@ -219,6 +219,15 @@ Status RedisTier::Connect(Role& r, std::unique_ptr<RedisClient>* client, bool* f
 
 Status RedisTier::Pipeline(TierRole which, const std::vector<std::vector<std::string>>& commands,
                            std::vector<Reply>* replies, TierCounts* counts) {
+  bool maybe_applied = false;
+  return PipelineWrite(which, commands, replies, counts, &maybe_applied);
+}
+
+Status RedisTier::PipelineWrite(TierRole which,
+                                const std::vector<std::vector<std::string>>& commands,
+                                std::vector<Reply>* replies, TierCounts* counts,
+                                bool* maybe_applied) {
+  *maybe_applied = false;
   if (commands.empty()) {
     replies->clear();
     return Status::OK();
@@ -238,6 +247,7 @@ Status RedisTier::Pipeline(TierRole which, const std::vector<std::vector<std::st
   counts->round_trips += 1;
   counts->commands += commands.size();
   Status s = client->Pipeline(commands, replies);
+  *maybe_applied = !s.ok();  // connected: the commands may have been sent
   std::lock_guard lock(r.mu);
   if (s.ok()) {
     r.failing = false;
@@ -299,6 +309,9 @@ Status RedisTier::Identify(Role& r, std::unique_ptr<RedisClient>* client) {
         " is not the server kvlab wrote to (its run id changed from " + previous + " to " + id +
         ": it restarted, perhaps from an older snapshot)" +
         (r.which == TierRole::kCache ? "; purging it before it is used again" : ""));
+    // A store that restarted may hold an older fence, and its zsets may be older than KV's
+    // counts: a new fence first, and every zset is checked against its count as it is used.
+    if (r.which == TierRole::kStore) InvalidateStoreFence();
     if (r.which == TierRole::kCache) {
       {
         std::lock_guard lock(dirty_mu_);
@@ -348,6 +361,51 @@ uint64_t RedisTier::IdentityChanges(TierRole which) const {
   Role& r = which == TierRole::kCache ? *cache_ : *store_;
   std::lock_guard lock(r.mu);
   return r.identity_changes;
+}
+
+Status RedisTier::StoreFence(TierCounts* counts, std::string* fence) {
+  std::lock_guard lock(fence_mu_);
+  if (fence_stale_.exchange(false) || fence_.empty()) {
+    const std::string next = std::to_string(RandomGeneration());
+    std::vector<Reply> replies;
+    Status s = Pipeline(TierRole::kStore, {{"SET", kFenceKey, next}}, &replies, counts);
+    if (s.ok() && replies[0].is_error()) {
+      s = Status::Unavailable("the zset store refused its fence: " + replies[0].str());
+    }
+    if (!s.ok()) {
+      fence_stale_.store(true);
+      return s;
+    }
+    fence_ = next;
+  }
+  *fence = fence_;
+  return Status::OK();
+}
+
+void RedisTier::InvalidateStoreFence() { fence_stale_.store(true); }
+
+void RedisTier::MarkUncertain(const std::string& store_key, UncertainKey key) {
+  InvalidateStoreFence();  // the next store write sets a new fence first
+  std::lock_guard lock(uncertain_mu_);
+  uncertain_[store_key] = std::move(key);
+  uncertain_count_.store(uncertain_.size(), std::memory_order_release);
+}
+
+bool RedisTier::IsUncertain(const std::string& store_key) const {
+  if (uncertain_count_.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard lock(uncertain_mu_);
+  return uncertain_.count(store_key) != 0;
+}
+
+void RedisTier::ClearUncertain(const std::string& store_key) {
+  std::lock_guard lock(uncertain_mu_);
+  uncertain_.erase(store_key);
+  uncertain_count_.store(uncertain_.size(), std::memory_order_release);
+}
+
+std::vector<std::pair<std::string, RedisTier::UncertainKey>> RedisTier::Uncertain() const {
+  std::lock_guard lock(uncertain_mu_);
+  return {uncertain_.begin(), uncertain_.end()};
 }
 
 void RedisTier::SetMetaCache(bool on) {
@@ -471,7 +529,9 @@ Status RedisTier::PurgeCache(TierCounts* counts) {
 
 Status RedisTier::FlushCache(TierCounts* counts) { return PurgeCache(counts); }
 
-Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts) {
+Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts,
+                                bool* store_touched) {
+  if (store_touched != nullptr) *store_touched = false;
   // The store: required (its data would otherwise leak). Only touched if it was ever used.
   for (TierRole which : {TierRole::kStore, TierRole::kCache}) {
     Role& r = role(which);
@@ -491,7 +551,13 @@ Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts) {
       if (replies[0].elements().size() == 2) {
         for (const Reply& k : replies[0].elements()[1].elements()) del.push_back(k.str());
       }
-      if (del.size() > 1) s = Pipeline(which, {del}, &replies, counts);
+      if (del.size() > 1) {
+        bool maybe_applied = false;
+        s = PipelineWrite(which, {del}, &replies, counts, &maybe_applied);
+        if (which == TierRole::kStore && store_touched != nullptr && (s.ok() || maybe_applied)) {
+          *store_touched = true;
+        }
+      }
     } while (s.ok() && cursor != "0");
     if (!s.ok()) {
       if (which == TierRole::kStore) return s;

@@ -91,6 +91,38 @@ class RedisTier {
   // server cannot be reached (or was unreachable less than retry_interval ago).
   Status Pipeline(TierRole role, const std::vector<std::vector<std::string>>& commands,
                   std::vector<resp::Reply>* replies, TierCounts* counts);
+  // Pipeline for writes: on failure, *maybe_applied says whether the commands may have reached
+  // the server (sent, with no reply), so that they may still run when it answers again.
+  Status PipelineWrite(TierRole role, const std::vector<std::vector<std::string>>& commands,
+                       std::vector<resp::Reply>* replies, TierCounts* counts, bool* maybe_applied);
+
+  // zset v3's store writes are fenced. kFenceKey holds a value every v3 write script checks
+  // against the one it carries; a write whose reply never came (a paused or partitioned store)
+  // may still run later, so before kvlab acts again on a key whose write had an unknown outcome
+  // it sets a new fence value: the late write, carrying the old one, is refused if it has not
+  // run by then, and what the store holds afterwards is final. StoreFence returns the value to
+  // send, setting a new one first (acknowledged) when this process has none yet, after an
+  // unknown outcome, or after InvalidateStoreFence (the store did not know ours: it lost it).
+  static constexpr const char* kFenceKey = "kvlab#fence";
+  Status StoreFence(TierCounts* counts, std::string* fence);
+  void InvalidateStoreFence();
+
+  // The zset v3 keys whose last store write had an unknown outcome, by store key: kvlab makes
+  // KV agree with the store (reconciles) before using them again.
+  struct UncertainKey {
+    uint8_t db = 0;
+    std::string key;
+    uint64_t key_version = 0;
+  };
+  void MarkUncertain(const std::string& store_key, UncertainKey key);
+  // One atomic load when no key is uncertain.
+  bool IsUncertain(const std::string& store_key) const;
+  void ClearUncertain(const std::string& store_key);
+  bool has_uncertain() const { return uncertain_count_.load(std::memory_order_acquire) > 0; }
+  std::vector<std::pair<std::string, UncertainKey>> Uncertain() const;
+  // Keys reconciled so far, for INFO.
+  uint64_t reconciled() const { return reconciled_.load(); }
+  void CountReconciled() { reconciled_.fetch_add(1); }
 
   // Whether the role's server can be reached now: connects (starting the private server on
   // first use) and sends PING. The error names the server (Describe) and the reason. Does not
@@ -111,7 +143,9 @@ class RedisTier {
 
   // Deletes every cache and store key of a namespace (FLUSHDB/FLUSHALL), best effort on the
   // cache (a failure marks the whole cache for purging), required on the store.
-  Status DropNamespace(const std::string& cache_key_namespace_prefix, TierCounts* counts);
+  // *store_touched says whether the store may have deleted keys before a failure.
+  Status DropNamespace(const std::string& cache_key_namespace_prefix, TierCounts* counts,
+                       bool* store_touched = nullptr);
 
   // Runtime-settable options (CONFIG SET).
   std::atomic<int64_t> hget_ttl_ms, hgetall_ttl_ms, zset_member_ttl_ms, zset_range_ttl_ms;
@@ -175,6 +209,13 @@ class RedisTier {
   std::atomic<uint64_t> cache_purges_{0};
   std::atomic<bool> meta_cache_;
   std::atomic<uint64_t> meta_cache_generation_;
+  std::mutex fence_mu_;
+  std::string fence_;  // "" until set in this process
+  std::atomic<bool> fence_stale_{true};
+  mutable std::mutex uncertain_mu_;
+  std::unordered_map<std::string, UncertainKey> uncertain_;
+  std::atomic<size_t> uncertain_count_{0};
+  std::atomic<uint64_t> reconciled_{0};
   // Set when the cache and the store turned out to be one server: every call fails with it.
   std::mutex config_mu_;
   std::string misconfigured_;

@@ -13,6 +13,11 @@
 #include "testing/server_test_util.h"
 
 namespace kvlab::server {
+
+using redis::FreeLoopbackPort;
+using redis::RedisServerOptions;
+using redis::RedisServerProcess;
+
 namespace {
 
 using testing::RawClient;
