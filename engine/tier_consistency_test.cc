@@ -12,9 +12,9 @@
 #include <random>
 #include <thread>
 
+#include "redis/server_process.h"
 #include "testing/engine_test_util.h"
 #include "testing/model_test_util.h"
-#include "redis/server_process.h"
 
 namespace kvlab::engine {
 
