@@ -270,6 +270,7 @@ Status RedisTier::Probe(TierRole which) {
   return Status::Unavailable(
       std::string(which == TierRole::kCache ? "the Redis cache" : "the Redis store") + " (" +
       Describe(which) + ") cannot be reached: " + s.message());
+}
 
 Status RedisTier::Identify(Role& r, std::unique_ptr<RedisClient>* client) {
   Reply info;
