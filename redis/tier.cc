@@ -129,7 +129,9 @@ std::string RedisTier::Describe(TierRole which) const {
   std::lock_guard lock(r.mu);
   if (r.url.empty()) return "private redis-server";
   RedisEndpoint endpoint;
-  return RedisEndpoint::Parse(r.url, &endpoint).ok() ? endpoint.ToString() : "(a bad address)";
+  if (RedisEndpoint::Parse(r.url, &endpoint).ok()) return endpoint.ToString();
+  // Unparsable: shown as given, unless it may hold a password ("user:pass@...").
+  return r.url.find('@') == std::string::npos ? r.url : "(a bad address)";
 }
 
 std::string RedisTier::ServerState(TierRole which) const {
