@@ -171,8 +171,4 @@ class Server {
 std::string ExposureWarning(const std::vector<std::string>& bind, bool auth_required,
                             bool protected_mode);
 
-// Redis's memory values (memtoull): a number with an optional unit b, k, kb, m, mb, g, gb
-// (k = 1000, kb = 1024; any case). Returns false on anything else.
-bool ParseMemoryValue(std::string_view text, uint64_t* bytes);
-
 }  // namespace kvlab::server
