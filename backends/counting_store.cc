@@ -63,55 +63,50 @@ void OpCounters::Reset() {
 }
 
 // Counts positioning calls and the bytes of every entry it lands on.
-class CountingIterator final : public Iterator {
+class CountingIterator final : public IteratorWrapper {
  public:
   CountingIterator(std::unique_ptr<Iterator> base, CountSink sink)
-      : base_(std::move(base)), sink_(sink) {}
+      : IteratorWrapper(std::move(base)), sink_(sink) {}
 
-  bool Valid() const override { return base_->Valid(); }
-  void Seek(std::string_view target) override {
-    base_->Seek(target);
+  void Seek(std::string_view key) override {
+    target()->Seek(key);
     Landed<&OpCounts::seeks>();
   }
-  void SeekForPrev(std::string_view target) override {
-    base_->SeekForPrev(target);
+  void SeekForPrev(std::string_view key) override {
+    target()->SeekForPrev(key);
     Landed<&OpCounts::seeks>();
   }
   void SeekToFirst() override {
-    base_->SeekToFirst();
+    target()->SeekToFirst();
     Landed<&OpCounts::seeks>();
   }
   void SeekToLast() override {
-    base_->SeekToLast();
+    target()->SeekToLast();
     Landed<&OpCounts::seeks>();
   }
   void Next() override {
-    base_->Next();
+    target()->Next();
     Landed<&OpCounts::nexts>();
   }
   void Prev() override {
-    base_->Prev();
+    target()->Prev();
     Landed<&OpCounts::prevs>();
   }
-  std::string_view key() const override { return base_->key(); }
-  std::string_view value() const override { return base_->value(); }
-  Status status() const override { return base_->status(); }
 
  private:
   template <uint64_t OpCounts::*op>
   void Landed() {
     sink_.Increment<op>();
-    if (base_->Valid()) {
-      sink_.Increment<&OpCounts::bytes_read>(base_->key().size() + base_->value().size());
+    if (target()->Valid()) {
+      sink_.Increment<&OpCounts::bytes_read>(target()->key().size() + target()->value().size());
     }
   }
 
-  std::unique_ptr<Iterator> base_;
   CountSink sink_;
 };
 
 Status CountingStore::Get(std::string_view key, std::string* value) {
-  Status s = base_->Get(key, value);
+  Status s = target()->Get(key, value);
   sink_.Increment<&OpCounts::gets>();
   sink_.Increment<&OpCounts::bytes_read>(key.size() + (s.ok() ? value->size() : 0));
   return s;
@@ -119,7 +114,7 @@ Status CountingStore::Get(std::string_view key, std::string* value) {
 
 Status CountingStore::MultiGet(const std::vector<std::string_view>& keys,
                                std::vector<std::optional<std::string>>* values) {
-  Status s = base_->MultiGet(keys, values);
+  Status s = target()->MultiGet(keys, values);
   sink_.Increment<&OpCounts::multiget_calls>();
   sink_.Increment<&OpCounts::multiget_keys>(keys.size());
   uint64_t bytes = 0;
@@ -134,30 +129,33 @@ Status CountingStore::MultiGet(const std::vector<std::string_view>& keys,
 Status CountingStore::Put(std::string_view key, std::string_view value) {
   sink_.Increment<&OpCounts::puts>();
   sink_.Increment<&OpCounts::bytes_written>(key.size() + value.size());
-  return base_->Put(key, value);
+  return target()->Put(key, value);
 }
 
 Status CountingStore::Delete(std::string_view key) {
   sink_.Increment<&OpCounts::deletes>();
   sink_.Increment<&OpCounts::bytes_written>(key.size());
-  return base_->Delete(key);
+  return target()->Delete(key);
 }
 
 Status CountingStore::DeleteRange(std::string_view begin, std::string_view end) {
   sink_.Increment<&OpCounts::range_deletes>();
   sink_.Increment<&OpCounts::bytes_written>(begin.size() + end.size());
-  return base_->DeleteRange(begin, end);
+  return target()->DeleteRange(begin, end);
 }
 
 Status CountingStore::Write(const WriteBatch& batch) {
+  uint64_t ranges = 0;
+  for (const auto& r : batch.records()) ranges += r.op == WriteBatch::Op::kDeleteRange;
   sink_.Increment<&OpCounts::batches>();
-  sink_.Increment<&OpCounts::batch_records>(batch.size());
+  sink_.Increment<&OpCounts::batch_records>(batch.size() - ranges);
+  if (ranges > 0) sink_.Increment<&OpCounts::range_deletes>(ranges);
   sink_.Increment<&OpCounts::bytes_written>(batch.bytes());
-  return base_->Write(batch);
+  return target()->Write(batch);
 }
 
 std::unique_ptr<Iterator> CountingStore::NewIterator(const IteratorOptions& options) {
-  return std::make_unique<CountingIterator>(base_->NewIterator(options), sink_);
+  return std::make_unique<CountingIterator>(target()->NewIterator(options), sink_);
 }
 
 PhysicalCounters SubtractPhysical(const PhysicalCounters& b, const PhysicalCounters& a) {

@@ -10,7 +10,8 @@
 // - MultiGet: multiget_calls += 1, multiget_keys += n, bytes_read as for Get per key.
 // - Put: puts += 1, bytes_written += key + value. Delete: deletes += 1, bytes_written += key.
 // - DeleteRange: range_deletes += 1, bytes_written += begin + end.
-// - Write: batches += 1, batch_records += records, bytes_written += batch bytes.
+// - Write: batches += 1, batch_records += its puts and deletes, range_deletes += its range
+//   deletes, bytes_written += batch bytes.
 // - Iterator: seeks += 1 for each Seek, SeekForPrev, SeekToFirst and SeekToLast; nexts and
 //   prevs per step; bytes_read += key + value of every entry the iterator lands on.
 #pragma once
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "backends/kv_store.h"
+#include "backends/kv_store_wrapper.h"
 
 namespace kvlab::backends {
 
@@ -115,15 +117,13 @@ class CountSink {
   OpCounts* local_ = nullptr;
 };
 
-class CountingStore final : public KvStore {
+class CountingStore final : public KvStoreWrapper {
  public:
   // REQUIRES: base and sink outlive this store and its iterators.
-  CountingStore(KvStore* base, OpCounters* sink) : base_(base), sink_(sink) {}
+  CountingStore(KvStore* base, OpCounters* sink) : KvStoreWrapper(base), sink_(sink) {}
   // Counts into a plain OpCounts. REQUIRES: one thread at a time uses this store.
-  CountingStore(KvStore* base, OpCounts* sink) : base_(base), sink_(sink) {}
+  CountingStore(KvStore* base, OpCounts* sink) : KvStoreWrapper(base), sink_(sink) {}
 
-  std::string name() const override { return base_->name(); }
-  Capabilities capabilities() const override { return base_->capabilities(); }
   Status Get(std::string_view key, std::string* value) override;
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values) override;
@@ -132,13 +132,10 @@ class CountingStore final : public KvStore {
   Status DeleteRange(std::string_view begin, std::string_view end) override;
   Status Write(const WriteBatch& batch) override;
   std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
-  Status Flush() override { return base_->Flush(); }
-  PhysicalCounters ReadPhysicalCounters() override { return base_->ReadPhysicalCounters(); }
 
-  KvStore* base() const { return base_; }
+  KvStore* base() const { return target(); }
 
  private:
-  KvStore* base_;
   CountSink sink_;
 };
 

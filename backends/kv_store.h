@@ -57,15 +57,15 @@ struct StoreOptions {
   uint64_t cache_bytes = 64ull << 20;
 };
 
-// One atomic group of puts and deletes. Records apply in insertion order, so a later Put of the
-// same key wins over an earlier Delete and vice versa.
+// One atomic group of puts, deletes and range deletes. Records apply in insertion order, so a
+// later Put of the same key wins over an earlier Delete or DeleteRange, and vice versa.
 class WriteBatch {
  public:
-  enum class Op : unsigned char { kPut, kDelete };
+  enum class Op : unsigned char { kPut, kDelete, kDeleteRange };
   struct Record {
     Op op;
-    std::string key;
-    std::string value;  // empty for kDelete
+    std::string key;    // kDeleteRange: the range's begin
+    std::string value;  // kPut: the value; kDeleteRange: the range's end; kDelete: empty
   };
 
   void Put(std::string_view key, std::string_view value) {
@@ -75,6 +75,13 @@ class WriteBatch {
   void Delete(std::string_view key) {
     bytes_ += key.size();
     records_.push_back({Op::kDelete, std::string(key), std::string()});
+  }
+  // Deletes every key k with begin <= k < end, as KvStore::DeleteRange does, inside the batch:
+  // natively where the backend has a range delete, else by visiting the keys in the same atomic
+  // write. An empty or inverted range deletes nothing.
+  void DeleteRange(std::string_view begin, std::string_view end) {
+    bytes_ += begin.size() + end.size();
+    records_.push_back({Op::kDeleteRange, std::string(begin), std::string(end)});
   }
   void Clear() {
     records_.clear();
@@ -169,11 +176,14 @@ inline Status ValidateKey(std::string_view backend, std::string_view key, size_t
   return Status::OK();
 }
 
-// ValidateKey over every record of a batch, so that an invalid batch applies nothing.
+// ValidateKey over every record of a batch, so that an invalid batch applies nothing. A range's
+// bounds are not keys: they may be empty or of any length.
 inline Status ValidateBatch(std::string_view backend, const WriteBatch& batch,
                             size_t max_key_bytes) {
-  for (const auto& r : batch.records())
+  for (const auto& r : batch.records()) {
+    if (r.op == WriteBatch::Op::kDeleteRange) continue;
     KVLAB_RETURN_IF_ERROR(ValidateKey(backend, r.key, max_key_bytes));
+  }
   return Status::OK();
 }
 

@@ -482,29 +482,37 @@ Status LmdbStore::Delete(std::string_view key) {
   });
 }
 
+namespace {
+
+// Deletes [begin, end) inside txn: LMDB has no range delete, so a cursor walks the range.
+int DeleteRangeIn(MDB_txn* txn, MDB_dbi dbi, std::string_view begin, std::string_view end) {
+  if (!(begin < end)) return MDB_SUCCESS;
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn, dbi, &cursor);
+  if (rc != MDB_SUCCESS) return rc;
+  MDB_val k{0, nullptr}, v{0, nullptr};
+  // Position on the first key >= begin; an empty begin (which LMDB rejects) is the start.
+  if (begin.empty()) {
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  } else {
+    k = ToVal(begin);
+    rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
+  }
+  // After mdb_cursor_del the cursor rests on the entry that followed the deleted one, and
+  // the next MDB_NEXT returns that entry rather than skipping it.
+  while (rc == MDB_SUCCESS && ToView(k) < end) {
+    rc = mdb_cursor_del(cursor, 0);
+    if (rc == MDB_SUCCESS) rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+  }
+  mdb_cursor_close(cursor);
+  return rc == MDB_NOTFOUND ? MDB_SUCCESS : rc;
+}
+
+}  // namespace
+
 Status LmdbStore::DeleteRange(std::string_view begin, std::string_view end) {
   if (!(begin < end)) return Status::OK();
-  return Update("delete range", [&](MDB_txn* txn) {
-    MDB_cursor* cursor = nullptr;
-    int rc = mdb_cursor_open(txn, dbi_, &cursor);
-    if (rc != MDB_SUCCESS) return rc;
-    MDB_val k{0, nullptr}, v{0, nullptr};
-    // Position on the first key >= begin; an empty begin (which LMDB rejects) is the start.
-    if (begin.empty()) {
-      rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
-    } else {
-      k = ToVal(begin);
-      rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE);
-    }
-    // After mdb_cursor_del the cursor rests on the entry that followed the deleted one, and
-    // the next MDB_NEXT returns that entry rather than skipping it.
-    while (rc == MDB_SUCCESS && ToView(k) < end) {
-      rc = mdb_cursor_del(cursor, 0);
-      if (rc == MDB_SUCCESS) rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
-    }
-    mdb_cursor_close(cursor);
-    return rc == MDB_NOTFOUND ? MDB_SUCCESS : rc;
-  });
+  return Update("delete range", [&](MDB_txn* txn) { return DeleteRangeIn(txn, dbi_, begin, end); });
 }
 
 Status LmdbStore::Write(const WriteBatch& batch) {
@@ -517,6 +525,8 @@ Status LmdbStore::Write(const WriteBatch& batch) {
       if (r.op == WriteBatch::Op::kPut) {
         MDB_val v = ToVal(r.value);
         rc = mdb_put(txn, dbi_, &k, &v, 0);
+      } else if (r.op == WriteBatch::Op::kDeleteRange) {
+        rc = DeleteRangeIn(txn, dbi_, r.key, r.value);
       } else {
         rc = mdb_del(txn, dbi_, &k, nullptr);
         if (rc == MDB_NOTFOUND) rc = MDB_SUCCESS;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -281,19 +282,19 @@ class LongKeyIterator final : public Iterator {
 }  // namespace
 
 LongKeyStore::LongKeyStore(std::unique_ptr<KvStore> base)
-    : base_(std::move(base)), short_max_(base_->capabilities().max_key_bytes - 1) {}
+    : KvStoreWrapper(std::move(base)), short_max_(target()->capabilities().max_key_bytes - 1) {}
 
 Capabilities LongKeyStore::capabilities() const {
-  Capabilities c = base_->capabilities();
+  Capabilities c = target()->capabilities();
   c.max_key_bytes = Capabilities().max_key_bytes;
   // A long DeleteRange bound visits its keys; short bounds use the base's DeleteRange as is.
   return c;
 }
 
 Status LongKeyStore::Get(std::string_view key, std::string* value) {
-  if (!IsLong(key)) return base_->Get(key, value);
+  if (!IsLong(key)) return target()->Get(key, value);
   std::string data;
-  KVLAB_RETURN_IF_ERROR(base_->Get(BucketKeyOf(key, short_max_), &data));
+  KVLAB_RETURN_IF_ERROR(target()->Get(BucketKeyOf(key, short_max_), &data));
   std::vector<std::pair<std::string_view, std::string_view>> entries;
   KVLAB_RETURN_IF_ERROR(DecodeBucket(data, &entries));
   const std::string_view suffix = key.substr(short_max_);
@@ -308,7 +309,7 @@ Status LongKeyStore::MultiGet(const std::vector<std::string_view>& keys,
                               std::vector<std::optional<std::string>>* values) {
   bool any_long = false;
   for (std::string_view k : keys) any_long = any_long || IsLong(k);
-  if (!any_long) return base_->MultiGet(keys, values);
+  if (!any_long) return target()->MultiGet(keys, values);
   values->assign(keys.size(), std::nullopt);
   for (size_t i = 0; i < keys.size(); ++i) {
     std::string v;
@@ -323,14 +324,14 @@ Status LongKeyStore::MultiGet(const std::vector<std::string_view>& keys,
 }
 
 Status LongKeyStore::Put(std::string_view key, std::string_view value) {
-  if (!IsLong(key)) return base_->Put(key, value);
+  if (!IsLong(key)) return target()->Put(key, value);
   WriteBatch batch;
   batch.Put(key, value);
   return Write(batch);
 }
 
 Status LongKeyStore::Delete(std::string_view key) {
-  if (!IsLong(key)) return base_->Delete(key);
+  if (!IsLong(key)) return target()->Delete(key);
   WriteBatch batch;
   batch.Delete(key);
   return Write(batch);
@@ -338,8 +339,11 @@ Status LongKeyStore::Delete(std::string_view key) {
 
 Status LongKeyStore::Write(const WriteBatch& batch) {
   bool any_long = false;
-  for (const auto& r : batch.records()) any_long = any_long || IsLong(r.key);
-  if (!any_long) return base_->Write(batch);
+  for (const auto& r : batch.records()) {
+    any_long =
+        any_long || IsLong(r.key) || (r.op == WriteBatch::Op::kDeleteRange && IsLong(r.value));
+  }
+  if (!any_long) return target()->Write(batch);
   KVLAB_RETURN_IF_ERROR(ValidateBatch(name(), batch, capabilities().max_key_bytes));
 
   std::lock_guard<std::mutex> lock(bucket_mu_);
@@ -349,7 +353,44 @@ Status LongKeyStore::Write(const WriteBatch& batch) {
 Status LongKeyStore::WriteLocked(const WriteBatch& batch) {
   std::map<std::string, Bucket> buckets;  // bucket key -> its entries after the batch
   WriteBatch out;
+  // Short-bounded ranges deleted so far: a bucket inside one starts empty when loaded later.
+  std::vector<std::pair<std::string, std::string>> ranges;
+  std::set<std::string> written;  // keys this batch put, for long-bounded ranges
   for (const auto& r : batch.records()) {
+    if (r.op == WriteBatch::Op::kDeleteRange) {
+      if (!(r.key < r.value)) continue;
+      if (!IsLong(r.key) && !IsLong(r.value)) {
+        // Buckets lie wholly inside or outside the range (see the header): the base deletes
+        // them, and the ones this batch loaded are emptied so that their final write agrees.
+        out.DeleteRange(r.key, r.value);
+        ranges.emplace_back(r.key, r.value);
+        for (auto& [bucket_key, bucket] : buckets) {
+          if (r.key <= bucket_key && bucket_key < r.value) bucket.clear();
+        }
+        continue;
+      }
+      // A long bound cuts through a bucket: delete the range's keys one by one, those stored
+      // before the batch and those the batch put.
+      IteratorOptions options;
+      options.lower_bound = r.key;
+      options.upper_bound = r.value;
+      LongKeyIterator it(target(), short_max_, options);
+      WriteBatch deletes;
+      for (it.SeekToFirst(); it.Valid(); it.Next()) deletes.Delete(it.key());
+      KVLAB_RETURN_IF_ERROR(it.status());
+      for (auto w = written.lower_bound(r.key); w != written.end() && *w < r.value; ++w) {
+        deletes.Delete(*w);
+      }
+      for (const auto& d : deletes.records()) {
+        if (!IsLong(d.key)) {
+          out.Delete(d.key);
+          continue;
+        }
+        KVLAB_RETURN_IF_ERROR(ApplyToBucket(d, ranges, &buckets));
+      }
+      continue;
+    }
+    if (r.op == WriteBatch::Op::kPut) written.insert(r.key);
     if (!IsLong(r.key)) {
       if (r.op == WriteBatch::Op::kPut) {
         out.Put(r.key, r.value);
@@ -358,33 +399,43 @@ Status LongKeyStore::WriteLocked(const WriteBatch& batch) {
       }
       continue;
     }
-    std::string bucket_key = BucketKeyOf(r.key, short_max_);
-    auto it = buckets.find(bucket_key);
-    if (it == buckets.end()) {
-      it = buckets.emplace(bucket_key, Bucket()).first;
-      KVLAB_RETURN_IF_ERROR(LoadBucket(base_.get(), bucket_key, &it->second));
-    }
-    std::string suffix(r.key.substr(short_max_));
-    if (r.op == WriteBatch::Op::kPut) {
-      it->second[std::move(suffix)] = r.value;
-    } else {
-      it->second.erase(suffix);
-    }
+    KVLAB_RETURN_IF_ERROR(ApplyToBucket(r, ranges, &buckets));
   }
   AddBucketWrites(buckets, &out);
-  return base_->Write(out);
+  return target()->Write(out);
+}
+
+Status LongKeyStore::ApplyToBucket(const WriteBatch::Record& r,
+                                   const std::vector<std::pair<std::string, std::string>>& ranges,
+                                   std::map<std::string, Bucket>* buckets) {
+  std::string bucket_key = BucketKeyOf(r.key, short_max_);
+  auto it = buckets->find(bucket_key);
+  if (it == buckets->end()) {
+    it = buckets->emplace(bucket_key, Bucket()).first;
+    const bool deleted = std::any_of(ranges.begin(), ranges.end(), [&](const auto& range) {
+      return range.first <= bucket_key && bucket_key < range.second;
+    });
+    if (!deleted) KVLAB_RETURN_IF_ERROR(LoadBucket(target(), bucket_key, &it->second));
+  }
+  std::string suffix(r.key.substr(short_max_));
+  if (r.op == WriteBatch::Op::kPut) {
+    it->second[std::move(suffix)] = r.value;
+  } else {
+    it->second.erase(suffix);
+  }
+  return Status::OK();
 }
 
 Status LongKeyStore::DeleteRange(std::string_view begin, std::string_view end) {
   std::lock_guard<std::mutex> lock(bucket_mu_);
   // With short bounds every bucket lies wholly inside or outside [begin, end) (see the header).
-  if (!IsLong(begin) && !IsLong(end)) return base_->DeleteRange(begin, end);
+  if (!IsLong(begin) && !IsLong(end)) return target()->DeleteRange(begin, end);
   if (begin >= end) return Status::OK();
   // A long bound cuts through a bucket: delete the range's keys one by one, in one batch.
   IteratorOptions options;
   options.lower_bound = std::string(begin);
   options.upper_bound = std::string(end);
-  LongKeyIterator it(base_.get(), short_max_, options);
+  LongKeyIterator it(target(), short_max_, options);
   WriteBatch deletes;
   for (it.SeekToFirst(); it.Valid(); it.Next()) deletes.Delete(it.key());
   KVLAB_RETURN_IF_ERROR(it.status());
@@ -392,7 +443,7 @@ Status LongKeyStore::DeleteRange(std::string_view begin, std::string_view end) {
 }
 
 std::unique_ptr<Iterator> LongKeyStore::NewIterator(const IteratorOptions& options) {
-  return std::make_unique<LongKeyIterator>(base_.get(), short_max_, options);
+  return std::make_unique<LongKeyIterator>(target(), short_max_, options);
 }
 
 }  // namespace kvlab::backends

@@ -21,21 +21,22 @@
 // iterate-and-delete in one batch.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 
 #include "backends/kv_store.h"
+#include "backends/kv_store_wrapper.h"
 
 namespace kvlab::backends {
 
-class LongKeyStore final : public KvStore {
+class LongKeyStore final : public KvStoreWrapper {
  public:
   // REQUIRES: base->capabilities().max_key_bytes >= 2.
   explicit LongKeyStore(std::unique_ptr<KvStore> base);
 
-  std::string name() const override { return base_->name(); }
   Capabilities capabilities() const override;
   Status Get(std::string_view key, std::string* value) override;
   Status MultiGet(const std::vector<std::string_view>& keys,
@@ -45,17 +46,20 @@ class LongKeyStore final : public KvStore {
   Status DeleteRange(std::string_view begin, std::string_view end) override;
   Status Write(const WriteBatch& batch) override;
   std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
-  Status Flush() override { return base_->Flush(); }
-  PhysicalCounters ReadPhysicalCounters() override { return base_->ReadPhysicalCounters(); }
 
-  KvStore* base() const { return base_.get(); }
+  KvStore* base() const { return target(); }
 
  private:
   bool IsLong(std::string_view key) const { return key.size() > short_max_; }
   // Write's work once bucket_mu_ is held. REQUIRES: bucket_mu_ held by the caller.
   Status WriteLocked(const WriteBatch& batch);
+  // Applies a put or delete of a long key to its bucket in *buckets, loading the bucket first
+  // (empty when one of `ranges`, deleted earlier in the batch, holds it).
+  using Bucket = std::map<std::string, std::string, std::less<>>;
+  Status ApplyToBucket(const WriteBatch::Record& r,
+                       const std::vector<std::pair<std::string, std::string>>& ranges,
+                       std::map<std::string, Bucket>* buckets);
 
-  const std::unique_ptr<KvStore> base_;
   const size_t short_max_;  // the longest key stored as itself (the base limit - 1)
   // Held by every write that reads and rewrites a bucket, and by DeleteRange, so that a bucket
   // is never rewritten from a stale read.

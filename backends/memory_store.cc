@@ -277,6 +277,8 @@ Status MemoryStore::Write(const WriteBatch& batch) {
   for (const auto& r : batch.records()) {
     if (r.op == WriteBatch::Op::kPut) {
       map_.insert_or_assign(r.key, r.value);
+    } else if (r.op == WriteBatch::Op::kDeleteRange) {
+      if (r.key < r.value) map_.erase(map_.lower_bound(r.key), map_.lower_bound(r.value));
     } else if (auto it = map_.find(r.key); it != map_.end()) {
       map_.erase(it);
     }

@@ -6,69 +6,61 @@ namespace kvlab::backends {
 namespace {
 
 // Forwards forward-only operations; reverse ones end the iteration with NotSupported.
-class ForwardOnlyIterator final : public Iterator {
+class ForwardOnlyIterator final : public IteratorWrapper {
  public:
-  explicit ForwardOnlyIterator(std::unique_ptr<Iterator> base) : base_(std::move(base)) {}
+  explicit ForwardOnlyIterator(std::unique_ptr<Iterator> base) : IteratorWrapper(std::move(base)) {}
 
-  bool Valid() const override { return !unsupported_ && base_->Valid(); }
-  void Seek(std::string_view target) override {
+  bool Valid() const override { return !unsupported_ && target()->Valid(); }
+  void Seek(std::string_view key) override {
     unsupported_ = false;
-    base_->Seek(target);
+    target()->Seek(key);
   }
   void SeekForPrev(std::string_view) override { unsupported_ = true; }
   void SeekToFirst() override {
     unsupported_ = false;
-    base_->SeekToFirst();
+    target()->SeekToFirst();
   }
   void SeekToLast() override { unsupported_ = true; }
-  void Next() override { base_->Next(); }
   void Prev() override { unsupported_ = true; }
-  std::string_view key() const override { return base_->key(); }
-  std::string_view value() const override { return base_->value(); }
   Status status() const override {
     if (unsupported_) return Status::NotSupported("reverse scan is disabled (--no-reverse-scan)");
-    return base_->status();
+    return target()->status();
   }
 
  private:
-  std::unique_ptr<Iterator> base_;
   bool unsupported_ = false;
 };
 
 // Charges one round trip per seek, and one per page of rows a scan moves through.
-class PagedIterator final : public Iterator {
+class PagedIterator final : public IteratorWrapper {
  public:
   PagedIterator(std::unique_ptr<Iterator> base, RemoteLatencyStore* store)
-      : base_(std::move(base)), store_(store) {}
+      : IteratorWrapper(std::move(base)), store_(store) {}
 
-  bool Valid() const override { return base_->Valid(); }
-  void Seek(std::string_view target) override {
+  void Seek(std::string_view key) override {
     NewScan();
-    base_->Seek(target);
+    target()->Seek(key);
   }
-  void SeekForPrev(std::string_view target) override {
+  void SeekForPrev(std::string_view key) override {
     NewScan();
-    base_->SeekForPrev(target);
+    target()->SeekForPrev(key);
   }
   void SeekToFirst() override {
     NewScan();
-    base_->SeekToFirst();
+    target()->SeekToFirst();
   }
   void SeekToLast() override {
     NewScan();
-    base_->SeekToLast();
+    target()->SeekToLast();
   }
   void Next() override {
     Step();
-    base_->Next();
+    target()->Next();
   }
   void Prev() override {
     Step();
-    base_->Prev();
+    target()->Prev();
   }
-  std::string_view key() const override { return base_->key(); }
-  std::string_view value() const override { return base_->value(); }
-  Status status() const override { return base_->status(); }
 
  private:
   void NewScan() {
@@ -83,7 +75,6 @@ class PagedIterator final : public Iterator {
     ++rows_in_page_;
   }
 
-  std::unique_ptr<Iterator> base_;
   RemoteLatencyStore* store_;
   uint32_t rows_in_page_ = 0;
 };
@@ -91,13 +82,13 @@ class PagedIterator final : public Iterator {
 }  // namespace
 
 Capabilities NoReverseScanStore::capabilities() const {
-  Capabilities c = base_->capabilities();
+  Capabilities c = target()->capabilities();
   c.reverse_scan = false;
   return c;
 }
 
 std::unique_ptr<Iterator> NoReverseScanStore::NewIterator(const IteratorOptions& options) {
-  return std::make_unique<ForwardOnlyIterator>(base_->NewIterator(options));
+  return std::make_unique<ForwardOnlyIterator>(target()->NewIterator(options));
 }
 
 void RemoteLatencyStore::RoundTrip() {
@@ -115,43 +106,43 @@ void RemoteLatencyStore::RoundTrip() {
 
 Status RemoteLatencyStore::Get(std::string_view key, std::string* value) {
   RoundTrip();
-  return base_->Get(key, value);
+  return target()->Get(key, value);
 }
 
 Status RemoteLatencyStore::MultiGet(const std::vector<std::string_view>& keys,
                                     std::vector<std::optional<std::string>>* values) {
   RoundTrip();
-  return base_->MultiGet(keys, values);
+  return target()->MultiGet(keys, values);
 }
 
 Status RemoteLatencyStore::Put(std::string_view key, std::string_view value) {
   RoundTrip();
-  return base_->Put(key, value);
+  return target()->Put(key, value);
 }
 
 Status RemoteLatencyStore::Delete(std::string_view key) {
   RoundTrip();
-  return base_->Delete(key);
+  return target()->Delete(key);
 }
 
 Status RemoteLatencyStore::DeleteRange(std::string_view begin, std::string_view end) {
   RoundTrip();
-  return base_->DeleteRange(begin, end);
+  return target()->DeleteRange(begin, end);
 }
 
 Status RemoteLatencyStore::Write(const WriteBatch& batch) {
   RoundTrip();
-  return base_->Write(batch);
+  return target()->Write(batch);
 }
 
 std::unique_ptr<Iterator> RemoteLatencyStore::NewIterator(const IteratorOptions& options) {
-  return std::make_unique<PagedIterator>(base_->NewIterator(options), this);
+  return std::make_unique<PagedIterator>(target()->NewIterator(options), this);
 }
 
 PhysicalCounters RemoteLatencyStore::ReadPhysicalCounters() {
   // The base's counters only: the round trips have one source, round_trips(). Adding them here
   // as well counted every round trip twice wherever both were read (per command on RocksDB).
-  return base_->ReadPhysicalCounters();
+  return target()->ReadPhysicalCounters();
 }
 
 }  // namespace kvlab::backends

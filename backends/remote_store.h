@@ -18,34 +18,17 @@
 #include <memory>
 
 #include "backends/kv_store.h"
+#include "backends/kv_store_wrapper.h"
 
 namespace kvlab::backends {
 
-class NoReverseScanStore final : public KvStore {
+class NoReverseScanStore final : public KvStoreWrapper {
  public:
-  explicit NoReverseScanStore(std::unique_ptr<KvStore> base) : base_(std::move(base)) {}
+  explicit NoReverseScanStore(std::unique_ptr<KvStore> base) : KvStoreWrapper(std::move(base)) {}
 
-  std::string name() const override { return base_->name() + "+noreverse"; }
+  std::string name() const override { return target()->name() + "+noreverse"; }
   Capabilities capabilities() const override;
-  Status Get(std::string_view key, std::string* value) override { return base_->Get(key, value); }
-  Status MultiGet(const std::vector<std::string_view>& keys,
-                  std::vector<std::optional<std::string>>* values) override {
-    return base_->MultiGet(keys, values);
-  }
-  Status Put(std::string_view key, std::string_view value) override {
-    return base_->Put(key, value);
-  }
-  Status Delete(std::string_view key) override { return base_->Delete(key); }
-  Status DeleteRange(std::string_view begin, std::string_view end) override {
-    return base_->DeleteRange(begin, end);
-  }
-  Status Write(const WriteBatch& batch) override { return base_->Write(batch); }
   std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
-  Status Flush() override { return base_->Flush(); }
-  PhysicalCounters ReadPhysicalCounters() override { return base_->ReadPhysicalCounters(); }
-
- private:
-  std::unique_ptr<KvStore> base_;
 };
 
 struct RemoteLatencyOptions {
@@ -53,13 +36,12 @@ struct RemoteLatencyOptions {
   uint32_t scan_page_rows = 100;  // REQUIRES: > 0
 };
 
-class RemoteLatencyStore final : public KvStore {
+class RemoteLatencyStore final : public KvStoreWrapper {
  public:
   RemoteLatencyStore(std::unique_ptr<KvStore> base, RemoteLatencyOptions options)
-      : base_(std::move(base)), options_(options) {}
+      : KvStoreWrapper(std::move(base)), options_(options) {}
 
-  std::string name() const override { return base_->name() + "+remote"; }
-  Capabilities capabilities() const override { return base_->capabilities(); }
+  std::string name() const override { return target()->name() + "+remote"; }
   Status Get(std::string_view key, std::string* value) override;
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values) override;
@@ -68,7 +50,6 @@ class RemoteLatencyStore final : public KvStore {
   Status DeleteRange(std::string_view begin, std::string_view end) override;
   Status Write(const WriteBatch& batch) override;
   std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override;
-  Status Flush() override { return base_->Flush(); }
   // The base store's physical counters, without the round trips (read those from round_trips()).
   PhysicalCounters ReadPhysicalCounters() override;
 
@@ -81,7 +62,6 @@ class RemoteLatencyStore final : public KvStore {
   void RoundTrip();
 
  private:
-  std::unique_ptr<KvStore> base_;
   const RemoteLatencyOptions options_;
   std::atomic<uint64_t> round_trips_{0};
 };

@@ -270,7 +270,16 @@ class RocksDbStore final : public KvStore {
     // varint-prefixed strings (at most 5 bytes of prefix each) after the 12-byte header.
     rocksdb::WriteBatch wb(12 + batch.bytes() + 11 * batch.size());
     for (const auto& r : batch.records()) {
-      rocksdb::Status s = r.op == WriteBatch::Op::kPut ? wb.Put(r.key, r.value) : wb.Delete(r.key);
+      rocksdb::Status s;
+      if (r.op == WriteBatch::Op::kPut) {
+        s = wb.Put(r.key, r.value);
+      } else if (r.op == WriteBatch::Op::kDeleteRange) {
+        // A range tombstone; RocksDB rejects an inverted range, which deletes nothing here.
+        if (!(r.key < r.value)) continue;
+        s = wb.DeleteRange(r.key, r.value);
+      } else {
+        s = wb.Delete(r.key);
+      }
       KVLAB_RETURN_IF_ERROR(ToKvlab(s, "write batch"));
     }
     return ToKvlab(db_->Write(write_options_, &wb), "write batch");

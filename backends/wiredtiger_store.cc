@@ -245,6 +245,8 @@ class WiredTigerStore final : public KvStore {
   // transaction when `txn`, retrying the whole call when WiredTiger answers WT_ROLLBACK.
   template <typename Body>
   Status Run(std::string_view what, bool txn, Body&& body);
+  // Truncates [begin, end) inside the session's transaction; a WiredTiger return code.
+  static int DeleteRangeIn(WtSession& s, std::string_view begin, std::string_view end);
 
   const std::string dir_;
   EventSink sink_;
@@ -529,23 +531,27 @@ Status WiredTigerStore::Delete(std::string_view key) {
   });
 }
 
+int WiredTigerStore::DeleteRangeIn(WtSession& s, std::string_view begin, std::string_view end) {
+  if (!(begin < end)) return 0;
+  WT_CURSOR* start = s.cursor;
+  int ret = AtOrAfter(start, begin);
+  if (ret != 0) return ret == WT_NOTFOUND ? 0 : ret;
+  WT_ITEM first;
+  if ((ret = start->get_key(start, &first)) != 0) return ret;
+  if (View(first) >= end) return 0;  // no key in [begin, end)
+  if (s.stop == nullptr) {
+    ret = s.session->open_cursor(s.session, kTable, nullptr, nullptr, &s.stop);
+    if (ret != 0) return ret;
+  }
+  // The last key < end exists and is >= first, since first < end.
+  if ((ret = Before(s.stop, end, /*inclusive=*/false)) != 0) return ret;
+  return s.session->truncate(s.session, nullptr, start, s.stop, nullptr);
+}
+
 Status WiredTigerStore::DeleteRange(std::string_view begin, std::string_view end) {
   if (!(begin < end)) return Status::OK();
-  return Run("delete range", /*txn=*/true, [&](WtSession& s) {
-    WT_CURSOR* start = s.cursor;
-    int ret = AtOrAfter(start, begin);
-    if (ret != 0) return ret == WT_NOTFOUND ? 0 : ret;
-    WT_ITEM first;
-    if ((ret = start->get_key(start, &first)) != 0) return ret;
-    if (View(first) >= end) return 0;  // no key in [begin, end)
-    if (s.stop == nullptr) {
-      ret = s.session->open_cursor(s.session, kTable, nullptr, nullptr, &s.stop);
-      if (ret != 0) return ret;
-    }
-    // The last key < end exists and is >= first, since first < end.
-    if ((ret = Before(s.stop, end, /*inclusive=*/false)) != 0) return ret;
-    return s.session->truncate(s.session, nullptr, start, s.stop, nullptr);
-  });
+  return Run("delete range", /*txn=*/true,
+             [&](WtSession& s) { return DeleteRangeIn(s, begin, end); });
 }
 
 Status WiredTigerStore::Write(const WriteBatch& batch) {
@@ -554,6 +560,12 @@ Status WiredTigerStore::Write(const WriteBatch& batch) {
   return Run("write batch", /*txn=*/true, [&](WtSession& s) {
     WT_CURSOR* c = s.cursor;
     for (const auto& r : batch.records()) {
+      if (r.op == WriteBatch::Op::kDeleteRange) {
+        // Truncate moves the session's cursor; it is positioned afresh by every record.
+        const int ret = DeleteRangeIn(s, r.key, r.value);
+        if (ret != 0) return ret;
+        continue;
+      }
       WT_ITEM k = Item(r.key);
       c->set_key(c, &k);
       int ret;

@@ -19,6 +19,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "conformance/matrix.h"
@@ -56,8 +57,8 @@ struct ConformFlags {
   size_t steps = RandomPlan().steps;
   bool soak = false;
   std::vector<std::string> backends = {"memory", "rocksdb"};
-  std::vector<int> hash_versions;
-  std::vector<int> zset_versions;
+  // --hash-versions, --zset-versions, ...: type name -> version names (empty: every version).
+  std::map<std::string, std::vector<std::string>> versions;
   bool cross = false;
   std::vector<std::string> tier_states = {"cold", "warm", "flushed"};
   std::string serve;
@@ -82,12 +83,6 @@ std::string Join(const std::vector<std::string>& v, const char* sep = ",") {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
   return out;
-}
-
-std::string JoinInts(const std::vector<int>& v) {
-  std::vector<std::string> s;
-  for (int x : v) s.push_back(std::to_string(x));
-  return Join(s);
 }
 
 std::string UtcNow(const char* format = "%Y-%m-%dT%H:%M:%SZ") {
@@ -117,8 +112,9 @@ std::string MatrixFlags(const ConformFlags& f) {
   const ConformFlags d;
   std::string out;
   if (f.backends != d.backends) out += " --backends " + Join(f.backends);
-  if (!f.hash_versions.empty()) out += " --hash-versions " + JoinInts(f.hash_versions);
-  if (!f.zset_versions.empty()) out += " --zset-versions " + JoinInts(f.zset_versions);
+  for (const auto& [type, versions] : f.versions) {
+    if (!versions.empty()) out += " --" + type + "-versions " + Join(versions);
+  }
   if (f.cross) out += " --cross";
   if (f.tier_states != d.tier_states) out += " --tier-states " + Join(f.tier_states);
   if (!f.serve.empty()) {
@@ -255,14 +251,16 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   };
   if (flags.out.empty()) flags.out = "results/conform-" + UtcNow("%Y%m%dT%H%M%SZ");
   DeviationCatalogue catalogue;
-  Status s = DeviationCatalogue::Load(flags.deviations, &catalogue);
+  Status s = DeviationCatalogue::Load(flags.deviations, encodings::EncodingRegistry::Builtin(),
+                                      &catalogue);
   if (!s.ok()) throw UsageError("--deviations: " + s.ToString());
 
   MatrixPlan plan;
   plan.catalogue = &catalogue;
   plan.compare.ttl_tolerance_ms = flags.ttl_tolerance_ms;
-  plan.hash_versions = flags.hash_versions;
-  plan.zset_versions = flags.zset_versions;
+  for (const auto& [type, versions] : flags.versions) {
+    if (!versions.empty()) plan.versions[type] = versions;
+  }
   plan.pairing = flags.cross ? VersionPairing::kCross : VersionPairing::kLockstep;
   plan.tier_states.clear();
   for (const std::string& name : flags.tier_states) {
@@ -310,7 +308,8 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
       StoreSpec spec;
       s = ParseBackendColumn(column, &spec);
       if (!s.ok()) throw UsageError("--backends: " + s.ToString());
-      owned.push_back(std::make_unique<EngineSubject>(column, spec, options, EngineTierWiring()));
+      owned.push_back(std::make_unique<EngineSubject>(
+          column, spec, options, EngineTierWiring(encodings::EncodingRegistry::Builtin())));
     }
   }
   if (!flags.serve.empty()) {
@@ -429,14 +428,20 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
                   "Backends to run the engine on; NAME or NAME:noreverse (no reverse scan)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--hash-versions", flags->hash_versions,
-                  "Hash encode-versions (default: every version the engine runs)")
-      ->delimiter(',');
-  cmd->add_option("--zset-versions", flags->zset_versions,
-                  "Zset encode-versions (default: every version the engine runs)")
-      ->delimiter(',');
+  // One --<type>-versions per type of the registry.
+  for (const encodings::TypeSpec& type : encodings::EncodingRegistry::Builtin().types()) {
+    std::string known;
+    for (const auto* row : encodings::EncodingRegistry::Builtin().VersionsOf(type.type)) {
+      known += (known.empty() ? "" : ", ") + std::string(row->name);
+    }
+    cmd->add_option("--" + std::string(type.name) + "-versions",
+                    flags->versions[std::string(type.name)],
+                    "The " + std::string(type.name) + " encode-versions to run, by name (" + known +
+                        "; default: every version the engine runs)")
+        ->delimiter(',');
+  }
   cmd->add_flag("--cross", flags->cross,
-                "Pair every hash version with every zset version (default: lockstep)");
+                "Run every combination of the types' versions (default: lockstep)");
   cmd->add_option("--tier-states", flags->tier_states,
                   "Redis-tier states for the tier versions: cold, warm, flushed")
       ->delimiter(',')

@@ -80,27 +80,46 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Rep
 
 std::string DefaultDeviationCataloguePath() { return KVLAB_SOURCE_DIR "/docs/deviations.json"; }
 
-Status DeviationCatalogue::Load(const std::string& path, DeviationCatalogue* out) {
+Status DeviationCatalogue::Load(const std::string& path,
+                                const encodings::EncodingRegistry& registry,
+                                DeviationCatalogue* out) {
   std::ifstream in(path);
   if (!in) return Status::IOError("cannot read the deviations catalogue " + path);
   try {
     const nlohmann::json doc = nlohmann::json::parse(in);
-    if (doc.at("schema_version").get<int>() != 1) {
-      return Status::InvalidArgument(path + ": unsupported schema_version");
+    if (doc.at("schema_version").get<int>() != 2) {
+      return Status::InvalidArgument(path + ": unsupported schema_version (expected 2)");
     }
     out->entries_.clear();
     for (const auto& e : doc.at("deviations")) {
       Deviation d;
       d.id = e.at("id").get<std::string>();
       d.type = e.at("type").get<std::string>();
-      d.versions = e.at("versions").get<std::vector<int>>();
       d.commands = e.at("commands").get<std::vector<std::string>>();
       d.rule = e.at("rule").get<std::string>();
       d.first_argument = e.value("first_argument", 0);
       d.step = e.value("step", 1);
       d.reason = e.at("reason").get<std::string>();
-      if (d.type != "hash" && d.type != "zset") {
-        return Status::InvalidArgument(path + ": " + d.id + ": type must be hash or zset");
+      const encodings::TypeSpec* type = registry.FindType(d.type);
+      if (type == nullptr) {
+        return Status::InvalidArgument(path + ": " + d.id + ": type " + d.type +
+                                       " is not a type of the encoding registry");
+      }
+      if (e.contains("versions")) {
+        return Status::InvalidArgument(
+            path + ": " + d.id +
+            ": \"versions\" is not a catalogue member: the registry rows list their deviations "
+            "(encodings/encoding_table.cc)");
+      }
+      for (const encodings::EncodingSpec* row : registry.VersionsOf(type->type)) {
+        if (std::find(row->deviations.begin(), row->deviations.end(), d.id) !=
+            row->deviations.end()) {
+          d.versions.emplace_back(row->name);
+        }
+      }
+      if (d.versions.empty()) {
+        return Status::InvalidArgument(path + ": " + d.id + ": no " + d.type +
+                                       " version of the encoding registry lists it");
       }
       if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero" &&
           d.rule != "negative_zero_increment" && d.rule != "integral_score_text") {
@@ -112,20 +131,35 @@ Status DeviationCatalogue::Load(const std::string& path, DeviationCatalogue* out
   } catch (const std::exception& ex) {
     return Status::InvalidArgument(path + ": " + ex.what());
   }
+  // Every deviation a registry row claims is in the catalogue, for the row's type.
+  for (const encodings::EncodingSpec& row : registry.rows()) {
+    const encodings::TypeSpec& type = *registry.FindType(row.type);
+    for (std::string_view id : row.deviations) {
+      const bool found =
+          std::any_of(out->entries_.begin(), out->entries_.end(),
+                      [&](const Deviation& d) { return d.id == id && d.type == type.name; });
+      if (!found) {
+        return Status::InvalidArgument(path + ": the registry's " + row.DisplayName(type) +
+                                       " lists deviation " + std::string(id) +
+                                       ", which the catalogue has no " + std::string(type.name) +
+                                       " entry for");
+      }
+    }
+  }
   return Status::OK();
 }
 
-std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv, int hash_version,
-                                        int zset_version, const Reply& redis,
-                                        const Reply& kvlab) const {
+std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv,
+                                        const encodings::EncodingProfile& profile,
+                                        const Reply& redis, const Reply& kvlab) const {
   if (argv.empty()) return "";
   std::string cmd = argv[0];
   for (char& c : cmd) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // Whether d is catalogued for this command on this command's encode-version.
+  // Whether d is catalogued for this command on the encode-version of d's type in use.
   auto applies = [&](const Deviation& d) {
-    const int version = d.type == "hash" ? hash_version : zset_version;
-    return std::find(d.commands.begin(), d.commands.end(), cmd) != d.commands.end() &&
-           std::find(d.versions.begin(), d.versions.end(), version) != d.versions.end();
+    const std::optional<std::string> version = profile.VersionOf(d.type);
+    return version && std::find(d.commands.begin(), d.commands.end(), cmd) != d.commands.end() &&
+           std::find(d.versions.begin(), d.versions.end(), *version) != d.versions.end();
   };
   for (const Deviation& d : entries_) {
     if (applies(d) && Follows(d, argv, redis, kvlab)) return d.id;

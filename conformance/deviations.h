@@ -1,6 +1,7 @@
 // The deviations catalogue (docs/deviations.json): the only ways kvlab's replies may differ from
-// Redis's. A mismatch is a catalogued deviation when an entry covers the command and the
-// encode-version in use, and kvlab's reply is exactly what the entry's rule says; anything
+// Redis's. A mismatch is a catalogued deviation when an entry covers the command, the entry is
+// one of the deviations the registry row of the encode-version in use lists
+// (EncodingSpec::deviations), and kvlab's reply is exactly what the entry's rule says; anything
 // else is a failure.
 //
 // Rules:
@@ -19,14 +20,16 @@
 #include <vector>
 
 #include "base/status.h"
+#include "encodings/registry.h"
 #include "resp/reply.h"
 
 namespace kvlab::conformance {
 
 struct Deviation {
   std::string id;
-  std::string type;  // "hash" or "zset"
-  std::vector<int> versions;
+  std::string type;  // a registry type name: "hash", "zset"
+  // The versions of `type` whose registry row lists this entry, by name (from the registry).
+  std::vector<std::string> versions;
   std::vector<std::string> commands;  // lower case
   std::string rule;
   int first_argument = 0;
@@ -36,13 +39,19 @@ struct Deviation {
 
 class DeviationCatalogue {
  public:
-  static Status Load(const std::string& path, DeviationCatalogue* out);
+  // Loads the catalogue and joins it with the registry: every entry must name a registry type
+  // and be listed by at least one of its rows, and every id a row lists must be an entry of
+  // that row's type. Fails with InvalidArgument naming the entry or the row otherwise.
+  static Status Load(const std::string& path, const encodings::EncodingRegistry& registry,
+                     DeviationCatalogue* out);
   const std::vector<Deviation>& entries() const { return entries_; }
 
-  // The id of the entry that explains kvlab's reply, or "" when none does. hash_version and
-  // zset_version are the encode-versions of the keys the command touched.
-  std::string Explain(const std::vector<std::string>& argv, int hash_version, int zset_version,
-                      const resp::Reply& redis, const resp::Reply& kvlab) const;
+  // The id of the entry that explains kvlab's reply, or "" when none does. `profile` holds the
+  // encode-versions of the keys the command touched, by type: an entry applies when the
+  // command is one of its commands and the profile's version of its type lists it.
+  std::string Explain(const std::vector<std::string>& argv,
+                      const encodings::EncodingProfile& profile, const resp::Reply& redis,
+                      const resp::Reply& kvlab) const;
 
  private:
   std::vector<Deviation> entries_;

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
+
+#include "encodings/hash_encoding.h"
 
 namespace kvlab::conformance {
 
@@ -14,9 +17,17 @@ namespace {
 
 DeviationCatalogue Real() {
   DeviationCatalogue c;
-  Status s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(), &c);
+  Status s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(),
+                                      encodings::EncodingRegistry::Builtin(), &c);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return c;
+}
+
+// The versions of a command's keys: hash version h, zset version z.
+encodings::EncodingProfile P(int h, int z) {
+  encodings::EncodingProfile p;
+  p.versions = {{"hash", std::to_string(h)}, {"zset", std::to_string(z)}};
+  return p;
 }
 
 TEST(Deviations, TheCatalogueLoadsWithUniqueIds) {
@@ -35,30 +46,33 @@ TEST(Deviations, ArgumentCountRuleOnlyOnItsCommandVersionAndExactReply) {
   const DeviationCatalogue c = Real();
   const std::vector<std::string> hset = {"HSET", "h", "f1", "v", "f2", "v"};
   // Redis says 1 new field; blind hash v1 says the 2 pairs given.
-  EXPECT_EQ(c.Explain(hset, 1, 0, Reply::Integer(1), Reply::Integer(2)), "hash-blind-hset-count");
-  EXPECT_EQ(c.Explain(hset, 0, 0, Reply::Integer(1), Reply::Integer(2)), "");  // v0 is exact
-  EXPECT_EQ(c.Explain(hset, 1, 0, Reply::Integer(1), Reply::Integer(3)), "");  // not the rule
-  EXPECT_EQ(c.Explain(hset, 1, 0, Reply::Error("ERR x"), Reply::Integer(2)), "");
-  EXPECT_EQ(c.Explain({"HMSET", "h", "f", "v"}, 1, 0, Reply::Ok(), Reply::Integer(1)), "");
+  EXPECT_EQ(c.Explain(hset, P(1, 0), Reply::Integer(1), Reply::Integer(2)),
+            "hash-blind-hset-count");
+  EXPECT_EQ(c.Explain(hset, P(0, 0), Reply::Integer(1), Reply::Integer(2)), "");  // v0 is exact
+  EXPECT_EQ(c.Explain(hset, P(1, 0), Reply::Integer(1), Reply::Integer(3)), "");  // not the rule
+  EXPECT_EQ(c.Explain(hset, P(1, 0), Reply::Error("ERR x"), Reply::Integer(2)), "");
+  EXPECT_EQ(c.Explain({"HMSET", "h", "f", "v"}, P(1, 0), Reply::Ok(), Reply::Integer(1)), "");
   const std::vector<std::string> hdel = {"hdel", "h", "a", "b", "c"};
-  EXPECT_EQ(c.Explain(hdel, 1, 0, Reply::Integer(1), Reply::Integer(3)), "hash-blind-hdel-count");
-  EXPECT_EQ(c.Explain(hdel, 1, 0, Reply::Integer(1), Reply::Integer(2)), "");
+  EXPECT_EQ(c.Explain(hdel, P(1, 0), Reply::Integer(1), Reply::Integer(3)),
+            "hash-blind-hdel-count");
+  EXPECT_EQ(c.Explain(hdel, P(1, 0), Reply::Integer(1), Reply::Integer(2)), "");
   // The zset version does not matter to a hash entry.
-  EXPECT_EQ(c.Explain(hset, 1, 3, Reply::Integer(1), Reply::Integer(2)), "hash-blind-hset-count");
+  EXPECT_EQ(c.Explain(hset, P(1, 3), Reply::Integer(1), Reply::Integer(2)),
+            "hash-blind-hset-count");
 }
 
 TEST(Deviations, NegativeZeroRule) {
   const DeviationCatalogue c = Real();
   const std::vector<std::string> zscore = {"ZSCORE", "z", "m"};
-  EXPECT_EQ(c.Explain(zscore, 0, 0, Reply::Bulk("-0"), Reply::Bulk("0")),
+  EXPECT_EQ(c.Explain(zscore, P(0, 0), Reply::Bulk("-0"), Reply::Bulk("0")),
             "zset-negative-zero-score");
-  EXPECT_EQ(c.Explain(zscore, 0, 0, Reply::Bulk("-0"), Reply::Bulk("1")), "");
-  EXPECT_EQ(c.Explain(zscore, 0, 0, Reply::Bulk("0"), Reply::Bulk("-0")), "");
+  EXPECT_EQ(c.Explain(zscore, P(0, 0), Reply::Bulk("-0"), Reply::Bulk("1")), "");
+  EXPECT_EQ(c.Explain(zscore, P(0, 0), Reply::Bulk("0"), Reply::Bulk("-0")), "");
   const Reply redis = Reply::Array({Reply::Bulk("a"), Reply::Bulk("-0")});
   const Reply kvlab = Reply::Array({Reply::Bulk("a"), Reply::Bulk("0")});
-  EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, 0, 0, redis, kvlab),
+  EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, P(0, 0), redis, kvlab),
             "zset-negative-zero-score");
-  EXPECT_EQ(c.Explain({"HGET", "z", "m"}, 0, 0, Reply::Bulk("-0"), Reply::Bulk("0")), "");
+  EXPECT_EQ(c.Explain({"HGET", "z", "m"}, P(0, 0), Reply::Bulk("-0"), Reply::Bulk("0")), "");
 }
 
 // The -0 fix: INCR's reply is the computed score, so only an increment of -0 on a member Redis
@@ -66,20 +80,20 @@ TEST(Deviations, NegativeZeroRule) {
 TEST(Deviations, NegativeZeroIncrementRule) {
   const DeviationCatalogue c = Real();
   const Reply neg = Reply::Bulk("-0"), zero = Reply::Bulk("0");
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, 0, 2, neg, zero),
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, P(0, 2), neg, zero),
             "zset-negative-zero-increment");
-  EXPECT_EQ(c.Explain({"ZADD", "z", "INCR", "-0.0", "m"}, 0, 0, neg, zero),
+  EXPECT_EQ(c.Explain({"ZADD", "z", "INCR", "-0.0", "m"}, P(0, 0), neg, zero),
             "zset-negative-zero-increment");
   // Any other increment: exact.
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "0", "m"}, 0, 0, neg, zero), "");
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "1", "m"}, 0, 0, neg, zero), "");
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "abc", "m"}, 0, 0, neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "0", "m"}, P(0, 0), neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "1", "m"}, P(0, 0), neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "abc", "m"}, P(0, 0), neg, zero), "");
   // Only "-0" against "0".
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, 0, 0, zero, neg), "");
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, 0, 0, neg, Reply::Bulk("1")), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, P(0, 0), zero, neg), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "-0", "m"}, P(0, 0), neg, Reply::Bulk("1")), "");
   // The read rule no longer covers the increments.
-  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "1", "m"}, 0, 0, neg, zero), "");
-  EXPECT_EQ(c.Explain({"ZADD", "z", "INCR", "1", "m"}, 0, 0, neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZINCRBY", "z", "1", "m"}, P(0, 0), neg, zero), "");
+  EXPECT_EQ(c.Explain({"ZADD", "z", "INCR", "1", "m"}, P(0, 0), neg, zero), "");
 }
 
 TEST(Deviations, ZscanIntegralScoreRule) {
@@ -91,30 +105,73 @@ TEST(Deviations, ZscanIntegralScoreRule) {
   };
   const std::vector<std::string> zscan = {"ZSCAN", "z", "0"};
   const Reply redis = pairs({"a", "123456789012345680", "b", "-4000000000000000000", "c", "1"});
-  EXPECT_EQ(c.Explain(zscan, 0, 0, redis,
+  EXPECT_EQ(c.Explain(zscan, P(0, 0), redis,
                       pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1"})),
             "zset-zscan-integral-score-text");
   // Either way round: a skiplist zset in Redis ("%.17g") against kvlab's listpack text.
-  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"a", "1.2345678901234568e+17", "c", "1"}),
+  EXPECT_EQ(c.Explain(zscan, P(0, 0), pairs({"a", "1.2345678901234568e+17", "c", "1"}),
                       pairs({"a", "123456789012345680", "c", "1"})),
             "zset-zscan-integral-score-text");
   // Other scores and members are exact.
-  EXPECT_EQ(c.Explain(zscan, 0, 0, redis,
+  EXPECT_EQ(c.Explain(zscan, P(0, 0), redis,
                       pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1.0"})),
             "");
-  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"123456789012345680", "1"}),
+  EXPECT_EQ(c.Explain(zscan, P(0, 0), pairs({"123456789012345680", "1"}),
                       pairs({"1.2345678901234568e+17", "1"})),
             "");
-  EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, 0, 0, redis,
+  EXPECT_EQ(c.Explain({"ZRANGE", "z", "0", "-1", "WITHSCORES"}, P(0, 0), redis,
                       pairs({"a", "1.2345678901234568e+17", "b", "-4e+18", "c", "1"})),
             "");
   // A skiplist zset's ZSCAN can show both score-text quirks at once.
-  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"a", "1.2345678901234568e+17", "z", "-0", "c", "1"}),
+  EXPECT_EQ(c.Explain(zscan, P(0, 0), pairs({"a", "1.2345678901234568e+17", "z", "-0", "c", "1"}),
                       pairs({"a", "123456789012345680", "z", "0", "c", "1"})),
             "zset-negative-zero-score+zset-zscan-integral-score-text");
-  EXPECT_EQ(c.Explain(zscan, 0, 0, pairs({"a", "1.2345678901234568e+17", "z", "-0", "c", "1"}),
+  EXPECT_EQ(c.Explain(zscan, P(0, 0), pairs({"a", "1.2345678901234568e+17", "z", "-0", "c", "1"}),
                       pairs({"a", "123456789012345680", "z", "0", "c", "2"})),
             "");
+}
+
+// A registry of hash v0 and v1, v1 listing deviation "x".
+const encodings::EncodingRegistry& Small() {
+  static const encodings::EncodingRegistry* const registry = [] {
+    auto* r = new encodings::EncodingRegistry();
+    auto v = [](uint8_t id, const char* name, const char* color,
+                std::vector<std::string_view> deviations) {
+      return encodings::EncodingSpec{
+          encodings::KeyType::kHash,
+          id,
+          name,
+          "",
+          color,
+          true,
+          encodings::TierUse::kNone,
+          false,
+          {encodings::SubKeyTag::kField},
+          std::move(deviations),
+          [] {
+            return std::unique_ptr<encodings::TypeEncoding>(encodings::NewCountedHashEncoding(0));
+          }};
+    };
+    EXPECT_TRUE(encodings::EncodingRegistry::Make(
+                    {{encodings::KeyType::kHash, "hash", "h", "hash"}},
+                    {v(0, "0", "#000000", {}), v(1, "1", "#111111", {"x"})}, r)
+                    .ok());
+    return r;
+  }();
+  return *registry;
+}
+
+TEST(Deviations, EveryRegistryRowsDeviationIsCatalogued) {
+  const DeviationCatalogue c = Real();
+  for (const encodings::EncodingSpec& row : encodings::EncodingRegistry::Builtin().rows()) {
+    for (std::string_view id : row.deviations) {
+      const auto it = std::find_if(c.entries().begin(), c.entries().end(),
+                                   [&](const Deviation& d) { return d.id == id; });
+      ASSERT_NE(it, c.entries().end()) << id;
+      EXPECT_NE(std::find(it->versions.begin(), it->versions.end(), std::string(row.name)),
+                it->versions.end());
+    }
+  }
 }
 
 TEST(Deviations, LoadRejectsMalformedCatalogues) {
@@ -122,24 +179,40 @@ TEST(Deviations, LoadRejectsMalformedCatalogues) {
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/d.json";
   const std::string good_entry =
-      R"({"id":"x","type":"hash","versions":[1],"commands":["hset"],"rule":"integer_argument_count","reason":"r"})";
+      R"({"id":"x","type":"hash","commands":["hset"],"rule":"integer_argument_count","first_argument":2,"step":2,"reason":"r"})";
   const std::vector<std::string> bad = {
       "not json",
+      R"({"schema_version":1,"deviations":[)" + good_entry + "]}",
+      // no entry for the registry's "x"
       R"({"schema_version":2,"deviations":[]})",
-      R"({"schema_version":1,"deviations":[{"id":"x","type":"list","versions":[1],"commands":["a"],"rule":"integer_argument_count","reason":"r"}]})",
-      R"({"schema_version":1,"deviations":[{"id":"x","type":"hash","versions":[1],"commands":["a"],"rule":"anything_goes","reason":"r"}]})",
-      R"({"schema_version":1,"deviations":[{"id":"x","type":"hash","versions":[1],"commands":["a"],"rule":"integer_argument_count","step":0,"reason":"r"}]})",
-      R"({"schema_version":1,"deviations":[{"id":"x"}]})",
+      // a type the registry does not have
+      R"({"schema_version":2,"deviations":[{"id":"x","type":"list","commands":["a"],"rule":"integer_argument_count","reason":"r"}]})",
+      // versions are the registry's to say
+      R"({"schema_version":2,"deviations":[{"id":"x","type":"hash","versions":[1],"commands":["a"],"rule":"integer_argument_count","reason":"r"}]})",
+      // an entry no row lists
+      R"({"schema_version":2,"deviations":[)" + good_entry +
+          R"(,{"id":"y","type":"hash","commands":["a"],"rule":"integer_argument_count","reason":"r"}]})",
+      R"({"schema_version":2,"deviations":[{"id":"x","type":"hash","commands":["a"],"rule":"anything_goes","reason":"r"}]})",
+      R"({"schema_version":2,"deviations":[{"id":"x","type":"hash","commands":["a"],"rule":"integer_argument_count","step":0,"reason":"r"}]})",
+      R"({"schema_version":2,"deviations":[{"id":"x"}]})",
   };
   for (const std::string& text : bad) {
     std::ofstream(path) << text;
     DeviationCatalogue c;
-    EXPECT_FALSE(DeviationCatalogue::Load(path, &c).ok()) << text;
+    EXPECT_FALSE(DeviationCatalogue::Load(path, Small(), &c).ok()) << text;
   }
-  std::ofstream(path) << R"({"schema_version":1,"deviations":[)" + good_entry + "]}";
+  std::ofstream(path) << R"({"schema_version":2,"deviations":[)" + good_entry + "]}";
   DeviationCatalogue c;
-  EXPECT_TRUE(DeviationCatalogue::Load(path, &c).ok());
-  EXPECT_FALSE(DeviationCatalogue::Load(dir + "/missing.json", &c).ok());
+  const Status s = DeviationCatalogue::Load(path, Small(), &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.entries()[0].versions, std::vector<std::string>{"1"});
+  EXPECT_EQ(
+      c.Explain({"HSET", "h", "a", "1", "b", "2"}, P(1, 0), Reply::Integer(1), Reply::Integer(2)),
+      "x");
+  EXPECT_EQ(
+      c.Explain({"HSET", "h", "a", "1", "b", "2"}, P(0, 0), Reply::Integer(1), Reply::Integer(2)),
+      "");
+  EXPECT_FALSE(DeviationCatalogue::Load(dir + "/missing.json", Small(), &c).ok());
   std::filesystem::remove_all(dir);
 }
 

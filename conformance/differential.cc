@@ -80,9 +80,8 @@ void Judge(const RunContext& context, const std::vector<std::string>& argv, cons
   std::string why = CompareReplies(argv, redis, subject, context.compare);
   if (why.empty()) return;
   std::string id;
-  if (context.catalogue != nullptr && context.hash_version >= 0 && context.zset_version >= 0) {
-    id = context.catalogue->Explain(argv, context.hash_version, context.zset_version, redis,
-                                    subject);
+  if (context.catalogue != nullptr && !context.profile.versions.empty()) {
+    id = context.catalogue->Explain(argv, context.profile, redis, subject);
   }
   // A failure outranks a deviation seen earlier in the same step (warm runs judge twice).
   if (out->verdict == Verdict::kFail) return;

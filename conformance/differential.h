@@ -17,6 +17,7 @@
 #include "conformance/compare.h"
 #include "conformance/deviations.h"
 #include "conformance/redis_tier_hook.h"
+#include "encodings/registry.h"
 #include "engine/engine.h"
 #include "redis/client.h"
 #include "resp/reply.h"
@@ -88,10 +89,9 @@ struct RunContext {
   CompareOptions compare;
   // nullptr: no deviation is allowed; every mismatch fails.
   const DeviationCatalogue* catalogue = nullptr;
-  // The encode-versions the subject gives new keys; -1 when unknown (e.g. a plain RESP server),
-  // in which case no catalogue entry applies.
-  int hash_version = -1;
-  int zset_version = -1;
+  // The encode-versions the subject gives new keys; empty when unknown (e.g. a plain RESP
+  // server), in which case no catalogue entry applies.
+  encodings::EncodingProfile profile;
   TierState tier = TierState::kNone;
   // REQUIRED when tier != kNone.
   RedisTierControl* tier_control = nullptr;

@@ -38,14 +38,14 @@ class Honesty : public ::testing::Test {
     reference_ = std::make_unique<RedisTarget>("redis", client_.get());
     Status s = LoadCaseDirectory(KVLAB_SOURCE_DIR "/conformance/cases", &corpus_);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(), &catalogue_);
+    s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(),
+                                 encodings::EncodingRegistry::Builtin(), &catalogue_);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
   RunContext Context(int hash_version) const {
     RunContext ctx;
     ctx.catalogue = &catalogue_;
-    ctx.hash_version = hash_version;
-    ctx.zset_version = 0;
+    ctx.profile.versions = {{"hash", std::to_string(hash_version)}, {"zset", "0"}};
     return ctx;
   }
 
@@ -112,7 +112,7 @@ TEST_F(Honesty, ACataloguedDeviationOnTheWrongVersionFails) {
   EXPECT_EQ(on_v0.count(Verdict::kDeviation), 0u);
 
   EngineOptions options;
-  options.hash_version = 1;
+  options.versions[encodings::KeyType::kHash] = 1;
   EngineOnMemory v1(options);
   const CaseOutcome on_v1 = RunCase(c, *reference_, v1.target(), Context(1));
   EXPECT_EQ(on_v1.count(Verdict::kFail), 0u);

@@ -15,28 +15,33 @@ using resp::Reply;
 
 namespace {
 
-std::string JoinInts(const std::vector<int>& v) {
+std::string Join(const std::vector<std::string>& v) {
   std::string out;
-  for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  for (const std::string& x : v) out += (out.empty() ? "" : ",") + x;
   return out;
 }
 
 // The requested versions, checked against what the subject runs.
-Status Narrow(const std::string& type, const std::string& subject, const std::vector<int>& runs,
-              const std::vector<int>& requested, std::vector<int>* out) {
+Status Narrow(const std::string& type, const std::string& subject,
+              const std::vector<std::string>& runs, const std::vector<std::string>& requested,
+              std::vector<std::string>* out) {
   if (requested.empty()) {
     *out = runs;
     return Status::OK();
   }
   out->clear();
-  for (int v : requested) {
+  for (const std::string& v : requested) {
     if (std::find(runs.begin(), runs.end(), v) == runs.end()) {
-      return Status::InvalidArgument(subject + " does not run " + type + " version " +
-                                     std::to_string(v) + " (it runs: " + JoinInts(runs) + ")");
+      return Status::InvalidArgument(subject + " does not run " + type + " version " + v +
+                                     " (it runs: " + Join(runs) + ")");
     }
     if (std::find(out->begin(), out->end(), v) == out->end()) out->push_back(v);
   }
   return Status::OK();
+}
+
+const encodings::EncodingRegistry& RegistryOf(const MatrixPlan& plan) {
+  return plan.registry != nullptr ? *plan.registry : encodings::EncodingRegistry::Builtin();
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -68,8 +73,7 @@ class ProfileRunner {
         shrunk_(shrunk) {
     context_.compare = plan.compare;
     context_.catalogue = plan.catalogue;
-    context_.hash_version = profile.hash_version;
-    context_.zset_version = profile.zset_version;
+    context_.profile = profile.encodings;
     context_.tier = profile.tier;
     context_.tier_control = session.tier_control();
     run_.subject = subject;
@@ -239,9 +243,9 @@ void Tally::Add(const Tally& t) {
 std::string CommandGroup(const std::string& command) {
   const CommandSpec* spec = CommandTable::Get().Find(command);
   if (spec == nullptr) return "other";
-  if (spec->group == "hash") return "hash";
-  if (spec->group == "sorted-set") return "zset";
-  return "other";
+  const encodings::TypeSpec* type =
+      encodings::EncodingRegistry::Builtin().FindTypeByGroup(spec->group);
+  return type != nullptr ? std::string(type->name) : "other";
 }
 
 std::string VersionLabel(const std::string& command, const Profile& profile) {
@@ -249,47 +253,73 @@ std::string VersionLabel(const std::string& command, const Profile& profile) {
 }
 
 std::string GroupVersionLabel(const std::string& group, const Profile& profile) {
-  std::string label;
-  if (group == "hash" && profile.hash_version >= 0) {
-    label = "hash v" + std::to_string(profile.hash_version);
-  } else if (group == "zset" && profile.zset_version >= 0) {
-    label = "zset v" + std::to_string(profile.zset_version);
-  } else {
-    return profile.Label();
-  }
+  const std::optional<std::string> version = profile.encodings.VersionOf(group);
+  if (!version) return profile.Label();
+  std::string label = group + " v" + *version;
   if (profile.tier != TierState::kNone) label += " " + std::string(TierStateName(profile.tier));
   return label;
 }
 
 Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profile>* out) {
   out->clear();
-  std::vector<int> hash, zset;
-  const std::vector<int> hash_runs = subject.HashVersions();
-  const std::vector<int> zset_runs = subject.ZsetVersions();
-  if (hash_runs.empty() || zset_runs.empty()) {
+  const encodings::EncodingRegistry& registry = RegistryOf(plan);
+  const std::map<std::string, std::vector<std::string>> runs = subject.Versions();
+  if (runs.empty()) {
     // A server that cannot be told its versions runs as configured, once, whatever versions
     // the plan asks of the subjects that can.
     out->push_back(Profile{});
     return Status::OK();
   }
-  KVLAB_RETURN_IF_ERROR(Narrow("hash", subject.name(), hash_runs, plan.hash_versions, &hash));
-  KVLAB_RETURN_IF_ERROR(Narrow("zset", subject.name(), zset_runs, plan.zset_versions, &zset));
-  std::vector<std::pair<int, int>> pairs;
-  if (plan.pairing == VersionPairing::kCross) {
-    for (int h : hash) {
-      for (int z : zset) pairs.emplace_back(h, z);
-    }
-  } else {
-    for (size_t i = 0; i < std::max(hash.size(), zset.size()); ++i) {
-      pairs.emplace_back(hash[std::min(i, hash.size() - 1)], zset[std::min(i, zset.size() - 1)]);
+  // The versions of each type to run, in the registry's type order.
+  std::vector<std::pair<std::string, std::vector<std::string>>> types;
+  for (const encodings::TypeSpec& type : registry.types()) {
+    const std::string name(type.name);
+    auto run = runs.find(name);
+    if (run == runs.end() || run->second.empty()) continue;
+    auto requested = plan.versions.find(name);
+    std::vector<std::string> versions;
+    KVLAB_RETURN_IF_ERROR(
+        Narrow(name, subject.name(), run->second,
+               requested == plan.versions.end() ? std::vector<std::string>{} : requested->second,
+               &versions));
+    types.emplace_back(name, std::move(versions));
+  }
+  for (const auto& [type, versions] : plan.versions) {
+    if (runs.find(type) == runs.end()) {
+      return Status::InvalidArgument(subject.name() + " runs no " + type + " versions");
     }
   }
-  for (const auto& [h, z] : pairs) {
-    if (!subject.UsesTier(h, z) || plan.tier_states.empty()) {
-      out->push_back(Profile{h, z, TierState::kNone});
+  std::vector<encodings::EncodingProfile> profiles;
+  if (plan.pairing == VersionPairing::kCross) {
+    profiles.emplace_back();
+    for (const auto& [type, versions] : types) {
+      std::vector<encodings::EncodingProfile> next;
+      for (const encodings::EncodingProfile& p : profiles) {
+        for (const std::string& v : versions) {
+          encodings::EncodingProfile q = p;
+          q.versions[type] = v;
+          next.push_back(std::move(q));
+        }
+      }
+      profiles = std::move(next);
+    }
+  } else {
+    size_t longest = 0;
+    for (const auto& [type, versions] : types) longest = std::max(longest, versions.size());
+    for (size_t i = 0; i < longest; ++i) {
+      encodings::EncodingProfile p;
+      for (const auto& [type, versions] : types) {
+        p.versions[type] = versions[std::min(i, versions.size() - 1)];
+      }
+      profiles.push_back(std::move(p));
+    }
+  }
+  for (encodings::EncodingProfile& p : profiles) {
+    if (!subject.UsesTier(p) || plan.tier_states.empty()) {
+      out->push_back(MakeProfile(registry, std::move(p)));
       continue;
     }
-    for (TierState t : plan.tier_states) out->push_back(Profile{h, z, t});
+    for (TierState t : plan.tier_states) out->push_back(MakeProfile(registry, p, t));
   }
   return Status::OK();
 }

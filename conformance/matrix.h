@@ -2,12 +2,12 @@
 // (encode-versions, and for Redis-tier versions a tier state), every reply judged against a
 // real redis-server.
 //
-// Profiles. The versions come from the subject (for the engine: every version with an
-// encoding), optionally narrowed by the plan. Hash and zset versions are paired:
-//   lockstep  profile i runs hash version i and zset version i (the last version of the shorter
-//             list repeats): every version of each type runs once, and the matrix grows with
-//             the longer list, not the product;
-//   cross     every hash version with every zset version.
+// Profiles. The versions come from the subject (for the engine: every version of its registry
+// it can run), optionally narrowed by the plan. The versions of the types are paired:
+//   lockstep  profile i runs version i of every type (the last version of a shorter list
+//             repeats): every version of each type runs once, and the matrix grows with the
+//             longest list, not the product;
+//   cross     every combination of versions.
 // A profile whose versions use the Redis tier runs once per tier state of the plan.
 //
 // Streams. The curated corpus runs case by case. A random run generates `sequences` sequences
@@ -49,9 +49,11 @@ struct RandomPlan {
 std::string RandomReplayCommand(const RandomPlan& r);
 
 struct MatrixPlan {
-  // Empty: every version the subject runs.
-  std::vector<int> hash_versions;
-  std::vector<int> zset_versions;
+  // The versions to run, by type name -> version names; a type not listed runs every version
+  // the subject runs.
+  std::map<std::string, std::vector<std::string>> versions;
+  // The registry whose types label the profiles (nullptr: kvlab's, Builtin()).
+  const encodings::EncodingRegistry* registry = nullptr;
   VersionPairing pairing = VersionPairing::kLockstep;
   std::vector<TierState> tier_states = AllTierStates();
   std::vector<CaseFile> corpus;
@@ -73,12 +75,13 @@ struct MatrixPlan {
 // configured, whatever the plan asks.
 Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profile>* out);
 
-// "hash", "zset" or "other", from the command table's group.
+// The registry type whose commands the command is ("hash", "zset"), from the command table's
+// group, or "other".
 std::string CommandGroup(const std::string& command);
 // The matrix column of a command run in a profile: "hash v1" for hash commands, "zset v0" for
-// zset commands, the profile's label ("h1z0") for the others; with the tier state appended.
+// zset commands, the profile's label ("h1 z0") for the others; with the tier state appended.
 std::string VersionLabel(const std::string& command, const Profile& profile);
-// The same for a whole group ("hash", "zset" or "other").
+// The same for a whole group (a type name or "other").
 std::string GroupVersionLabel(const std::string& group, const Profile& profile);
 
 struct Tally {

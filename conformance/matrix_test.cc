@@ -32,17 +32,24 @@ using testing::FaultySubject;
 class VersionsOnly final : public Subject {
  public:
   VersionsOnly(std::vector<int> hash, std::vector<int> zset, int first_tier_version = 99)
-      : hash_(std::move(hash)), zset_(std::move(zset)), tier_from_(first_tier_version) {}
+      : tier_from_(first_tier_version) {
+    for (int v : hash) versions_["hash"].push_back(std::to_string(v));
+    for (int v : zset) versions_["zset"].push_back(std::to_string(v));
+  }
   std::string name() const override { return "fake"; }
-  std::vector<int> HashVersions() override { return hash_; }
-  std::vector<int> ZsetVersions() override { return zset_; }
-  bool UsesTier(int h, int z) const override { return h >= tier_from_ || z >= tier_from_; }
+  std::map<std::string, std::vector<std::string>> Versions() override { return versions_; }
+  bool UsesTier(const encodings::EncodingProfile& p) const override {
+    for (const auto& [type, version] : p.versions) {
+      if (version && std::stoi(*version) >= tier_from_) return true;
+    }
+    return false;
+  }
   Status Open(const Profile&, std::unique_ptr<SubjectSession>*) override {
     return Status::NotSupported("fake");
   }
 
  private:
-  std::vector<int> hash_, zset_;
+  std::map<std::string, std::vector<std::string>> versions_;
   int tier_from_;
 };
 
@@ -64,21 +71,21 @@ TEST(Matrix, LockstepAndCrossProfiles) {
   std::vector<Profile> p;
   VersionsOnly today({0, 1}, {0});
   ASSERT_TRUE(PlanProfiles(today, plan, &p).ok());
-  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0z0", "h1z0"}));
+  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0 z0", "h1 z0"}));
   plan.pairing = VersionPairing::kCross;
   ASSERT_TRUE(PlanProfiles(today, plan, &p).ok());
-  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0z0", "h1z0"}));
+  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0 z0", "h1 z0"}));
 
   VersionsOnly all({0, 1, 2, 3}, {0, 1, 2, 3});
   ASSERT_TRUE(PlanProfiles(all, plan, &p).ok());
   EXPECT_EQ(p.size(), 16u);
   plan.pairing = VersionPairing::kLockstep;
   ASSERT_TRUE(PlanProfiles(all, plan, &p).ok());
-  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0z0", "h1z1", "h2z2", "h3z3"}));
-  plan.hash_versions = {1};
+  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0 z0", "h1 z1", "h2 z2", "h3 z3"}));
+  plan.versions["hash"] = {"1"};
   ASSERT_TRUE(PlanProfiles(all, plan, &p).ok());
-  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h1z0", "h1z1", "h1z2", "h1z3"}));
-  plan.hash_versions = {7};
+  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h1 z0", "h1 z1", "h1 z2", "h1 z3"}));
+  plan.versions["hash"] = {"7"};
   EXPECT_FALSE(PlanProfiles(all, plan, &p).ok());
 }
 
@@ -87,14 +94,15 @@ TEST(Matrix, TierVersionsRunInEveryTierState) {
   std::vector<Profile> p;
   VersionsOnly tiered({0, 1, 2}, {0, 1}, /*first_tier_version=*/1);
   ASSERT_TRUE(PlanProfiles(tiered, plan, &p).ok());
-  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0z0", "h1z1 cold", "h1z1 warm", "h1z1 flushed",
-                                                 "h2z1 cold", "h2z1 warm", "h2z1 flushed"}));
+  EXPECT_EQ(Labels(p),
+            (std::vector<std::string>{"h0 z0", "h1 z1 cold", "h1 z1 warm", "h1 z1 flushed",
+                                      "h2 z1 cold", "h2 z1 warm", "h2 z1 flushed"}));
   plan.tier_states = {TierState::kWarm};
   ASSERT_TRUE(PlanProfiles(tiered, plan, &p).ok());
-  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0z0", "h1z1 warm", "h2z1 warm"}));
+  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0 z0", "h1 z1 warm", "h2 z1 warm"}));
   EXPECT_EQ(VersionLabel("hget", p[1]), "hash v1 warm");
   EXPECT_EQ(VersionLabel("ZADD", p[2]), "zset v1 warm");
-  EXPECT_EQ(VersionLabel("get", p[0]), "h0z0");
+  EXPECT_EQ(VersionLabel("get", p[0]), "h0 z0");
 }
 
 TEST(Matrix, ServerWithoutVersionsRunsOnceAsConfigured) {
@@ -104,7 +112,7 @@ TEST(Matrix, ServerWithoutVersionsRunsOnceAsConfigured) {
   ASSERT_TRUE(PlanProfiles(plain, plan, &p).ok());
   EXPECT_EQ(Labels(p), (std::vector<std::string>{"as configured"}));
   EXPECT_EQ(VersionLabel("hset", p[0]), "as configured");
-  plan.zset_versions = {0};
+  plan.versions["zset"] = {"0"};
   ASSERT_TRUE(PlanProfiles(plain, plan, &p).ok());
   EXPECT_EQ(Labels(p), (std::vector<std::string>{"as configured"}));
 }
@@ -203,8 +211,8 @@ TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
     std::shared_ptr<int> n_;
   };
   TierWiring wiring;
-  wiring.uses_tier = [](std::string_view type, int version) {
-    return type == "hash" && version == 1;
+  wiring.uses_tier = [](std::string_view type, std::string_view version) {
+    return type == "hash" && version == "1";
   };
   wiring.attach = [flushes](Engine&) -> std::unique_ptr<RedisTierControl> {
     return std::make_unique<SharedCount>(flushes);
@@ -212,14 +220,15 @@ TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
   EngineSubject memory("memory", StoreSpec(), EngineOptions(), wiring);
   EngineOnMemory reference;
   MatrixPlan plan;
-  plan.hash_versions = {0, 1};
-  plan.zset_versions = {0};
+  plan.versions["hash"] = {"0", "1"};
+  plan.versions["zset"] = {"0"};
   plan.corpus = {Case("HSET h f v\nHGET h f\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
   std::vector<std::string> labels;
   for (const ProfileRun& run : r.runs) labels.push_back(run.profile.Label());
-  EXPECT_EQ(labels, (std::vector<std::string>{"h0z0", "h1z0 cold", "h1z0 warm", "h1z0 flushed"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"h0 z0", "h1 z0 cold", "h1 z0 warm", "h1 z0 flushed"}));
   EXPECT_EQ(*flushes, 1 + 2);  // cold: once per case; flushed: before each of the 2 commands
   EXPECT_EQ(r.cells.at({"memory", "hash v1 warm", "hget"}).pass, 1u);
 }
@@ -239,7 +248,8 @@ TEST(Matrix, TierFailureFailsTheStep) {
 
 DeviationCatalogue Catalogue() {
   DeviationCatalogue c;
-  Status s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(), &c);
+  Status s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(),
+                                      encodings::EncodingRegistry::Builtin(), &c);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return c;
 }
@@ -250,8 +260,8 @@ TEST(Matrix, BlindHashDeviatesAsCataloguedAndTheReportsSaySo) {
   const DeviationCatalogue catalogue = Catalogue();
   MatrixPlan plan;
   plan.catalogue = &catalogue;
-  plan.hash_versions = {0, 1};
-  plan.zset_versions = {0};
+  plan.versions["hash"] = {"0", "1"};
+  plan.versions["zset"] = {"0"};
   plan.corpus = {Case("HSET h a 1 b 2\nHSET h a 3 c 4\nHDEL h a x\nHGETALL h\nZADD z 1 m\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
@@ -327,7 +337,7 @@ TEST(Matrix, RandomFailuresAreShrunkToAVerifiedReproducer) {
                        alter);
   kvlab::testing::ScratchDir scratch;
   MatrixPlan plan;
-  plan.hash_versions = {0};
+  plan.versions["hash"] = {"0"};
   plan.random = RandomPlan{1234, 3, 400, false, "kvlab conform --random --seed 1234"};
   plan.reproducer_dir = scratch.Sub("repro");
   plan.max_shrinks = 1;

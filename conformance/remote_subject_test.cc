@@ -28,7 +28,8 @@ class RemoteSubjectTest : public ::testing::Test {
     reference_ = std::make_unique<RedisTarget>("redis", client_.get());
     s = LoadCaseDirectory(KVLAB_SOURCE_DIR "/conformance/cases", &plan_.corpus);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(), &catalogue_);
+    s = DeviationCatalogue::Load(DefaultDeviationCataloguePath(),
+                                 encodings::EncodingRegistry::Builtin(), &catalogue_);
     ASSERT_TRUE(s.ok()) << s.ToString();
     plan_.catalogue = &catalogue_;
   }
@@ -44,7 +45,7 @@ class RemoteSubjectTest : public ::testing::Test {
 TEST_F(RemoteSubjectTest, ARealRedisAsTheSubjectPassesTheWholeCorpus) {
   RemoteSubject remote(served_.endpoint());
   ASSERT_TRUE(remote.CheckEmpty().ok());
-  EXPECT_TRUE(remote.HashVersions().empty());  // a plain Redis takes no encode-versions
+  EXPECT_TRUE(remote.Versions().empty());  // a plain Redis takes no encode-versions
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(*reference_, {&remote}, plan_, nullptr, &r).ok());
   ASSERT_EQ(r.runs.size(), 1u);

@@ -27,8 +27,12 @@ json TallyJson(const Tally& t) {
 
 json ProfileJson(const Profile& p) {
   json j = {{"label", p.Label()}, {"tier_state", std::string(TierStateName(p.tier))}};
-  j["hash_version"] = p.hash_version >= 0 ? json(p.hash_version) : json(nullptr);
-  j["zset_version"] = p.zset_version >= 0 ? json(p.zset_version) : json(nullptr);
+  // Type name -> version name, as the bench results' "profile" (docs/results-schema.md).
+  json versions = json::object();
+  for (const auto& [type, version] : p.encodings.versions) {
+    versions[type] = version ? json(*version) : json(nullptr);
+  }
+  j["profile"] = versions;
   return j;
 }
 

@@ -19,8 +19,6 @@ using resp::Reply;
 
 namespace {
 
-constexpr int kMaxProbedVersion = 15;
-
 class EngineSession final : public SubjectSession {
  public:
   ReplyTarget& target() override { return *target_; }
@@ -63,11 +61,18 @@ bool ConfigSet(RedisClient& client, const std::string& name, const std::string& 
 }  // namespace
 
 std::string Profile::Label() const {
-  std::string label = hash_version < 0 || zset_version < 0
-                          ? "as configured"
-                          : "h" + std::to_string(hash_version) + "z" + std::to_string(zset_version);
+  std::string label = encodings.versions.empty() ? "as configured" : encodings_label;
   if (tier != TierState::kNone) label += " " + std::string(TierStateName(tier));
   return label;
+}
+
+Profile MakeProfile(const encodings::EncodingRegistry& registry,
+                    encodings::EncodingProfile encodings, TierState tier) {
+  Profile p;
+  p.encodings_label = encodings.Label(registry);
+  p.encodings = std::move(encodings);
+  p.tier = tier;
+  return p;
 }
 
 Status ParseBackendColumn(const std::string& column, StoreSpec* out) {
@@ -106,25 +111,24 @@ Status EngineSubject::Probe() {
   std::unique_ptr<OpenedStore> store;
   KVLAB_RETURN_IF_ERROR(OpenStore(memory, &store));
   Engine engine(store->store(), options_);
-  for (int v = 0; v <= kMaxProbedVersion; ++v) {
-    if (engine.hash_encoding(static_cast<uint8_t>(v)) != nullptr) hash_versions_.push_back(v);
-    if (engine.zset_encoding(static_cast<uint8_t>(v)) != nullptr) zset_versions_.push_back(v);
+  for (const encodings::EncodingSpec& row : engine.registry().rows()) {
+    if (engine.encoding(row.type, row.id) == nullptr) continue;
+    versions_[std::string(engine.registry().FindType(row.type)->name)].emplace_back(row.name);
   }
   probed_ = true;
   return Status::OK();
 }
 
-std::vector<int> EngineSubject::HashVersions() {
-  return Probe().ok() ? hash_versions_ : std::vector<int>{};
+std::map<std::string, std::vector<std::string>> EngineSubject::Versions() {
+  return Probe().ok() ? versions_ : std::map<std::string, std::vector<std::string>>{};
 }
 
-std::vector<int> EngineSubject::ZsetVersions() {
-  return Probe().ok() ? zset_versions_ : std::vector<int>{};
-}
-
-bool EngineSubject::UsesTier(int hash_version, int zset_version) const {
+bool EngineSubject::UsesTier(const encodings::EncodingProfile& profile) const {
   if (!tier_.uses_tier || !tier_.attach) return false;
-  return tier_.uses_tier("hash", hash_version) || tier_.uses_tier("zset", zset_version);
+  for (const auto& [type, version] : profile.versions) {
+    if (version && tier_.uses_tier(type, *version)) return true;
+  }
+  return false;
 }
 
 Status EngineSubject::Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) {
@@ -134,11 +138,21 @@ Status EngineSubject::Open(const Profile& profile, std::unique_ptr<SubjectSessio
   auto session = std::make_unique<EngineSession>();
   KVLAB_RETURN_IF_ERROR(OpenStore(spec_, &session->store_));
   EngineOptions options = options_;
-  options.hash_version = static_cast<uint8_t>(profile.hash_version);
-  options.zset_version = static_cast<uint8_t>(profile.zset_version);
+  const encodings::EncodingRegistry& registry =
+      options.registry != nullptr ? *options.registry : encodings::EncodingRegistry::Builtin();
+  for (const auto& [type_name, version] : profile.encodings.versions) {
+    const encodings::TypeSpec* type = registry.FindType(type_name);
+    const encodings::EncodingSpec* row = nullptr;
+    if (type == nullptr || !version) {
+      return Status::InvalidArgument("profile " + profile.Label() + " names no version of " +
+                                     type_name);
+    }
+    KVLAB_RETURN_IF_ERROR(registry.ParseVersion(*type, *version, &row));
+    options.versions[type->type] = row->id;
+  }
   session->engine_ = std::make_unique<Engine>(session->store_->store(), options);
   if (profile.tier != TierState::kNone) {
-    if (!UsesTier(profile.hash_version, profile.zset_version)) {
+    if (!UsesTier(profile.encodings)) {
       return Status::InvalidArgument("profile " + profile.Label() + " has no Redis tier");
     }
     session->tier_ = tier_.attach(*session->engine_);
@@ -156,34 +170,35 @@ RemoteSubject::RemoteSubject(RedisEndpoint endpoint)
     : endpoint_(std::move(endpoint)), client_(endpoint_, std::chrono::milliseconds(10000)) {}
 
 RemoteSubject::~RemoteSubject() {
-  if (!original_hash_.empty()) ConfigSet(client_, "kv.hash.key.meta.version", original_hash_);
-  if (!original_zset_.empty()) ConfigSet(client_, "kv.zset.key.meta.version", original_zset_);
+  for (const auto& [type, version] : original_) {
+    // Best effort: the server keeps whatever version the run left if it is gone by now.
+    ConfigSet(client_, "kv." + type + ".key.meta.version", version);
+  }
 }
 
 Status RemoteSubject::Probe() {
   if (probed_) return Status::OK();
   KVLAB_RETURN_IF_ERROR(client_.Connect());
-  original_hash_ = ConfigValue(client_, "kv.hash.key.meta.version");
-  original_zset_ = ConfigValue(client_, "kv.zset.key.meta.version");
-  for (int v = 0; v <= kMaxProbedVersion; ++v) {
-    const std::string value = std::to_string(v);
-    if (!original_hash_.empty() && ConfigSet(client_, "kv.hash.key.meta.version", value)) {
-      hash_versions_.push_back(v);
-    }
-    if (!original_zset_.empty() && ConfigSet(client_, "kv.zset.key.meta.version", value)) {
-      zset_versions_.push_back(v);
+  // The versions of kvlab's registry the server accepts (a kvlab server of another build may
+  // run others; it is asked for these).
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+  for (const encodings::TypeSpec& type : registry.types()) {
+    const std::string param = "kv." + std::string(type.name) + ".key.meta.version";
+    const std::string original = ConfigValue(client_, param);
+    if (original.empty()) continue;
+    original_[std::string(type.name)] = original;
+    for (const encodings::EncodingSpec* row : registry.VersionsOf(type.type)) {
+      if (ConfigSet(client_, param, std::string(row->name))) {
+        versions_[std::string(type.name)].emplace_back(row->name);
+      }
     }
   }
   probed_ = true;
   return Status::OK();
 }
 
-std::vector<int> RemoteSubject::HashVersions() {
-  return Probe().ok() ? hash_versions_ : std::vector<int>{};
-}
-
-std::vector<int> RemoteSubject::ZsetVersions() {
-  return Probe().ok() ? zset_versions_ : std::vector<int>{};
+std::map<std::string, std::vector<std::string>> RemoteSubject::Versions() {
+  return Probe().ok() ? versions_ : std::map<std::string, std::vector<std::string>>{};
 }
 
 Status RemoteSubject::CheckEmpty() {
@@ -194,15 +209,10 @@ Status RemoteSubject::Open(const Profile& profile, std::unique_ptr<SubjectSessio
   KVLAB_RETURN_IF_ERROR(Probe());
   auto session = std::make_unique<RemoteSession>(endpoint_);
   KVLAB_RETURN_IF_ERROR(session->client().Connect());
-  if (profile.hash_version >= 0 && !ConfigSet(session->client(), "kv.hash.key.meta.version",
-                                              std::to_string(profile.hash_version))) {
-    return Status::Unavailable(name() + " refused hash version " +
-                               std::to_string(profile.hash_version));
-  }
-  if (profile.zset_version >= 0 && !ConfigSet(session->client(), "kv.zset.key.meta.version",
-                                              std::to_string(profile.zset_version))) {
-    return Status::Unavailable(name() + " refused zset version " +
-                               std::to_string(profile.zset_version));
+  for (const auto& [type, version] : profile.encodings.versions) {
+    if (version && !ConfigSet(session->client(), "kv." + type + ".key.meta.version", *version)) {
+      return Status::Unavailable(name() + " refused " + type + " version " + *version);
+    }
   }
   *out = std::move(session);
   return Status::OK();
@@ -227,10 +237,12 @@ class EngineTierControl final : public RedisTierControl {
 
 }  // namespace
 
-TierWiring EngineTierWiring() {
+TierWiring EngineTierWiring(const encodings::EncodingRegistry& registry) {
   TierWiring wiring;
-  wiring.uses_tier = [](std::string_view type, int version) {
-    return (type == "hash" && version >= 2) || (type == "zset" && version >= 1);
+  wiring.uses_tier = [&registry](std::string_view type_name, std::string_view version) {
+    const encodings::TypeSpec* type = registry.FindType(type_name);
+    const encodings::EncodingSpec* row = type ? registry.Find(type->type, version) : nullptr;
+    return row != nullptr && row->tier != encodings::TierUse::kNone;
   };
   wiring.attach = [](Engine& engine) -> std::unique_ptr<RedisTierControl> {
     if (engine.tier() == nullptr) return nullptr;

@@ -5,12 +5,14 @@
 // keyspace, with new keys taking the profile's versions.
 //   EngineSubject   the engine in-process over a backend (a fresh store per profile);
 //   RemoteSubject   any RESP server, e.g. `kvlab serve`, end to end over hiredis. When the
-//                   server accepts CONFIG SET kv.hash.key.meta.version (kvlab does), every
-//                   version it accepts is a profile; otherwise (a plain redis-server) it runs as
-//                   configured, in one profile where no catalogued deviation applies.
+//                   server accepts CONFIG SET kv.<type>.key.meta.version (kvlab does), every
+//                   version of the registry it accepts is a profile; otherwise (a plain
+//                   redis-server) it runs as configured, in one profile where no catalogued
+//                   deviation applies.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +21,7 @@
 #include "backends/registry.h"
 #include "conformance/differential.h"
 #include "conformance/redis_tier_hook.h"
+#include "encodings/registry.h"
 #include "engine/engine.h"
 #include "redis/client.h"
 
@@ -26,26 +29,33 @@ namespace kvlab::conformance {
 
 // One run configuration of a subject.
 struct Profile {
-  int hash_version = -1;  // -1: as the subject is configured (unknown)
-  int zset_version = -1;
+  // The version new keys of each type get, by name; empty: as the subject is configured
+  // (unknown).
+  encodings::EncodingProfile encodings;
   TierState tier = TierState::kNone;
-  // "h0z0", "h2z1 warm", or "as configured".
+  // The encodings' label ("h0 z1", EncodingProfile::Label), set by MakeProfile.
+  std::string encodings_label;
+  // "h0 z0", "h2 z1 warm", or "as configured".
   std::string Label() const;
   bool operator==(const Profile&) const = default;
 };
 
+// A profile with its label from `registry`.
+Profile MakeProfile(const encodings::EncodingRegistry& registry,
+                    encodings::EncodingProfile encodings, TierState tier = TierState::kNone);
+
 // How the engine's Redis tier plugs into the harness (see redis_tier_hook.h). Both functions
 // may be empty: then no version uses a tier and every profile runs in state kNone.
 struct TierWiring {
-  // Whether encode-version `version` of `type` ("hash" or "zset") keeps state in the tier.
-  std::function<bool(std::string_view type, int version)> uses_tier;
+  // Whether the version named `version` of `type` ("hash", "zset") keeps state in the tier.
+  std::function<bool(std::string_view type, std::string_view version)> uses_tier;
   // The control of `engine`'s tier. Called only for versions that use it.
   std::function<std::unique_ptr<RedisTierControl>(engine::Engine& engine)> attach;
 };
 
-// The wiring of the engine's own Redis tier: hash v2/v3 and zset v1-v3 use it; flushing empties
-// the engine's cache Redis (never zset v3's store).
-TierWiring EngineTierWiring();
+// The wiring of the engine's own Redis tier: the versions whose registry row uses a tier (hash
+// v2/v3, zset v1-v3); flushing empties the engine's cache Redis (never zset v3's store).
+TierWiring EngineTierWiring(const encodings::EncodingRegistry& registry);
 
 class SubjectSession {
  public:
@@ -60,11 +70,11 @@ class Subject {
   virtual ~Subject() = default;
   // The column name in reports: "memory", "rocksdb:noreverse", "serve 127.0.0.1:7000".
   virtual std::string name() const = 0;
-  // The encode-versions this subject runs; empty when it cannot be told.
-  virtual std::vector<int> HashVersions() = 0;
-  virtual std::vector<int> ZsetVersions() = 0;
+  // The encode-versions this subject runs, by type name, in the registry's order; empty when
+  // it cannot be told.
+  virtual std::map<std::string, std::vector<std::string>> Versions() = 0;
   // Whether the tier states apply to a profile with these versions.
-  virtual bool UsesTier(int hash_version, int zset_version) const = 0;
+  virtual bool UsesTier(const encodings::EncodingProfile& profile) const = 0;
   virtual Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) = 0;
 };
 
@@ -76,9 +86,8 @@ class EngineSubject final : public Subject {
   EngineSubject(std::string name, backends::StoreSpec spec, engine::EngineOptions options,
                 TierWiring tier = {});
   std::string name() const override { return name_; }
-  std::vector<int> HashVersions() override;
-  std::vector<int> ZsetVersions() override;
-  bool UsesTier(int hash_version, int zset_version) const override;
+  std::map<std::string, std::vector<std::string>> Versions() override;
+  bool UsesTier(const encodings::EncodingProfile& profile) const override;
   Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) override;
 
  private:
@@ -89,7 +98,7 @@ class EngineSubject final : public Subject {
   const engine::EngineOptions options_;
   const TierWiring tier_;
   bool probed_ = false;
-  std::vector<int> hash_versions_, zset_versions_;
+  std::map<std::string, std::vector<std::string>> versions_;
 };
 
 // Parses a --backends entry: "NAME" or "NAME:noreverse" (the backend without reverse scan, so
@@ -102,9 +111,8 @@ class RemoteSubject final : public Subject {
   explicit RemoteSubject(redis::RedisEndpoint endpoint);
   ~RemoteSubject() override;
   std::string name() const override { return "serve " + endpoint_.ToString(); }
-  std::vector<int> HashVersions() override;
-  std::vector<int> ZsetVersions() override;
-  bool UsesTier(int, int) const override { return false; }
+  std::map<std::string, std::vector<std::string>> Versions() override;
+  bool UsesTier(const encodings::EncodingProfile&) const override { return false; }
   Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) override;
   // Fails unless every database 0-15 of the server is empty: the harness would wipe it.
   Status CheckEmpty();
@@ -115,9 +123,9 @@ class RemoteSubject final : public Subject {
   const redis::RedisEndpoint endpoint_;
   redis::RedisClient client_;
   bool probed_ = false;
-  std::vector<int> hash_versions_, zset_versions_;
-  // The server's versions before the run, restored by the destructor ("" if it has none).
-  std::string original_hash_, original_zset_;
+  std::map<std::string, std::vector<std::string>> versions_;
+  // The server's version of each type before the run, restored by the destructor.
+  std::map<std::string, std::string> original_;
 };
 
 }  // namespace kvlab::conformance

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "encodings/kv_txn.h"
+#include "encodings/type_encoding.h"
 
 namespace kvlab::encodings {
 
@@ -33,16 +34,8 @@ using FieldValue = std::pair<std::string, std::string>;
 
 enum class HashGetAllPart { kKeys, kValues, kBoth };
 
-class HashEncoding {
+class HashEncoding : public TypeEncoding {
  public:
-  virtual ~HashEncoding() = default;
-
-  // The encode-version this encoding writes into new key-metas.
-  virtual uint8_t version() const = 0;
-  // The Redis-tier roles this version keeps state in (empty: KV only). A version whose tier
-  // cannot be reached runs degraded: its numbers are not the version's.
-  virtual std::vector<redis::TierRole> tier_roles() const { return {}; }
-
   virtual Status Get(KvTxn& txn, const KeyHandle& h, std::string_view field,
                      std::optional<std::string>* value) = 0;
   // values->size() == fields.size() on success.

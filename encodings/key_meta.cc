@@ -1,6 +1,7 @@
 #include "encodings/key_meta.h"
 
 #include "encodings/coding.h"
+#include "encodings/registry.h"
 
 namespace kvlab::encodings {
 
@@ -20,21 +21,6 @@ const char* KeyTypeName(KeyType type) {
   return "none";
 }
 
-bool MetaHasCount(KeyType type, uint8_t encode_version) {
-  switch (type) {
-    case KeyType::kHash:
-      return encode_version == 0 || encode_version == 2;
-    case KeyType::kZset:
-      return encode_version <= 3;
-    default:
-      return false;
-  }
-}
-
-uint8_t MaxEncodeVersion(KeyType type) {
-  return (type == KeyType::kHash || type == KeyType::kZset) ? 3 : 0;
-}
-
 std::string KeyMeta::Encode() const {
   std::string out;
   out.reserve(kHeaderBytes + (type == KeyType::kString ? value.size() : 4));
@@ -50,23 +36,31 @@ std::string KeyMeta::Encode() const {
   return out;
 }
 
-Status KeyMeta::Decode(std::string_view bytes, KeyMeta* meta) {
+Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry, KeyMeta* meta) {
   if (bytes.size() < kHeaderBytes) {
     return Status::Corruption("key-meta of " + std::to_string(bytes.size()) +
                               " bytes is too short");
   }
   const auto type = static_cast<KeyType>(static_cast<uint8_t>(bytes[1]));
-  if (type != KeyType::kString && type != KeyType::kHash && type != KeyType::kZset) {
+  const auto version = static_cast<uint8_t>(bytes[0]);
+  bool counted = false;
+  if (type == KeyType::kString) {
+    if (version != 0) {
+      return Status::Corruption("key-meta of a string has unknown encode-version " +
+                                std::to_string(version));
+    }
+  } else if (registry.FindType(type) == nullptr) {
     return Status::Corruption("key-meta has unknown key-type " +
                               std::to_string(static_cast<uint8_t>(bytes[1])));
-  }
-  const auto version = static_cast<uint8_t>(bytes[0]);
-  if (version > MaxEncodeVersion(type)) {
+  } else if (const EncodingSpec* row = registry.Find(type, version)) {
+    counted = row->meta_has_count;
+  } else {
     return Status::Corruption(std::string("key-meta of a ") + KeyTypeName(type) +
                               " has unknown encode-version " + std::to_string(version));
   }
   meta->encode_version = version;
   meta->type = type;
+  meta->counted = counted;
   meta->key_version = DecodeFixed64BE(bytes.data() + 2);
   meta->expire_ms = static_cast<int64_t>(DecodeFixed64BE(bytes.data() + 10));
   bytes.remove_prefix(kHeaderBytes);

@@ -4,15 +4,16 @@
 //
 //   encode-version (1) | key-type (1) | key-version (8) | expire-time (8) | extra
 //
-//   encode-version  the encoding the key was created with (hash 0-3, zset 0-3; 0 for strings).
+//   encode-version  the encoding the key was created with: the id of its registry row
+//                   (registry.h; hash 0-3, zset 0-3), 0 for strings.
 //                   A key keeps it for life; the runtime switch only affects new keys.
 //   key-type        KeyType below.
 //   key-version     unique and monotonic (KeyVersionGenerator); sub-keys carry it.
 //   expire-time     absolute Unix time in ms, signed; -1 when the key has no TTL. The key is
 //                   expired once the current time is past it (Redis: now > when).
 //   extra           string: the value itself.
-//                   hash v0, v2 and zset v0-v3: element count, u32.
-//                   hash v1, v3: nothing (these versions keep no count).
+//                   versions whose registry row says meta_has_count (hash v0, v2, zset
+//                   v0-v3): element count, u32. The others: nothing.
 //
 // zset v3's count is kvlab's, not the spec's: the zset itself lives only in the store Redis,
 // and the count in KV is what lets kvlab notice that the store lost it (docs/engine.md). A v3
@@ -40,11 +41,7 @@ enum class KeyType : uint8_t {
 // The Redis TYPE name of a key type: "string", "hash", "zset", "list", "set".
 const char* KeyTypeName(KeyType type);
 
-// Whether a key-meta of this type and encode-version carries an element count.
-bool MetaHasCount(KeyType type, uint8_t encode_version);
-
-// The highest encode-version defined for a type (strings: 0, hash and zset: 3).
-uint8_t MaxEncodeVersion(KeyType type);
+class EncodingRegistry;
 
 struct KeyMeta {
   static constexpr size_t kHeaderBytes = 18;
@@ -54,19 +51,23 @@ struct KeyMeta {
   KeyType type = KeyType::kString;
   uint64_t key_version = 0;
   int64_t expire_ms = kNoExpire;
+  // Whether the version keeps an element count (its registry row's meta_has_count): set by
+  // KvTxn::NewMeta and by Decode.
+  bool counted = false;
   uint32_t count = 0;  // meaningful only when has_count()
   // False only for a zset v3 meta written before v3 kept a count (no extra bytes). Not encoded:
   // Encode always writes the count.
   bool count_known = true;
   std::string value;  // strings only
 
-  bool has_count() const { return MetaHasCount(type, encode_version); }
+  bool has_count() const { return counted; }
   bool has_expire() const { return expire_ms != kNoExpire; }
   bool ExpiredAt(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
 
   std::string Encode() const;
-  // Fails with Corruption when the bytes are not a key-meta of a known type and version.
-  static Status Decode(std::string_view bytes, KeyMeta* meta);
+  // Fails with Corruption when the bytes are not a key-meta of a string or of a type and
+  // version of `registry`.
+  static Status Decode(std::string_view bytes, const EncodingRegistry& registry, KeyMeta* meta);
 };
 
 }  // namespace kvlab::encodings

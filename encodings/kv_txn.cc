@@ -1,5 +1,6 @@
 #include "encodings/kv_txn.h"
 
+#include "encodings/registry.h"
 #include "encodings/tier_ops.h"
 
 namespace kvlab::encodings {
@@ -9,9 +10,9 @@ using resp::Reply;
 
 namespace {
 
-Status DecodeLive(std::string_view key, std::string_view bytes, int64_t now_ms, KeyMeta* meta,
-                  bool* found) {
-  Status d = KeyMeta::Decode(bytes, meta);
+Status DecodeLive(std::string_view key, std::string_view bytes, const EncodingRegistry& registry,
+                  int64_t now_ms, KeyMeta* meta, bool* found) {
+  Status d = KeyMeta::Decode(bytes, registry, meta);
   if (!d.ok()) return Status::Corruption("key '" + std::string(key) + "': " + d.message());
   *found = !meta->ExpiredAt(now_ms);
   return Status::OK();
@@ -50,7 +51,7 @@ Status KvTxn::GetMeta(std::string_view key, KeyMeta* meta, bool* found) {
       return Status::OK();
     }
     KVLAB_RETURN_IF_ERROR(s);
-    return DecodeLive(key, bytes, now_ms_, meta, found);
+    return DecodeLive(key, bytes, *registry_, now_ms_, meta, found);
   }
   std::vector<std::optional<KeyMeta>> metas;
   KVLAB_RETURN_IF_ERROR(GetMetas({key}, &metas));
@@ -96,7 +97,8 @@ Status KvTxn::GetMetas(const std::vector<std::string_view>& keys,
     if (!values[j]) continue;
     KeyMeta meta;
     bool found = false;
-    KVLAB_RETURN_IF_ERROR(DecodeLive(keys[from_store[j]], *values[j], now_ms_, &meta, &found));
+    KVLAB_RETURN_IF_ERROR(
+        DecodeLive(keys[from_store[j]], *values[j], *registry_, now_ms_, &meta, &found));
     if (found) (*metas)[from_store[j]] = std::move(meta);
   }
   return Status::OK();
@@ -176,6 +178,8 @@ KeyMeta KvTxn::NewMeta(KeyType type, uint8_t encode_version) {
   KeyMeta meta;
   meta.type = type;
   meta.encode_version = encode_version;
+  const EncodingSpec* row = registry_->Find(type, encode_version);
+  meta.counted = row != nullptr && row->meta_has_count;
   meta.key_version = versions_->Next();
   return meta;
 }

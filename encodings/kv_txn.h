@@ -24,6 +24,8 @@
 
 namespace kvlab::encodings {
 
+class EncodingRegistry;
+
 // A Redis key as one command sees it: its name, its key-meta, and whether that meta is only in
 // memory so far (a key this command creates). A new key has a fresh key-version, so it has no
 // sub-keys yet and the encodings skip their existence checks.
@@ -36,11 +38,12 @@ struct KeyHandle {
 class KvTxn {
  public:
   // REQUIRES: every pointer outlives the transaction.
-  KvTxn(backends::KvStore* kv, const KeyCodec* codec, KeyVersionGenerator* versions, uint8_t db,
-        int64_t now_ms, redis::RedisTier* tier = nullptr)
+  KvTxn(backends::KvStore* kv, const KeyCodec* codec, const EncodingRegistry* registry,
+        KeyVersionGenerator* versions, uint8_t db, int64_t now_ms, redis::RedisTier* tier = nullptr)
       : kv_(kv),
         caps_(kv->capabilities()),
         codec_(codec),
+        registry_(registry),
         versions_(versions),
         db_(db),
         now_ms_(now_ms),
@@ -49,6 +52,7 @@ class KvTxn {
   backends::KvStore& kv() { return *kv_; }
   const backends::Capabilities& capabilities() const { return caps_; }
   const KeyCodec& codec() const { return *codec_; }
+  const EncodingRegistry& registry() const { return *registry_; }
   uint8_t db() const { return db_; }
   // The command's time: fixed for the whole command, as Redis does.
   int64_t now_ms() const { return now_ms_; }
@@ -66,7 +70,7 @@ class KvTxn {
   // Queues a delete of the meta (O(1): the key's sub-keys become unreachable through their
   // key-version), and remembers it for GetMeta.
   void DeleteMeta(std::string_view key);
-  // A meta for a new key: a fresh key-version, no expiry, count 0.
+  // A meta for a new key: a fresh key-version, no expiry, count 0 (when the version keeps one).
   KeyMeta NewMeta(KeyType type, uint8_t encode_version);
 
   // Queues a write of the handle's meta and marks it stored.
@@ -102,6 +106,7 @@ class KvTxn {
   backends::KvStore* kv_;
   const backends::Capabilities caps_;
   const KeyCodec* codec_;
+  const EncodingRegistry* registry_;
   KeyVersionGenerator* versions_;
   const uint8_t db_;
   const int64_t now_ms_;

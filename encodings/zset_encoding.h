@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "encodings/kv_txn.h"
+#include "encodings/type_encoding.h"
 
 namespace kvlab::encodings {
 
@@ -78,13 +79,8 @@ struct ZAddResult {
   std::optional<double> incr_score;
 };
 
-class ZsetEncoding {
+class ZsetEncoding : public TypeEncoding {
  public:
-  virtual ~ZsetEncoding() = default;
-  virtual uint8_t version() const = 0;
-  // The Redis-tier roles this version keeps state in (empty: KV only), as HashEncoding's.
-  virtual std::vector<redis::TierRole> tier_roles() const { return {}; }
-
   // ZADD / ZINCRBY. Processes elements in order, as Redis does (a repeated member sees the
   // score an earlier element gave it). Fails with InvalidArgument "resulting score is not a
   // number (NaN)" when INCR would produce NaN; then nothing is written.
@@ -152,8 +148,8 @@ class ZsetEncoding {
 // `size` members. Returns false when the range is empty.
 bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first, uint64_t* last);
 
-// v0: s# + k# in KV, count in the meta.
-std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding();
+// v0: s# + k# in KV, count in the meta. `version` is the encode-version byte it reports.
+std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version);
 // v1, v2 and v3: the Redis-tier versions (zset_tiered.cc).
 std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version);
 

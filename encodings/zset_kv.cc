@@ -27,7 +27,8 @@ namespace {
 
 class IndexedZset final : public ZsetEncoding {
  public:
-  uint8_t version() const override { return 0; }
+  explicit IndexedZset(uint8_t version) : version_(version) {}
+  uint8_t version() const override { return version_; }
 
   Status Add(KvTxn& txn, KeyHandle* h, const ZAddFlags& flags,
              const std::vector<ScoredMember>& elems, ZAddResult* result) override {
@@ -213,6 +214,7 @@ class IndexedZset final : public ZsetEncoding {
   }
 
  private:
+  const uint8_t version_;
   // The key prefixes of one incarnation of a zset.
   struct Keys {
     Keys(const KvTxn& txn, const KeyHandle& h)
@@ -340,6 +342,8 @@ class IndexedZset final : public ZsetEncoding {
 
 }  // namespace
 
-std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding() { return std::make_unique<IndexedZset>(); }
+std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version) {
+  return std::make_unique<IndexedZset>(version);
+}
 
 }  // namespace kvlab::encodings

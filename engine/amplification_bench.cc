@@ -79,8 +79,9 @@ int Run(const Options& opts) {
   std::string table =
       "| command | encoding | median µs | KV operations | Redis tier |\n|---|---|---|---|---|\n";
   for (const AmplificationRow& row : rows) {
-    std::vector<int> versions = row.versions.empty() ? std::vector<int>{0} : row.versions;
-    for (int version : versions) {
+    std::vector<std::string> versions =
+        row.versions.empty() ? std::vector<std::string>{"0"} : row.versions;
+    for (const std::string& version : versions) {
       Engine& engine = *engines[row.no_reverse_scan];
       Session session;
       auto exec = [&](const std::vector<std::string>& argv, CommandCost* cost = nullptr) {
@@ -92,10 +93,13 @@ int Run(const Options& opts) {
       CommandCost cost;
       for (int rep = 0; rep < opts.reps; ++rep) {
         exec({"FLUSHALL"});
-        exec(
-            {"CONFIG", "SET", "hash-encoding", row.type == "hash" ? std::to_string(version) : "0"});
-        exec(
-            {"CONFIG", "SET", "zset-encoding", row.type == "zset" ? std::to_string(version) : "0"});
+        // The row's version for its type, every other type at its default.
+        for (const encodings::TypeSpec& type : engine.registry().types()) {
+          exec({"CONFIG", "SET", std::string(type.name) + "-encoding",
+                row.type == type.name
+                    ? version
+                    : std::string(engine.registry().DefaultVersion(type.type).name)});
+        }
         for (const auto& c : DatasetCommands(row.dataset, opts.n)) exec(c);
         if (row.cache == AmplificationRow::CacheState::kWarm) {
           for (const auto& c : WarmUpCommands(row.dataset, opts.n)) exec(c);
@@ -122,9 +126,8 @@ int Run(const Options& opts) {
                                                                              : "";
       char median[32];
       std::snprintf(median, sizeof(median), "%.1f", micros[micros.size() / 2]);
-      const std::string encoding = row.type +
-                                   (row.type == "string" ? "" : " v" + std::to_string(version)) +
-                                   state + (row.no_reverse_scan ? " (no reverse scan)" : "");
+      const std::string encoding = row.type + (row.type == "string" ? "" : " v" + version) + state +
+                                   (row.no_reverse_scan ? " (no reverse scan)" : "");
       table += "| `" + row.command + "` | " + encoding + " | " + median + " | " +
                Flat(cost.kv.Fields()) + " | " + Flat(cost.tier.Fields()) + " |\n";
       std::fprintf(stderr, "%-40s %-28s %8s us\n", row.command.c_str(), encoding.c_str(), median);

@@ -3,8 +3,6 @@
 // command for every encode-version the engine runs.
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include "engine/command_table.h"
 #include "testing/amplification_table.h"
 #include "testing/engine_test_util.h"
@@ -41,18 +39,23 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
   testing::EngineHarness with_reverse(GetParam());
   testing::EngineHarness without_reverse(GetParam(), EngineOptions(), /*no_reverse_scan=*/true);
   for (const AmplificationRow& row : rows) {
-    std::vector<int> versions = row.versions;
-    if (versions.empty()) versions.push_back(0);
-    for (int version : versions) {
+    std::vector<std::string> versions = row.versions;
+    if (versions.empty()) versions.push_back("0");
+    for (const std::string& version : versions) {
       for (int64_t n : {3, 10, 50}) {
         SCOPED_TRACE("docs/amplification.md:" + std::to_string(row.line) + " `" + row.command +
-                     "` " + row.type + " v" + std::to_string(version) + " n=" + std::to_string(n));
+                     "` " + row.type + " v" + version + " n=" + std::to_string(n));
         testing::EngineHarness& e = row.no_reverse_scan ? without_reverse : with_reverse;
         ASSERT_EQ(e.Run("FLUSHALL"), "OK");
         ASSERT_EQ(e.Run("SELECT 0"), "OK");
-        const std::string v = std::to_string(version);
-        ASSERT_EQ(e.Run("CONFIG SET hash-encoding " + (row.type == "hash" ? v : "0")), "OK");
-        ASSERT_EQ(e.Run("CONFIG SET zset-encoding " + (row.type == "zset" ? v : "0")), "OK");
+        // The row's version for its type, every other type at its default.
+        for (const encodings::TypeSpec& type : e.engine().registry().types()) {
+          const std::string v =
+              row.type == type.name
+                  ? version
+                  : std::string(e.engine().registry().DefaultVersion(type.type).name);
+          ASSERT_EQ(e.Run("CONFIG SET " + std::string(type.name) + "-encoding " + v), "OK");
+        }
         for (const auto& cmd : DatasetCommands(row.dataset, n)) {
           ASSERT_FALSE(e.engine().Execute(e.session(), cmd).is_error());
         }
@@ -101,31 +104,12 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, AmplificationTest, ::testing::Values("memory", "rocksdb"));
 
-// Every command of the command table has a row, and every hash and zset command has a row for
-// every encode-version the engine runs.
+// Every command of the command table has a row, and every command of a registry type has a row
+// for every version of the type (testing::AmplificationCoverageGaps).
 TEST(AmplificationTable, CoversEveryCommandAndVersion) {
-  const auto rows = Rows();
-  std::set<std::string> covered;  // "command" and "command/type/version"
-  for (const AmplificationRow& row : rows) {
-    std::string name = row.command.substr(0, row.command.find(' '));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    covered.insert(name);
-    for (int v : row.versions) covered.insert(name + "/" + row.type + "/" + std::to_string(v));
-  }
-  testing::EngineHarness e;
-  for (const CommandSpec& spec : CommandTable::Get().all()) {
-    if (spec.flags & kCmdAboutServer) continue;  // no data: see command_table.h
-    const std::string name(spec.name);
-    EXPECT_TRUE(covered.count(name)) << "no row for " << name;
-    const bool hash = spec.group == "hash", zset = spec.group == "sorted-set";
-    if (!hash && !zset) continue;
-    for (int v = 0; v <= 3; ++v) {
-      const bool runs = hash ? e.engine().hash_encoding(static_cast<uint8_t>(v)) != nullptr
-                             : e.engine().zset_encoding(static_cast<uint8_t>(v)) != nullptr;
-      if (!runs) continue;
-      EXPECT_TRUE(covered.count(name + "/" + (hash ? "hash/" : "zset/") + std::to_string(v)))
-          << "no row for " << name << " on " << (hash ? "hash" : "zset") << " v" << v;
-    }
+  for (const std::string& gap :
+       testing::AmplificationCoverageGaps(Rows(), encodings::EncodingRegistry::Builtin())) {
+    ADD_FAILURE() << gap;
   }
 }
 

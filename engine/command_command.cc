@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "engine/command_context.h"
+#include "engine/command_info.h"
 #include "engine/command_table.h"
 #include "engine/glob.h"
 #include "engine/handlers.h"
@@ -33,6 +34,12 @@ std::vector<std::string> FlagNames(const CommandSpec& spec) {
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   if (spec.flags & kCmdFast) out.push_back("fast");
   if (spec.flags & kCmdNoAuth) out.push_back("no_auth");
+  for (const KeySpec& k : spec.key_specs) {
+    if (k.movable()) {
+      out.push_back("movablekeys");
+      break;
+    }
+  }
   return out;
 }
 
@@ -60,25 +67,45 @@ Reply StatusSet(const std::vector<std::string>& items, const char* prefix = "") 
   return Reply::Set(std::move(out));
 }
 
-// The key-specs: one range spec from the legacy (first, last, step), or none.
-Reply KeySpecs(const CommandSpec& spec) {
-  if (spec.first_key <= 0) return Reply::Set();
-  const bool write = (spec.flags & kCmdWrite) != 0;
-  const int lastkey = spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key;
-  Reply one = Reply::Map({
-      Reply::Bulk("flags"),
-      Reply::Set({Reply::Status(write ? "RW" : "RO"), Reply::Status(write ? "update" : "access")}),
-      Reply::Bulk("begin_search"),
-      Reply::Map({Reply::Bulk("type"), Reply::Bulk("index"), Reply::Bulk("spec"),
-                  Reply::Map({Reply::Bulk("index"), Reply::Integer(spec.first_key)})}),
-      Reply::Bulk("find_keys"),
-      Reply::Map(
-          {Reply::Bulk("type"), Reply::Bulk("range"), Reply::Bulk("spec"),
-           Reply::Map({Reply::Bulk("lastkey"), Reply::Integer(lastkey), Reply::Bulk("keystep"),
-                       Reply::Integer(spec.key_step), Reply::Bulk("limit"), Reply::Integer(0)})}),
-  });
-  return Reply::Set({std::move(one)});
+// One key spec as COMMAND INFO shows it (addReplyCommandKeySpecs: maps, flags as a set).
+Reply KeySpecReply(const CommandSpec& command, const KeySpec& spec) {
+  std::vector<Reply> flags;
+  if (spec.flags.empty()) {
+    const bool write = (command.flags & kCmdWrite) != 0;
+    flags = {Reply::Status(write ? "RW" : "RO"), Reply::Status(write ? "update" : "access")};
+  } else {
+    for (std::string_view f : spec.flags) flags.push_back(Reply::Status(std::string(f)));
+  }
+  Reply begin =
+      spec.keyword.empty()
+          ? Reply::Map({Reply::Bulk("type"), Reply::Bulk("index"), Reply::Bulk("spec"),
+                        Reply::Map({Reply::Bulk("index"), Reply::Integer(spec.index)})})
+          : Reply::Map({Reply::Bulk("type"), Reply::Bulk("keyword"), Reply::Bulk("spec"),
+                        Reply::Map({Reply::Bulk("keyword"), Reply::Bulk(std::string(spec.keyword)),
+                                    Reply::Bulk("startfrom"), Reply::Integer(spec.startfrom)})});
+  Reply find =
+      spec.find == KeySpec::Find::kRange
+          ? Reply::Map({Reply::Bulk("type"), Reply::Bulk("range"), Reply::Bulk("spec"),
+                        Reply::Map({Reply::Bulk("lastkey"), Reply::Integer(spec.lastkey),
+                                    Reply::Bulk("keystep"), Reply::Integer(spec.keystep),
+                                    Reply::Bulk("limit"), Reply::Integer(spec.limit)})})
+          : Reply::Map({Reply::Bulk("type"), Reply::Bulk("keynum"), Reply::Bulk("spec"),
+                        Reply::Map({Reply::Bulk("keynumidx"), Reply::Integer(spec.keynumidx),
+                                    Reply::Bulk("firstkey"), Reply::Integer(spec.firstkey),
+                                    Reply::Bulk("keystep"), Reply::Integer(spec.keystep)})});
+  return Reply::Map({Reply::Bulk("flags"), Reply::Set(std::move(flags)),
+                     Reply::Bulk("begin_search"), std::move(begin), Reply::Bulk("find_keys"),
+                     std::move(find)});
 }
+
+// The key-specs: the command's (CommandTable::KeySpecsOf).
+Reply KeySpecs(const CommandSpec& spec) {
+  std::vector<Reply> out;
+  for (const KeySpec& k : CommandTable::KeySpecsOf(spec)) out.push_back(KeySpecReply(spec, k));
+  return Reply::Set(std::move(out));
+}
+
+}  // namespace
 
 // addReplyCommandInfo: name, arity, flags, first key, last key, key step, ACL categories,
 // tips, key-specs, subcommands.
@@ -97,7 +124,9 @@ Reply CommandInfo(const CommandSpec& spec) {
   });
 }
 
-// addReplyCommandDocs: a map of the documentation kvlab has.
+namespace {
+
+// addReplyCommandDocs: a map (a flat array in RESP2) of the documentation kvlab has.
 Reply CommandDocs(const CommandSpec& spec) {
   return Reply::Map({
       Reply::Bulk("summary"),
@@ -152,15 +181,20 @@ void CommandGetKeys(CommandContext& ctx) {
   const CommandSpec* spec = ctx.engine().commands().Find(ctx.arg(2));
   const size_t argc = ctx.argc() - 2;
   if (spec == nullptr) return ctx.ReplyError("ERR Invalid command specified");
-  if (spec->first_key <= 0) return ctx.ReplyError("ERR The command has no key arguments");
+  if (!CommandTable::HasKeys(*spec)) {
+    return ctx.ReplyError("ERR The command has no key arguments");
+  }
   if ((spec->arity > 0 && static_cast<size_t>(spec->arity) != argc) ||
       static_cast<int64_t>(argc) < -spec->arity) {
     return ctx.ReplyError("ERR Invalid number of arguments specified for command");
   }
-  std::vector<Reply> keys;
-  for (size_t pos : CommandTable::KeyPositions(*spec, argc)) {
-    keys.push_back(Reply::Bulk(ctx.arg(pos + 2)));
+  const std::vector<std::string> argv(ctx.argv().begin() + 2, ctx.argv().end());
+  std::vector<size_t> positions;
+  if (!CommandTable::KeyPositions(*spec, argv, &positions) || positions.empty()) {
+    return ctx.ReplyError("ERR Invalid arguments specified for command");
   }
+  std::vector<Reply> keys;
+  for (size_t pos : positions) keys.push_back(Reply::Bulk(argv[pos]));
   ctx.reply = Reply::Array(std::move(keys));
 }
 

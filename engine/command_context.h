@@ -54,7 +54,9 @@ class CommandContext {
   // Load, then, for an absent key, a new handle with the configured encode-version.
   bool LoadOrCreate(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h);
 
-  // The encoding a key's meta names. REQUIRES: the meta's type matches.
+  // The encoding a key's meta names (Load checked that the engine runs it). Hash and Zset
+  // REQUIRE the meta's type to be theirs.
+  encodings::TypeEncoding& Encoding(const encodings::KeyMeta& meta);
   encodings::HashEncoding& Hash(const encodings::KeyMeta& meta);
   encodings::ZsetEncoding& Zset(const encodings::KeyMeta& meta);
 

@@ -214,6 +214,13 @@ const CommandTable& CommandTable::Get() {
   return kTable;
 }
 
+std::vector<KeySpec> CommandTable::KeySpecsOf(const CommandSpec& spec) {
+  if (!spec.key_specs.empty()) return spec.key_specs;
+  if (spec.first_key <= 0) return {};
+  const int lastkey = spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key;
+  return {KeySpec::Range(spec.first_key, lastkey, spec.key_step)};
+}
+
 const CommandSpec* CommandTable::Find(std::string_view name) const {
   if (name.size() > 32) return nullptr;
   char lower[32];

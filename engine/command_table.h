@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/key_specs.h"
+
 namespace kvlab::engine {
 
 // The Redis release whose commands, arities and replies the table follows. HELLO and INFO
@@ -41,6 +43,7 @@ struct CommandSpec {
   std::string_view name;  // lower case
   int arity;              // Redis's convention: N exactly, or -N for at least N (name included)
   uint32_t flags;
+  // Redis's legacy key range, as COMMAND INFO reports it: the keys when key_specs is empty.
   int first_key;  // 0 when the command takes no key
   int last_key;   // -1: the last argument
   int key_step;
@@ -48,6 +51,10 @@ struct CommandSpec {
   std::string_view group;    // "string", "hash", "sorted-set", "generic", "server", ...
   std::string_view summary;  // one line, for COMMAND DOCS
   std::string_view since;    // the Redis version that introduced it
+  // Where the keys are when (first_key, last_key, key_step) cannot say (numkeys arguments,
+  // STORE destinations, keywords): Redis 7's key specs (key_specs.h). Empty: one range spec
+  // from the legacy range. For such commands the legacy range is Redis's (the fixed keys only).
+  std::vector<KeySpec> key_specs = {};
 };
 
 class CommandTable {
@@ -60,21 +67,21 @@ class CommandTable {
   const std::vector<CommandSpec>& all() const { return specs_; }
   size_t IndexOf(const CommandSpec& spec) const { return &spec - specs_.data(); }
 
-  // Calls f(position) for each key argument of an argv of argc arguments under spec.
-  template <typename F>
-  static void ForEachKey(const CommandSpec& spec, size_t argc, F&& f) {
-    if (spec.first_key <= 0) return;
-    const auto n = static_cast<int64_t>(argc);
-    const int64_t last = spec.last_key < 0 ? n + spec.last_key : spec.last_key;
-    for (int64_t i = spec.first_key; i <= last && i < n; i += spec.key_step) {
-      f(static_cast<size_t>(i));
-    }
+  // The command's key specs: spec.key_specs, or one range spec from its legacy range (none
+  // when first_key is 0).
+  static std::vector<KeySpec> KeySpecsOf(const CommandSpec& spec);
+  // Whether the command takes keys at all.
+  static bool HasKeys(const CommandSpec& spec) {
+    return spec.first_key > 0 || !spec.key_specs.empty();
   }
-  // Positions of the key arguments of argv under spec.
-  static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc) {
-    std::vector<size_t> out;
-    ForEachKey(spec, argc, [&](size_t i) { out.push_back(i); });
-    return out;
+  // The positions of the key arguments of argv (the command name at 0) under spec, found by
+  // its key specs (FindKeys). False, with no positions, when argv does not let them be found
+  // (a bad numkeys): the command itself then replies with the error.
+  static bool KeyPositions(const CommandSpec& spec, const std::vector<std::string>& argv,
+                           std::vector<size_t>* positions) {
+    positions->clear();
+    if (spec.key_specs.empty()) return FindKeys(KeySpecsOf(spec), argv, positions);
+    return FindKeys(spec.key_specs, argv, positions);
   }
 
  private:

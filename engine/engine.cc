@@ -24,11 +24,6 @@ using encodings::KeyHandle;
 using encodings::KeyMeta;
 using encodings::KeyType;
 using encodings::KvTxn;
-using encodings::NewBlindHashEncoding;
-using encodings::NewCachedHashEncoding;
-using encodings::NewCountedHashEncoding;
-using encodings::NewIndexedZsetEncoding;
-using encodings::NewTieredZsetEncoding;
 using encodings::ZsetEncoding;
 using redis::RedisTier;
 using redis::TierCounts;
@@ -83,21 +78,29 @@ Engine::Engine(KvStore* store, EngineOptions options)
       codec_(options_.keys),
       versions_(clock_),
       commands_(CommandTable::Get()),
-      hash_version_(options_.hash_version),
-      zset_version_(options_.zset_version),
+      registry_(options_.registry != nullptr ? *options_.registry
+                                             : encodings::EncodingRegistry::Builtin()),
       proto_max_bulk_len_(options_.proto_max_bulk_len),
       key_locks_(options_.lock_stripes, options_.large_command_keys),
       cursors_(options_.cursor_limits),
       stats_(new CommandStats[commands_.all().size()]) {
-  hash_encodings_[0] = NewCountedHashEncoding(0);
-  hash_encodings_[1] = NewBlindHashEncoding(1);
-  hash_encodings_[2] = NewCachedHashEncoding(NewCountedHashEncoding(2), 2, false);
-  hash_encodings_[3] = NewCachedHashEncoding(NewBlindHashEncoding(3), 3, true);
-  if (options_.hash_decorator) {
-    for (auto& encoding : hash_encodings_) encoding = options_.hash_decorator(std::move(encoding));
+  for (const encodings::EncodingSpec& row : registry_.rows()) {
+    if (row.tier != encodings::TierUse::kNone && tier_ == nullptr) continue;
+    auto& by_id = types_[static_cast<uint8_t>(row.type)].by_id;
+    if (by_id.size() <= row.id) by_id.resize(row.id + 1);
+    std::unique_ptr<encodings::TypeEncoding> encoding = row.factory();
+    if (row.type == KeyType::kHash && options_.hash_decorator) {
+      // The registry makes hash rows' encodings HashEncodings (encoding_table.cc).
+      std::unique_ptr<HashEncoding> hash(static_cast<HashEncoding*>(encoding.release()));
+      encoding = options_.hash_decorator(std::move(hash));
+    }
+    by_id[row.id] = std::move(encoding);
   }
-  zset_encodings_[0] = NewIndexedZsetEncoding();
-  for (uint8_t v = 1; v <= 3; ++v) zset_encodings_[v] = NewTieredZsetEncoding(v);
+  for (const encodings::TypeSpec& type : registry_.types()) {
+    auto it = options_.versions.find(type.type);
+    types_[static_cast<uint8_t>(type.type)].new_key_version.store(
+        it != options_.versions.end() ? it->second : registry_.DefaultVersion(type.type).id);
+  }
   RegisterConfig();
 }
 
@@ -140,67 +143,65 @@ void Engine::ResetStats() {
   }
 }
 
-HashEncoding* Engine::hash_encoding(uint8_t version) const {
-  return version < hash_encodings_.size() ? hash_encodings_[version].get() : nullptr;
-}
-
-ZsetEncoding* Engine::zset_encoding(uint8_t version) const {
-  return version < zset_encodings_.size() ? zset_encodings_[version].get() : nullptr;
-}
-
-Status Engine::CheckTier(std::string_view type, uint8_t version) const {
-  std::vector<TierRole> roles;
-  if (type == "hash" && hash_encoding(version) != nullptr) {
-    roles = hash_encoding(version)->tier_roles();
-  } else if (type == "zset" && zset_encoding(version) != nullptr) {
-    roles = zset_encoding(version)->tier_roles();
-  } else {
-    return Status::InvalidArgument("no " + std::string(type) + " encode-version " +
-                                   std::to_string(version));
+Status Engine::CheckTier(encodings::KeyType type, uint8_t version) const {
+  const encodings::TypeSpec* t = registry_.FindType(type);
+  const encodings::TypeEncoding* e = encoding(type, version);
+  if (t == nullptr || e == nullptr) {
+    return Status::InvalidArgument("no " + std::string(t ? t->name : "such type") +
+                                   " encode-version " + std::to_string(version));
   }
-  for (TierRole role : roles) {
+  const std::string_view name = registry_.Find(type, version)->name;
+  for (TierRole role : e->tier_roles()) {
     Status s = tier_->Probe(role);
     if (!s.ok()) {
-      return Status::Unavailable(std::string(type) + " encode-version " + std::to_string(version) +
+      return Status::Unavailable(std::string(t->name) + " encode-version " + std::string(name) +
                                  " needs its Redis tier: " + s.message());
     }
   }
   return Status::OK();
 }
 
+Status Engine::CheckTier(std::string_view type, uint8_t version) const {
+  const encodings::TypeSpec* t = registry_.FindType(type);
+  if (t == nullptr) {
+    return Status::InvalidArgument("no " + std::string(type) + " encode-version " +
+                                   std::to_string(version));
+  }
+  return CheckTier(t->type, version);
+}
+
 void Engine::RegisterConfig() {
-  // The encode-version of new keys, under Camellia's names and kvlab's short aliases.
-  auto version_param = [this](const char* name, const char* alias, const char* type,
-                              std::atomic<uint8_t>* target, auto available) {
+  // The encode-version of new keys of each type, under Camellia's names
+  // (kv.hash.key.meta.version) and kvlab's short aliases (hash-encoding), by version name.
+  for (const encodings::TypeSpec& type : registry_.types()) {
     EngineConfig::Param p;
-    p.name = name;
-    p.aliases = {alias};
-    p.get = [target] { return std::to_string(target->load()); };
-    p.validate = [this, type, available](std::string_view v) {
-      Status s = IntegerValidator(0, 3)(v);
-      if (!s.ok()) return s;
-      const uint8_t version = static_cast<uint8_t>(std::stoi(std::string(v)));
-      if (!available(version)) {
-        return Status::InvalidArgument("encode-version " + std::to_string(version) +
+    p.name = "kv." + std::string(type.name) + ".key.meta.version";
+    p.aliases = {std::string(type.name) + "-encoding"};
+    std::atomic<uint8_t>* target = &types_[static_cast<uint8_t>(type.type)].new_key_version;
+    const encodings::TypeSpec* t = &type;
+    p.get = [this, t, target] {
+      return std::string(registry_.Find(t->type, target->load())->name);
+    };
+    p.validate = [this, t](std::string_view v) {
+      const encodings::EncodingSpec* row = nullptr;
+      KVLAB_RETURN_IF_ERROR(registry_.ParseVersion(*t, v, &row));
+      if (encoding(t->type, row->id) == nullptr) {
+        return Status::InvalidArgument(row->DisplayName(*t) +
                                        " needs the Redis tier, which this engine does not have");
       }
       // A tier version whose tier is down would run degraded, silently: refuse it, unless the
       // engine was told to accept that.
       if (!options_.allow_degraded_tier) {
-        s = CheckTier(type, version);
+        const Status s = CheckTier(t->type, row->id);
         if (!s.ok()) return Status::InvalidArgument(s.message());
       }
       return Status::OK();
     };
-    p.apply = [target](std::string_view v) {
-      target->store(static_cast<uint8_t>(std::stoi(std::string(v))));
+    p.apply = [this, t, target](std::string_view v) {
+      target->store(registry_.Find(t->type, v)->id);
     };
     config_.Add(std::move(p));
-  };
-  version_param("kv.hash.key.meta.version", "hash-encoding", "hash", &hash_version_,
-                [this](uint8_t v) { return hash_encoding(v) != nullptr; });
-  version_param("kv.zset.key.meta.version", "zset-encoding", "zset", &zset_version_,
-                [this](uint8_t v) { return zset_encoding(v) != nullptr; });
+  }
 
   // The Redis tier's TTLs and the key-meta cache, under Camellia's names.
   auto millis_param = [this](const char* name, std::atomic<int64_t>* target) {
@@ -389,8 +390,13 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   if (spec.flags & kCmdKeyspaceExclusive) {
     key_guard.LockEverything();
   } else {
-    CommandTable::ForEachKey(spec, argv.size(),
-                             [&](size_t i) { key_guard.Add(session.db, argv[i]); });
+    // The key specs find the keys (numkeys and STORE destinations included). When argv does
+    // not let them be found (a bad numkeys), no key is locked: the handler replies the error
+    // before it touches any key.
+    std::vector<size_t> positions;
+    if (CommandTable::KeyPositions(spec, argv, &positions)) {
+      for (size_t i : positions) key_guard.Add(session.db, argv[i]);
+    }
     key_guard.Lock();
   }
 
@@ -399,7 +405,7 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   PhysicalCounters physical_before;
   if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
 
-  KvTxn txn(&counting, &codec_, &versions_, session.db, clock_->NowMillis(), tier_);
+  KvTxn txn(&counting, &codec_, &registry_, &versions_, session.db, clock_->NowMillis(), tier_);
   CommandContext ctx(this, &session, &argv, &txn);
   spec.handler(ctx);
   // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
@@ -459,8 +465,7 @@ bool CommandContext::Load(std::string_view key, KeyType type, KeyHandle* h, bool
     ReplyError(errors::kWrongType);
     return false;
   }
-  if (*exists && ((type == KeyType::kHash && !engine_->hash_encoding(h->meta.encode_version)) ||
-                  (type == KeyType::kZset && !engine_->zset_encoding(h->meta.encode_version)))) {
+  if (*exists && engine_->encoding(type, h->meta.encode_version) == nullptr) {
     ReplyError("ERR key '" + OneLine(std::string(key)) + "' uses encode-version " +
                std::to_string(h->meta.encode_version) + ", which this engine cannot run");
     return false;
@@ -480,21 +485,22 @@ bool CommandContext::LoadOrCreate(std::string_view key, KeyType type, KeyHandle*
   bool exists = false;
   if (!Load(key, type, h, &exists)) return false;
   if (!exists) {
-    const uint8_t version = type == KeyType::kHash   ? engine_->hash_version()
-                            : type == KeyType::kZset ? engine_->zset_version()
-                                                     : 0;
-    h->meta = txn_->NewMeta(type, version);
+    h->meta = txn_->NewMeta(type, engine_->new_key_version(type));
     h->is_new = true;
   }
   return true;
 }
 
+encodings::TypeEncoding& CommandContext::Encoding(const KeyMeta& meta) {
+  return *engine_->encoding(meta.type, meta.encode_version);
+}
+
 HashEncoding& CommandContext::Hash(const KeyMeta& meta) {
-  return *engine_->hash_encoding(meta.encode_version);
+  return static_cast<HashEncoding&>(Encoding(meta));
 }
 
 ZsetEncoding& CommandContext::Zset(const KeyMeta& meta) {
-  return *engine_->zset_encoding(meta.encode_version);
+  return static_cast<ZsetEncoding&>(Encoding(meta));
 }
 
 bool CommandContext::ArgInt64(size_t i, int64_t* out) {

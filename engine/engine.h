@@ -17,6 +17,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,8 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/key_codec.h"
 #include "encodings/key_version.h"
+#include "encodings/registry.h"
+#include "encodings/type_encoding.h"
 #include "encodings/zset_encoding.h"
 #include "engine/config.h"
 #include "engine/key_locks.h"
@@ -45,9 +48,13 @@ class SessionHost;
 
 struct EngineOptions {
   encodings::KeyCodecOptions keys;
-  // Encode-versions given to new keys; changeable at runtime (CONFIG SET).
-  uint8_t hash_version = 0;
-  uint8_t zset_version = 0;
+  // The types and encode-versions the engine runs. Defaults to kvlab's (Builtin()).
+  // REQUIRES: outlives the engine.
+  const encodings::EncodingRegistry* registry = nullptr;
+  // The encode-version (registry row id) new keys of a type get; a type not listed gets its
+  // registry default (v0). Changeable at runtime (CONFIG SET kv.<type>.key.meta.version).
+  // REQUIRES: each (type, id) is a row of the registry.
+  std::map<encodings::KeyType, uint8_t> versions;
   // SELECTable databases, 0 .. databases-1.
   int databases = 16;
   // Redis's proto-max-bulk-len: the longest string a command may build (SETRANGE, APPEND,
@@ -128,17 +135,28 @@ class Engine {
   resp::Reply Execute(Session& session, const std::vector<std::string>& argv,
                       CommandCost* cost = nullptr);
 
-  // The encode-version new keys of a type get.
-  uint8_t hash_version() const { return hash_version_.load(std::memory_order_relaxed); }
-  uint8_t zset_version() const { return zset_version_.load(std::memory_order_relaxed); }
-  // The encoding of a version, or nullptr when this engine cannot run it.
-  encodings::HashEncoding* hash_encoding(uint8_t version) const;
-  encodings::ZsetEncoding* zset_encoding(uint8_t version) const;
-  // Whether encode-version `version` of `type` ("hash" or "zset") can run as itself: OK for a
-  // KV-only version; for a Redis-tier version, probes each tier role it uses and fails with
-  // Unavailable naming the version, the server and the reason ("hash encode-version 2 needs
-  // its Redis tier: the Redis cache (127.0.0.1:1) cannot be reached: ..."). InvalidArgument for a
-  // version the engine lacks.
+  // The types and versions this engine runs.
+  const encodings::EncodingRegistry& registry() const { return registry_; }
+  // The encode-version (registry row id) new keys of `type` get.
+  uint8_t new_key_version(encodings::KeyType type) const {
+    return types_[static_cast<uint8_t>(type)].new_key_version.load(std::memory_order_relaxed);
+  }
+  // Its name ("0"; registry.h).
+  std::string_view new_key_version_name(encodings::KeyType type) const {
+    return registry_.Find(type, new_key_version(type))->name;
+  }
+  // The encoding of a version, or nullptr when this engine cannot run it (not in the registry,
+  // or it uses the Redis tier and the engine has none).
+  encodings::TypeEncoding* encoding(encodings::KeyType type, uint8_t version) const {
+    const auto& by_id = types_[static_cast<uint8_t>(type)].by_id;
+    return version < by_id.size() ? by_id[version].get() : nullptr;
+  }
+  // Whether encode-version `version` of `type` can run as itself: OK for a KV-only version; for
+  // a Redis-tier version, probes each tier role it uses and fails with Unavailable naming the
+  // version, the server and the reason ("hash encode-version 2 needs its Redis tier: the Redis
+  // cache (127.0.0.1:1) cannot be reached: ..."). InvalidArgument for a version the engine
+  // lacks. The second form takes the type's name ("hash").
+  Status CheckTier(encodings::KeyType type, uint8_t version) const;
   Status CheckTier(std::string_view type, uint8_t version) const;
 
   EngineConfig& config() { return config_; }
@@ -194,11 +212,14 @@ class Engine {
   const encodings::KeyCodec codec_;
   encodings::KeyVersionGenerator versions_;
   const CommandTable& commands_;
-  std::atomic<uint8_t> hash_version_;
-  std::atomic<uint8_t> zset_version_;
+  const encodings::EncodingRegistry& registry_;
+  // Per key-type byte: the version new keys get, and the encoding of each version id.
+  struct TypeState {
+    std::atomic<uint8_t> new_key_version{0};
+    std::vector<std::unique_ptr<encodings::TypeEncoding>> by_id;
+  };
+  std::array<TypeState, 256> types_;
   std::atomic<uint64_t> proto_max_bulk_len_;
-  std::array<std::unique_ptr<encodings::HashEncoding>, 4> hash_encodings_;
-  std::array<std::unique_ptr<encodings::ZsetEncoding>, 4> zset_encodings_;
   EngineConfig config_;
   KeyLocks key_locks_;
   CursorTable cursors_;

@@ -30,8 +30,8 @@ class EngineModelTest : public ::testing::TestWithParam<ModelParam> {};
 TEST_P(EngineModelTest, RandomStreamsMatchTheModel) {
   const ModelParam& p = GetParam();
   EngineOptions options;
-  options.hash_version = static_cast<uint8_t>(p.hash_version);
-  options.zset_version = static_cast<uint8_t>(p.zset_version);
+  options.versions[encodings::KeyType::kHash] = static_cast<uint8_t>(p.hash_version);
+  options.versions[encodings::KeyType::kZset] = static_cast<uint8_t>(p.zset_version);
   testing::EngineHarness e(p.backend, options, p.no_reverse_scan);
   Model model(/*blind_hash=*/p.hash_version == 1 || p.hash_version == 3);
   std::mt19937_64 rng(42 + p.hash_version * 7 + p.zset_version);

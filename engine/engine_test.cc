@@ -27,7 +27,7 @@ KeyMeta StoredMeta(EngineHarness& e, const std::string& key) {
   std::string bytes;
   EXPECT_TRUE(e.store()->Get(e.engine().codec().MetaKey(0, key), &bytes).ok()) << key;
   KeyMeta meta;
-  EXPECT_TRUE(KeyMeta::Decode(bytes, &meta).ok());
+  EXPECT_TRUE(KeyMeta::Decode(bytes, e.engine().registry(), &meta).ok());
   return meta;
 }
 
@@ -95,8 +95,8 @@ class EngineConcurrencyTest : public ::testing::TestWithParam<ConcurrencyParam> 
 // results exact.
 TEST_P(EngineConcurrencyTest, SharedKeysEndEqualToTheModel) {
   EngineOptions options;
-  options.hash_version = static_cast<uint8_t>(GetParam().hash_version);
-  options.zset_version = static_cast<uint8_t>(GetParam().zset_version);
+  options.versions[encodings::KeyType::kHash] = static_cast<uint8_t>(GetParam().hash_version);
+  options.versions[encodings::KeyType::kZset] = static_cast<uint8_t>(GetParam().zset_version);
   EngineHarness e(GetParam().backend, options);
   constexpr int kThreads = 8, kOps = 300;
   std::vector<std::thread> threads;

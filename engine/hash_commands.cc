@@ -73,7 +73,7 @@ void GetAll(CommandContext& ctx, HashGetAllPart part) {
 bool WriteField(CommandContext& ctx, KeyHandle* h, bool key_exists, bool field_existed,
                 std::string_view value) {
   if (!key_exists) {
-    h->meta = ctx.txn().NewMeta(KeyType::kHash, ctx.engine().hash_version());
+    h->meta = ctx.txn().NewMeta(KeyType::kHash, ctx.engine().new_key_version(KeyType::kHash));
     h->is_new = true;
   }
   return ctx.Check(ctx.Hash(h->meta).Put(ctx.txn(), h, ctx.arg(2), value, field_existed));

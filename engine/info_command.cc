@@ -128,7 +128,8 @@ bool AppendKeyspace(CommandContext& ctx, std::string* out) {
   KvTxn& current = ctx.txn();
   for (int db = 0; db < ctx.engine().databases(); ++db) {
     // Read-only: nothing here calls NewMeta, the one user of the key-version generator.
-    KvTxn txn(&current.kv(), &current.codec(), nullptr, static_cast<uint8_t>(db), current.now_ms());
+    KvTxn txn(&current.kv(), &current.codec(), &current.registry(), nullptr,
+              static_cast<uint8_t>(db), current.now_ms());
     int64_t keys = 0, expires = 0, ttl_sum = 0;
     Status s = ScanKeys(
         txn, "", KeyScanFilter(), UINT64_MAX,
@@ -160,8 +161,11 @@ uint64_t DegradedTotal(Engine& engine) {
 
 void AppendKvlab(Engine& engine, std::string* out) {
   *out += "backend:" + engine.store()->name() + "\r\n";
-  *out += "hash_encoding:" + std::to_string(engine.hash_version()) + "\r\n";
-  *out += "zset_encoding:" + std::to_string(engine.zset_version()) + "\r\n";
+  // <type>_encoding:<version name> for every type of the registry (hash_encoding:0).
+  for (const encodings::TypeSpec& type : engine.registry().types()) {
+    *out += std::string(type.name) +
+            "_encoding:" + std::string(engine.new_key_version_name(type.type)) + "\r\n";
+  }
   *out += "kv_total:";
   AppendOpCounts(engine.TotalKvOps(), out);
   *out += "\r\n";

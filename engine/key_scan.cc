@@ -45,7 +45,8 @@ Status ScanKeys(KvTxn& txn, const std::string& from, const KeyScanFilter& filter
     if (resume != nullptr) last.assign(it->key());
     if (!txn.codec().DecodeMetaKey(txn.db(), it->key(), &key)) continue;
     if (filter.pattern && !GlobMatch(*filter.pattern, key)) continue;
-    if (!KeyMeta::Decode(it->value(), &meta).ok() || meta.ExpiredAt(txn.now_ms())) continue;
+    if (!KeyMeta::Decode(it->value(), txn.registry(), &meta).ok() || meta.ExpiredAt(txn.now_ms()))
+      continue;
     if (filter.type && strcasecmp(filter.type->c_str(), KeyTypeName(meta.type)) != 0) continue;
     visit(key, meta);
   }

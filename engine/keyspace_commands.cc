@@ -36,16 +36,16 @@ std::vector<std::string_view> KeyArgs(CommandContext& ctx, size_t first) {
 // Lets the encoding of a key that keeps data outside KV (zset v3's store) follow a deletion or
 // an expiry change. Returns false after setting an error reply.
 bool NotifyDelete(CommandContext& ctx, std::string_view key, const KeyMeta& meta) {
-  if (meta.type != KeyType::kZset) return true;
+  if (meta.type == KeyType::kString) return true;
   const KeyHandle h{key, meta, false};
-  return ctx.Check(ctx.Zset(meta).OnDelete(ctx.txn(), h));
+  return ctx.Check(ctx.Encoding(meta).OnDelete(ctx.txn(), h));
 }
 
 bool NotifyExpire(CommandContext& ctx, std::string_view key, const KeyMeta& meta,
                   int64_t old_expire_ms) {
-  if (meta.type != KeyType::kZset) return true;
+  if (meta.type == KeyType::kString) return true;
   const KeyHandle h{key, meta, false};
-  return ctx.Check(ctx.Zset(meta).OnExpire(ctx.txn(), h, old_expire_ms));
+  return ctx.Check(ctx.Encoding(meta).OnExpire(ctx.txn(), h, old_expire_ms));
 }
 
 void DeleteKeys(CommandContext& ctx) {
@@ -147,8 +147,11 @@ void TtlGeneric(CommandContext& ctx, bool millis, bool absolute) {
   ctx.reply = Reply::Integer(millis ? ttl : (ttl + 500) / 1000);
 }
 
-// Deletes every record of databases first_db..last_db: one range delete per record kind, since
-// the databases of a namespace prefix are adjacent in key order (the db byte follows the prefix).
+// Deletes every record of databases first_db..last_db: one range delete per record kind (the
+// key-metas and every sub-key kind of the registry), since the databases of a namespace prefix
+// are adjacent in key order (the db byte follows the prefix). The ranges go into the command's
+// batch, so that the flush is one atomic write: natively where the backend has range deletes,
+// else its keys are visited inside that write.
 //
 // The Redis tier first, then KV: the store's zsets are data, and a store that fails must leave
 // KV as it was (an error reply means nothing was written). Where the store failed after
@@ -174,13 +177,11 @@ void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
   const auto last = static_cast<uint8_t>(last_db);
   std::vector<std::pair<std::string, std::string>> ranges = {
       {codec.MetaPrefix(first), PrefixSuccessor(codec.MetaPrefix(last))}};
-  for (SubKeyTag tag : {SubKeyTag::kField, SubKeyTag::kScore, SubKeyTag::kIndex}) {
+  for (SubKeyTag tag : ctx.engine().registry().AllSubKeyTags()) {
     ranges.emplace_back(codec.SubKeyDbPrefix(tag, first),
                         PrefixSuccessor(codec.SubKeyDbPrefix(tag, last)));
   }
-  for (const auto& [begin, end] : ranges) {
-    if (!ctx.Check(ctx.txn().kv().DeleteRange(begin, end))) return;
-  }
+  for (const auto& [begin, end] : ranges) ctx.txn().batch().DeleteRange(begin, end);
   ctx.reply = Reply::Ok();
 }
 

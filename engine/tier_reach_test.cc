@@ -38,7 +38,7 @@ TEST(TierReach, ConfigSetOfACacheVersionNamesTheUnreachableCache) {
               std::string::npos)
         << reply;
   }
-  EXPECT_EQ(e.engine().hash_version(), 0);
+  EXPECT_EQ(e.engine().new_key_version(encodings::KeyType::kHash), 0);
   const std::string zset = e.Run("CONFIG SET zset-encoding 1");
   EXPECT_NE(zset.find("zset encode-version 1 needs its Redis tier: the Redis cache (127.0.0.1:1)"),
             std::string::npos)
@@ -54,7 +54,7 @@ TEST(TierReach, ConfigSetOfZsetV3NamesTheUnreachableStore) {
   EXPECT_NE(reply.find("zset encode-version 3 needs its Redis tier: the Redis store (127.0.0.1:1)"),
             std::string::npos)
       << reply;
-  EXPECT_EQ(e.engine().zset_version(), 0);
+  EXPECT_EQ(e.engine().new_key_version(encodings::KeyType::kZset), 0);
 }
 
 TEST(TierReach, AnAddressThatIsNotOneIsNamed) {

@@ -49,14 +49,40 @@ StoreSpec StoreFlags::ToSpec() const {
 }
 
 void EngineFlags::AddTo(CLI::App* app) {
-  app->add_option("--hash-encoding", hash_version,
-                  "Encode-version of new hashes (kv.hash.key.meta.version)")
-      ->check(CLI::Range(0, 3))
-      ->capture_default_str();
-  app->add_option("--zset-encoding", zset_version,
-                  "Encode-version of new zsets (kv.zset.key.meta.version)")
-      ->check(CLI::Range(0, 3))
-      ->capture_default_str();
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+  std::string example;
+  for (const encodings::TypeSpec& type : registry.types()) {
+    example += (example.empty() ? "" : ",") + std::string(type.name) + "=" +
+               std::string(registry.DefaultVersion(type.type).name);
+  }
+  app->add_option("--encoding", encoding_list,
+                  "Encode-versions of new keys, by type and version name, e.g. " + example +
+                      " (CONFIG SET kv.<type>.key.meta.version)")
+      ->check(CLI::Validator(
+          [&registry](std::string& text) {
+            encodings::EncodingProfile ignored;
+            const Status s = encodings::ParseEncodingList(registry, text, &ignored);
+            return s.ok() ? std::string() : s.message();
+          },
+          "TYPE=VERSION,..."));
+  for (const encodings::TypeSpec& type : registry.types()) {
+    std::string known;
+    for (const encodings::EncodingSpec* row : registry.VersionsOf(type.type)) {
+      known += (known.empty() ? "" : ", ") + std::string(row->name);
+    }
+    const encodings::TypeSpec* t = &type;
+    app->add_option("--" + std::string(type.name) + "-encoding", per_type[std::string(type.name)],
+                    "Encode-version of new " + std::string(type.name) + " keys (" + known +
+                        "; default " + std::string(registry.DefaultVersion(type.type).name) +
+                        "): the same as --encoding " + std::string(type.name) + "=VERSION")
+        ->check(CLI::Validator(
+            [&registry, t](std::string& name) {
+              const encodings::EncodingSpec* row = nullptr;
+              const Status s = registry.ParseVersion(*t, name, &row);
+              return s.ok() ? std::string() : s.message();
+            },
+            "VERSION"));
+  }
   app->add_option("--namespace-prefix", ns_prefix,
                   "Bytes before the database number in every record's namespace");
   app->add_flag("--md5-prefix", md5_prefix,
@@ -86,12 +112,27 @@ EngineOptions EngineFlags::ToOptions(const OpenedStore& store) const {
   return options;
 }
 
+encodings::EncodingProfile EngineFlags::Versions() const {
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+  encodings::EncodingProfile profile;
+  // Validated while parsing (AddTo): a failure here cannot happen.
+  encodings::ParseEncodingList(registry, encoding_list, &profile).IgnoreError();
+  for (const auto& [type, version] : per_type) {
+    if (!version.empty()) profile.versions[type] = version;
+  }
+  return profile;
+}
+
 EngineOptions EngineFlags::ToOptions() const {
   EngineOptions options;
   options.tier_options.cache_url = cache_redis;
   options.tier_options.store_url = store_redis;
-  options.hash_version = static_cast<uint8_t>(hash_version);
-  options.zset_version = static_cast<uint8_t>(zset_version);
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+  for (const auto& [type_name, version] : Versions().versions) {
+    const encodings::TypeSpec* type = registry.FindType(type_name);
+    const encodings::EncodingSpec* row = type ? registry.Find(type->type, *version) : nullptr;
+    if (row != nullptr) options.versions[type->type] = row->id;
+  }
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
   if (test_extra_hget_read) options.hash_decorator = encodings::NewExtraReadHashEncoding;

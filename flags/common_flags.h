@@ -3,10 +3,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "backends/registry.h"
+#include "encodings/registry.h"
 #include "engine/engine.h"
 
 namespace kvlab::flags {
@@ -26,8 +28,11 @@ struct StoreFlags {
 };
 
 struct EngineFlags {
-  int hash_version = 0;
-  int zset_version = 0;
+  // --encoding hash=0,zset=1: the version new keys of each type get, by name.
+  std::string encoding_list;
+  // --hash-encoding, --zset-encoding, ... (one per registry type): aliases of --encoding
+  // TYPE=NAME, which win over it. Type name -> version name; empty when not given.
+  std::map<std::string, std::string> per_type;
   std::string ns_prefix;
   bool md5_prefix = false;
   std::string config_file;
@@ -36,10 +41,13 @@ struct EngineFlags {
   bool allow_degraded = false;
   bool test_extra_hget_read = false;  // hidden: see encodings/hash_extra_read.h
 
-  // Adds --hash-encoding, --zset-encoding, --namespace-prefix, --md5-prefix, --config,
-  // --cache-redis, --store-redis, --allow-degraded (and the hidden, test-only
-  // --test-extra-hget-read).
+  // Adds --encoding, --<type>-encoding for every type of kvlab's registry, --namespace-prefix,
+  // --md5-prefix, --config, --cache-redis, --store-redis, --allow-degraded (and the hidden,
+  // test-only --test-extra-hget-read). The version names are checked while parsing, so that a
+  // bad one is a usage error.
   void AddTo(CLI::App* app);
+  // The versions given, by type name -> version name (--encoding, then the per-type aliases).
+  encodings::EncodingProfile Versions() const;
   engine::EngineOptions ToOptions() const;
   // The same, for an engine over `store`: a private store Redis keeps its AOF in the store's
   // directory, so that a restart on the same --dir finds the zset v3 data again.

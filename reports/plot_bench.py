@@ -28,17 +28,49 @@ except ImportError as e:
     sys.exit(3)
 
 SCHEMA = "kvlab-bench-result"
-SCHEMA_VERSION = 1
+SCHEMA_VERSIONS = (1, 2)  # 1 is read by upgrading it to 2's shape (docs/results-schema.md)
+
+
+def _pair_profile(entry):
+    """Schema 1's hash_version/zset_version as schema 2's profile and label."""
+    profile, parts = {}, []
+    for member, type_name, letter in (("hash_version", "hash", "h"), ("zset_version", "zset", "z")):
+        if entry.get(member) is not None:
+            profile[type_name] = str(entry[member])
+            parts.append(f"{letter}{entry[member]}")
+    return profile, " ".join(parts)
+
+
+def upgrade(result):
+    """Rewrites a schema 1 result into schema 2's shape, as ReadResultFile does."""
+    if result.get("schema_version") != 1:
+        return result
+    for w in result.get("workloads", []):
+        for run in w.get("runs", []):
+            run["profile"], run["profile_label"] = _pair_profile(run)
+    for p in result.get("sweeps", []):
+        p["profile"], p["profile_label"] = _pair_profile(p)
+    for g in result.get("growth", []):
+        g["version"] = str(g.get("version"))
+    result["schema_version"] = 2
+    return result
+
+
+def version_color(result, type_name, version):
+    """The registry's colour of a version (context.encodings), or None (matplotlib picks)."""
+    encodings = result.get("context", {}).get("encodings", {})
+    for row in encodings.get(type_name, {}).get("versions", []):
+        if row.get("name") == version:
+            return row.get("color")
+    return None
 
 
 def cell_label(run):
     parts = [run.get("backend", "?")]
     if run.get("target") == "resp":
         parts[0] = "resp " + parts[0]
-    if run.get("hash_version") is not None:
-        parts.append(f"h{run['hash_version']}")
-    if run.get("zset_version") is not None:
-        parts.append(f"z{run['zset_version']}")
+    if run.get("profile_label"):
+        parts.append(run["profile_label"])
     return " ".join(parts)
 
 
@@ -165,7 +197,8 @@ def plot_sweeps(result, prefix):
                     kv_drawn.add(version)
                     # KV steps plus Redis-tier commands: the whole cost of a tier version.
                     ax.plot(g["sizes"], g.get("cost_steps_per_call", g["kv_steps_per_call"]),
-                            color="black", marker="os^D"[g["version"] % 4], linewidth=1.5,
+                            color=version_color(result, g["type"], g["version"]) or "black",
+                            marker="os^D"[len(kv_drawn) % 4], linewidth=1.5,
                             linestyle=":" if g.get("cache") == "warm" else "-",
                             label=f"{version} ({g.get('cost_class', g['kv_class'])})")
                 twin.plot(g["sizes"], [v / 1000 for v in g["p50_ns"]], linestyle="--",
@@ -190,7 +223,7 @@ def plot_rtt(result, prefix):
         return
     lines = {}
     for p in points:
-        version = p["zset_version"] if p["type"] == "zset" else p["hash_version"]
+        version = p.get("profile", {}).get(p["type"])
         cache = p.get("cache", "none")
         for ph in p.get("phases", []):
             if ph.get("kind") == "load":
@@ -223,10 +256,11 @@ def main(argv):
     except (OSError, ValueError) as e:
         print(f"plot_bench: cannot read {argv[1]}: {e}", file=sys.stderr)
         return 2
-    if result.get("schema") != SCHEMA or result.get("schema_version") != SCHEMA_VERSION:
-        print(f"plot_bench: {argv[1]} is not a {SCHEMA} version {SCHEMA_VERSION} result",
-              file=sys.stderr)
+    if result.get("schema") != SCHEMA or result.get("schema_version") not in SCHEMA_VERSIONS:
+        print(f"plot_bench: {argv[1]} is not a {SCHEMA} result of schema version "
+              f"{' or '.join(map(str, SCHEMA_VERSIONS))}", file=sys.stderr)
         return 2
+    result = upgrade(result)
     prefix = argv[2]
     plot_throughput(result, prefix)
     plot_latency(result, prefix)

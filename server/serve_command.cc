@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/version.h"
+#include "encodings/registry.h"
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
 #include "server/server.h"
@@ -81,15 +82,21 @@ std::vector<std::pair<std::string, std::string>> GivenFlags(const CLI::App& cmd,
 
 // A Redis-tier version given on the command line needs its tier now: serving it without would
 // run every command degraded, silently. Returns the problem, or "" (also with --allow-degraded).
-std::string TierProblemAtStart(const CLI::App& cmd, const ServeFlags& flags, const Engine& engine) {
+std::string TierProblemAtStart(const ServeFlags& flags, const Engine& engine) {
   if (flags.engine.allow_degraded) return "";
-  for (const auto& [flag, type, version] :
-       {std::tuple{"--hash-encoding", "hash", flags.engine.hash_version},
-        std::tuple{"--zset-encoding", "zset", flags.engine.zset_version}}) {
-    if (cmd.get_option(flag)->count() == 0) continue;
-    Status s = engine.CheckTier(type, static_cast<uint8_t>(version));
+  const encodings::EncodingRegistry& registry = engine.registry();
+  for (const auto& [type_name, version] : flags.engine.Versions().versions) {
+    const encodings::TypeSpec* type = registry.FindType(type_name);
+    if (type == nullptr || !version) continue;
+    const encodings::EncodingSpec* row = registry.Find(type->type, *version);
+    if (row == nullptr) continue;  // the flag parser refused it already
+    Status s = engine.CheckTier(type->type, row->id);
     if (!s.ok()) {
-      return std::string(flag) + " " + std::to_string(version) + ": " + s.message() +
+      const auto alias = flags.engine.per_type.find(type_name);
+      const std::string flag = alias != flags.engine.per_type.end() && !alias->second.empty()
+                                   ? "--" + type_name + "-encoding " + *version
+                                   : "--encoding " + type_name + "=" + *version;
+      return flag + ": " + s.message() +
              ".\nkvlab: give a reachable server with --cache-redis / --store-redis, or pass "
              "--allow-degraded to serve it degraded (counted in INFO kvlab as cache_degraded)";
     }
@@ -100,7 +107,7 @@ std::string TierProblemAtStart(const CLI::App& cmd, const ServeFlags& flags, con
 // Serves until shutdown; returns the exit status. REQUIRES: the store outlives the engine.
 int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
   Engine engine(opened->store(), flags.engine.ToOptions(*opened));
-  const std::string tier_problem = TierProblemAtStart(cmd, flags, engine);
+  const std::string tier_problem = TierProblemAtStart(flags, engine);
   if (!tier_problem.empty()) {
     std::fprintf(stderr, "kvlab: %s\n", tier_problem.c_str());
     return kExitCannotRun;
@@ -139,11 +146,14 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
   }
   std::string where;
   for (const std::string& a : server.Addresses()) where += (where.empty() ? "" : ", ") + a;
-  std::fprintf(stderr,
-               "kvlab: serving RESP2 on %s (%d worker threads, %s store, hash encoding %d, "
-               "zset encoding %d)\n",
+  std::string encodings;  // ", hash encoding 0, zset encoding 0"
+  for (const auto& type : engine.registry().types()) {
+    encodings += ", " + std::string(type.name) + " encoding " +
+                 std::string(engine.new_key_version_name(type.type));
+  }
+  std::fprintf(stderr, "kvlab: serving RESP2 on %s (%d worker threads, %s store%s)\n",
                where.c_str(), server.options().threads, opened->store()->name().c_str(),
-               engine.hash_version(), engine.zset_version());
+               encodings.c_str());
   const std::string warning =
       ExposureWarning(server.options().bind, engine.AuthRequired(), server.protected_mode());
   if (server.options().port != 0 && !warning.empty()) {

@@ -8,6 +8,7 @@
 
 #include "analysis/mann_whitney.h"
 #include "analysis/summary.h"
+#include "encodings/registry.h"
 #include "engine/command_table.h"
 #include "study/version_legend.h"
 
@@ -554,7 +555,23 @@ Status LoadDeviationEntries(const std::string& path, std::vector<DeviationEntry>
       DeviationEntry e;
       e.id = d.at("id").get<std::string>();
       e.type = d.at("type").get<std::string>();
-      e.versions = d.at("versions").get<std::vector<int>>();
+      // Schema 2 catalogues leave the versions to the registry rows that list the entry.
+      if (d.contains("versions")) {
+        e.versions = d.at("versions").get<std::vector<int>>();
+      } else {
+        const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+        const encodings::TypeSpec* type = registry.FindType(e.type);
+        if (type == nullptr) {
+          return Status::InvalidArgument(path + ": " + e.id + ": type " + e.type +
+                                         " is not a type of the encoding registry");
+        }
+        for (const encodings::EncodingSpec* row : registry.VersionsOf(type->type)) {
+          if (std::find(row->deviations.begin(), row->deviations.end(), e.id) !=
+              row->deviations.end()) {
+            e.versions.push_back(row->id);
+          }
+        }
+      }
       e.commands = d.at("commands").get<std::vector<std::string>>();
       e.reason = d.value("reason", "");
       out->push_back(std::move(e));

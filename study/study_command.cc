@@ -12,6 +12,7 @@
 #include <set>
 
 #include "conformance/deviations.h"
+#include "encodings/registry.h"
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
 #include "study/ranking.h"
@@ -43,8 +44,6 @@ using flags::kExitUsage;
 struct StudyFlags {
   StoreFlags store;
   EngineFlags engine;
-  CLI::Option* hash_option = nullptr;
-  CLI::Option* zset_option = nullptr;
   CLI::Option* backend_option = nullptr;
   std::vector<std::string> workloads;
   std::vector<std::string> backends;
@@ -99,9 +98,19 @@ void ScaleQuick(Workload* w) {
 
 std::vector<std::string> TypesOf(const Workload& w) {
   std::vector<std::string> t;
-  if (w.UsesHash()) t.push_back("hash");
-  if (w.UsesZset()) t.push_back("zset");
+  for (const encodings::TypeSpec& type : encodings::EncodingRegistry::Builtin().types()) {
+    if (w.UsesType(type)) t.push_back(std::string(type.name));
+  }
   return t;
+}
+
+// A Camellia version's number from its name ("2" -> 2); -1 for a named version.
+int VersionNumber(const std::string& name) {
+  if (name.empty() || name.size() > 3 ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return -1;
+  }
+  return std::stoi(name);
 }
 
 // One progress line: on a terminal rewritten in place, otherwise one line per cell.
@@ -367,10 +376,15 @@ int RunStudy(StudyFlags& f) {
     std::set<int> hashes, zsets;
     for (const json& w : bench.value("workloads", json::array())) {
       for (const json& r : w.value("runs", json::array())) {
-        const int h =
-            r.value("hash_version", json()).is_number() ? r["hash_version"].get<int>() : -1;
-        const int z =
-            r.value("zset_version", json()).is_number() ? r["zset_version"].get<int>() : -1;
+        // ReadResultFile gives schema 2's shape: "profile": {"hash": "0"} (schema 1 rewritten).
+        auto version = [&r](const char* type) {
+          const json profile = r.value("profile", json::object());
+          return profile.is_object() && profile.value(type, json()).is_string()
+                     ? VersionNumber(profile[type].get<std::string>())
+                     : -1;
+        };
+        const int h = version("hash");
+        const int z = version("zset");
         profiles.insert({h, z});
         hashes.insert(h);
         zsets.insert(z);
@@ -391,10 +405,16 @@ int RunStudy(StudyFlags& f) {
   base.config_file = f.engine.config_file;
   base.repetitions = 1;
   base.stop = InterruptFlag();
-  const std::vector<int> hash_available = AvailableHashVersions();
-  const std::vector<int> zset_available = AvailableZsetVersions();
-  const int hash_base = f.hash_option->count() > 0 ? f.engine.hash_version : hash_available[0];
-  const int zset_base = f.zset_option->count() > 0 ? f.engine.zset_version : zset_available[0];
+  // Every version of every type (the registry's), and the one each type keeps while another
+  // type's versions vary: --encoding / --<type>-encoding, or the type's first version.
+  const std::map<std::string, std::vector<std::string>> available = AvailableVersions(base.engine);
+  const encodings::EncodingProfile given = f.engine.Versions();
+  std::map<std::string, std::string> fixed;
+  for (const auto& [type, names] : available) {
+    fixed[type] = given.VersionOf(type).value_or(names.front());
+  }
+  const int hash_base = fixed.count("hash") ? std::max(0, VersionNumber(fixed["hash"])) : 0;
+  const int zset_base = fixed.count("zset") ? std::max(0, VersionNumber(fixed["zset"])) : 0;
 
   // Plans per workload.
   struct WorkloadPlan {
@@ -423,25 +443,21 @@ int RunStudy(StudyFlags& f) {
     }
     if (f.cross) {
       MatrixOptions m = base;
-      m.hash_versions = hash_available;
-      m.zset_versions = zset_available;
-      for (const char* t : {"hash", "zset"}) {
-        if (std::find(types.begin(), types.end(), t) == types.end()) {
-          (std::string(t) == "hash" ? m.hash_versions : m.zset_versions) = {
-              std::string(t) == "hash" ? hash_base : zset_base};
-        }
+      m.versions = available;
+      for (auto& [t, names] : m.versions) {
+        if (std::find(types.begin(), types.end(), t) == types.end()) names = {fixed[t]};
       }
       plan.passes.push_back(m);
     } else {
       bool baseline_done = false;
       for (const std::string& t : types) {
         MatrixOptions m = base;
-        m.hash_versions = {hash_base};
-        m.zset_versions = {zset_base};
-        std::vector<int>& varied = t == "hash" ? m.hash_versions : m.zset_versions;
+        m.versions.clear();
+        for (const auto& [type, name] : fixed) m.versions[type] = {name};
+        std::vector<std::string>& varied = m.versions[t];
         varied.clear();
-        const int baseline = t == "hash" ? hash_base : zset_base;
-        for (int v : t == "hash" ? hash_available : zset_available) {
+        const std::string& baseline = fixed[t];
+        for (const std::string& v : available.at(t)) {
           if (v == baseline && baseline_done) continue;
           varied.push_back(v);
         }
@@ -459,8 +475,7 @@ int RunStudy(StudyFlags& f) {
   RunSettings settings;
   settings.command_line = OwnCommandLine();
   settings.backends = backends;
-  settings.hash_versions = hash_available;
-  settings.zset_versions = zset_available;
+  settings.versions = available;
   settings.store = base.store;
   settings.engine = base.engine;
   settings.repetitions = f.repetitions;
@@ -518,8 +533,6 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   f->store.AddTo(cmd);
   f->engine.AddTo(cmd);
   f->backend_option = cmd->get_option("--backend");
-  f->hash_option = cmd->get_option("--hash-encoding");
-  f->zset_option = cmd->get_option("--zset-encoding");
   cmd->add_option("workloads", f->workloads,
                   "Catalogue names or workload .json files (default: the game workload, sized "
                   "for the main job)");

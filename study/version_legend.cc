@@ -1,38 +1,30 @@
 #include "study/version_legend.h"
 
+#include "encodings/registry.h"
+
 namespace kvlab::study {
 
 const std::vector<VersionInfo>& VersionLegend() {
-  // Colours: one hue family per type (hash blues and greens, zset reds and oranges) so that a
-  // plot mixing both types stays readable, each version clearly apart from its neighbours and
-  // readable by colour-blind readers in the pairs that are compared most (v0 against v1).
-  static const std::vector<VersionInfo> kLegend = {
-      {"hash", 0, "h0",
-       "counted: the key-meta keeps the field count, so HLEN is one get and replies are exact; "
-       "every write first reads which of its fields exist",
-       "#1f4e9c", false, false, false, true},
-      {"hash", 1, "h1",
-       "blind: no count, writes do not read first; HLEN scans every field and HSET/HDEL "
-       "replies count the arguments",
-       "#35b0d8", false, false, false, false},
-      {"hash", 2, "h2", "h0 in KV plus a cache Redis of fields and whole hashes (cache-aside)",
-       "#2a9d3c", true, false, false, true},
-      {"hash", 3, "h3", "h1 in KV plus the same cache Redis", "#98c93c", true, false, false, false},
-      {"zset", 0, "z0",
-       "KV only: member records plus a score index; ranks and ranges are KV scans (reverse "
-       "ranges scan backwards)",
-       "#b2182b", false, false, true, true},
-      {"zset", 1, "z1",
-       "member records in KV; the whole zset cached in Redis, loaded on a miss, for ranks and "
-       "ranges",
-       "#f08a24", true, false, false, true},
-      {"zset", 2, "z2", "z1 with members cached as refs (md5 of long members) to bound the cache",
-       "#8c510a", true, false, false, true},
-      {"zset", 3, "z3",
-       "the zset lives in a store Redis (refs, never evicted); KV keeps only the key-meta and "
-       "long members",
-       "#c51b7d", true, true, false, false},
-  };
+  // Every column comes from the encoding registry's rows (encodings/encoding_table.cc).
+  static const std::vector<VersionInfo> kLegend = [] {
+    const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+    std::vector<VersionInfo> out;
+    for (const encodings::EncodingSpec& row : registry.rows()) {
+      const encodings::TypeSpec& type = *registry.FindType(row.type);
+      VersionInfo v;
+      v.type = std::string(type.name);
+      v.version = row.id;
+      v.label = std::string(type.letter) + std::string(row.name);
+      v.summary = std::string(row.summary);
+      v.color = std::string(row.color);
+      v.cache_redis = row.tier != encodings::TierUse::kNone;
+      v.store_redis = row.tier == encodings::TierUse::kStore;
+      v.uses_reverse_scan = row.uses_reverse_scan;
+      v.keeps_count = row.meta_has_count;
+      out.push_back(std::move(v));
+    }
+    return out;
+  }();
   return kLegend;
 }
 

@@ -1,11 +1,9 @@
 // What a reader of a study or a report needs to know about each (type, encode-version): a short
 // label, one line that explains it, its colour in every plot, and what it needs to run.
 //
-// SEAM: issue #11's encoding registry is to carry these columns (short name, one-line
-// description, plot colour, tier use, reverse-scan use) in its one row per (type, version).
-// Until it lands this table stands in for it; when it does, VersionLegend() reads the registry
-// and this table goes. Nothing else in study/ or reports/ knows a version's properties: they
-// all come through here and travel to the Python renderer in the JSON (`versions`).
+// Every column is read from the encoding registry (encodings/registry.h), the one table of
+// types and versions. Nothing else in study/ or reports/ knows a version's properties: they all
+// come through here and travel to the Python renderer in the JSON (`versions`).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -28,7 +26,7 @@ struct VersionInfo {
   bool keeps_count = false;  // the key-meta keeps the element count
 };
 
-// Every known (type, version), types in order hash, zset, versions ascending.
+// Every (type, version) of the registry, in its order (types in table order, ids ascending).
 const std::vector<VersionInfo>& VersionLegend();
 // The entry, or nullptr.
 const VersionInfo* FindVersion(const std::string& type, int version);

@@ -2,6 +2,9 @@
 
 #include <cctype>
 #include <fstream>
+#include <set>
+
+#include "engine/command_table.h"
 
 namespace kvlab::testing {
 namespace {
@@ -106,19 +109,18 @@ Status ParseEncoding(const std::string& text, AmplificationRow* row) {
   }
   const size_t space = t.find(' ');
   row->type = t.substr(0, space);
-  if ((row->type != "hash" && row->type != "zset") || space == std::string::npos) {
-    return Status::InvalidArgument("bad encoding '" + text + "'");
-  }
+  if (space == std::string::npos) return Status::InvalidArgument("bad encoding '" + text + "'");
   std::string versions = t.substr(space + 1);
   size_t pos = 0;
   while (pos < versions.size()) {
     size_t comma = versions.find(',', pos);
     if (comma == std::string::npos) comma = versions.size();
     const std::string v = Trim(versions.substr(pos, comma - pos));
-    if (v.size() != 2 || v[0] != 'v' || !std::isdigit(static_cast<unsigned char>(v[1]))) {
+    // "v0", or "vNAME" for a named version: the registry's version name after the 'v'.
+    if (v.size() < 2 || v[0] != 'v') {
       return Status::InvalidArgument("bad version '" + v + "' in '" + text + "'");
     }
-    row->versions.push_back(v[1] - '0');
+    row->versions.push_back(v.substr(1));
     pos = comma + 1;
   }
   return Status::OK();
@@ -168,13 +170,6 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
     }
     row.operations = cells[3];
     row.tier_operations = cells[4];
-    const bool tiered = (row.type == "hash" && !row.versions.empty() && row.versions[0] >= 2) ||
-                        (row.type == "zset" && !row.versions.empty() && row.versions[0] >= 1);
-    if (tiered != (row.cache != AmplificationRow::CacheState::kNone)) {
-      return Status::InvalidArgument(where +
-                                     "the Redis-tier versions, and only they, name a "
-                                     "cache state: (cold) or (warm)");
-    }
     std::map<std::string, int64_t> probe;
     s = EvaluateOperations(row.operations, 10, &probe);
     if (s.ok()) s = EvaluateOperations(row.tier_operations, 10, &probe);
@@ -259,6 +254,70 @@ std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset d
     default:
       return {};
   }
+}
+
+}  // namespace kvlab::testing
+
+namespace kvlab::testing {
+
+std::vector<std::string> AmplificationCoverageGaps(const std::vector<AmplificationRow>& rows,
+                                                   const encodings::EncodingRegistry& registry) {
+  std::vector<std::string> gaps;
+  std::set<std::string> covered;          // "command" and "command/type/version"
+  std::set<std::string> without_reverse;  // "type/version" with a "(no reverse scan)" row
+  for (const AmplificationRow& row : rows) {
+    std::string name = row.command.substr(0, row.command.find(' '));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    covered.insert(name);
+    if (row.type != "string" && registry.FindType(row.type) == nullptr) {
+      gaps.push_back("docs/amplification.md:" + std::to_string(row.line) + ": type " + row.type +
+                     " is not a type of the encoding registry");
+      continue;
+    }
+    for (const std::string& v : row.versions) {
+      covered.insert(name + "/" + row.type + "/" + v);
+      const encodings::TypeSpec* type = registry.FindType(row.type);
+      const encodings::EncodingSpec* spec = registry.Find(type->type, v);
+      if (spec == nullptr) {
+        gaps.push_back("docs/amplification.md:" + std::to_string(row.line) + ": " + row.type +
+                       " v" + v + " is not a version of the encoding registry");
+      } else if ((spec->tier != encodings::TierUse::kNone) !=
+                 (row.cache != AmplificationRow::CacheState::kNone)) {
+        gaps.push_back("docs/amplification.md:" + std::to_string(row.line) +
+                       ": the Redis-tier versions, and only they, name a cache state: (cold) "
+                       "or (warm) (" +
+                       row.type + " v" + v + ")");
+      } else if (row.no_reverse_scan && !spec->uses_reverse_scan) {
+        gaps.push_back("docs/amplification.md:" + std::to_string(row.line) + ": " + row.type +
+                       " v" + v +
+                       " has a (no reverse scan) row but its registry row does not use reverse "
+                       "scan");
+      }
+      if (row.no_reverse_scan) without_reverse.insert(row.type + "/" + v);
+    }
+  }
+  for (const engine::CommandSpec& spec : engine::CommandTable::Get().all()) {
+    if (spec.flags & engine::kCmdAboutServer) continue;  // no data: see command_table.h
+    const std::string name(spec.name);
+    if (!covered.count(name)) gaps.push_back("no row for " + name);
+    const encodings::TypeSpec* type = registry.FindTypeByGroup(spec.group);
+    if (type == nullptr) continue;
+    for (const encodings::EncodingSpec* version : registry.VersionsOf(type->type)) {
+      const std::string key = std::string(type->name) + "/" + std::string(version->name);
+      if (!covered.count(name + "/" + key)) {
+        gaps.push_back("no row for " + name + " on " + version->DisplayName(*type));
+      }
+    }
+  }
+  for (const encodings::EncodingSpec& version : registry.rows()) {
+    const encodings::TypeSpec& type = *registry.FindType(version.type);
+    if (version.uses_reverse_scan &&
+        !without_reverse.count(std::string(type.name) + "/" + std::string(version.name))) {
+      gaps.push_back("no (no reverse scan) row for " + version.DisplayName(type) +
+                     ", whose registry row uses reverse scan");
+    }
+  }
+  return gaps;
 }
 
 }  // namespace kvlab::testing

@@ -20,14 +20,17 @@
 #include <vector>
 
 #include "base/status.h"
+#include "encodings/registry.h"
 
 namespace kvlab::testing {
 
 struct AmplificationRow {
   int line = 0;
-  std::string command;        // a command line, redis-cli quoting
-  std::string type;           // "string", "hash" or "zset"
-  std::vector<int> versions;  // encode-versions the row holds for (empty for strings)
+  std::string command;  // a command line, redis-cli quoting
+  std::string type;     // "string", or a registry type name ("hash", "zset")
+  // The names of the encode-versions the row holds for ("hash v0, v1": "0", "1"; empty for
+  // strings).
+  std::vector<std::string> versions;
   bool no_reverse_scan = false;
   enum class CacheState { kNone, kCold, kWarm } cache = CacheState::kNone;
   enum class Dataset { kEmpty, kString, kHash, kZset, kZsetEqualScores, kZsetLong } dataset;
@@ -48,5 +51,13 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
 std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset dataset, int64_t n);
 // The name of the i-th member of the long-member dataset (15 bytes or more: ref'd by md5).
 std::string LongMemberName(int64_t i);
+
+// What the table lacks or gets wrong against the registry and the command table, one line each:
+// a command of the command table without a row ("no row for hget"), a version of a type without
+// a row for one of the type's commands ("no row for hget on hash v4"), a version whose registry
+// row uses reverse scan without any "(no reverse scan)" row, and rows naming a type or version
+// the registry does not have. Empty when the table covers everything.
+std::vector<std::string> AmplificationCoverageGaps(const std::vector<AmplificationRow>& rows,
+                                                   const encodings::EncodingRegistry& registry);
 
 }  // namespace kvlab::testing

@@ -121,9 +121,8 @@ class FaultySubject final : public conformance::Subject {
   FaultySubject(std::unique_ptr<conformance::Subject> inner, FaultInjectingTarget::Alter alter)
       : inner_(std::move(inner)), alter_(std::move(alter)) {}
   std::string name() const override { return inner_->name() + "+faults"; }
-  std::vector<int> HashVersions() override { return inner_->HashVersions(); }
-  std::vector<int> ZsetVersions() override { return inner_->ZsetVersions(); }
-  bool UsesTier(int h, int z) const override { return inner_->UsesTier(h, z); }
+  std::map<std::string, std::vector<std::string>> Versions() override { return inner_->Versions(); }
+  bool UsesTier(const encodings::EncodingProfile& p) const override { return inner_->UsesTier(p); }
   Status Open(const conformance::Profile& profile,
               std::unique_ptr<conformance::SubjectSession>* out) override {
     std::unique_ptr<conformance::SubjectSession> inner;

@@ -109,7 +109,8 @@ TEST(BenchCli, RunWritesResultAndReport) {
   EXPECT_EQ(j["context"]["workloads"][0]["seed"], 5);
   EXPECT_EQ(j["context"]["command_line"][1], "bench");
   const auto& runs = j["workloads"][0]["runs"];
-  EXPECT_EQ(runs.size(), 2u * j["context"]["engine"]["hash_versions"].size());
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(runs.size(), 2u * j["context"]["versions"]["hash"].size());
   for (const auto& run : runs) {
     EXPECT_EQ(run["phases"][1]["commands"]["HGET"]["calls"], 300);
     EXPECT_EQ(run["phases"][1]["commands"]["HGET"]["kv_per_call"]["gets"], 2.0);
@@ -191,6 +192,14 @@ TEST(BenchCli, CatalogueAndBadInput) {
   r = Kvlab(Args({"bench", "run", "ycsb-a", "--hash-versions", "7"}), dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("hash encoding v7 is not available"), std::string::npos) << r.err;
+  // --encoding names versions by type; a bad one is a usage error naming the known ones.
+  r = Kvlab(Args({"bench", "run", "ycsb-a", "--encoding", "hash=9"}), dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("unknown hash encode-version '9' (known: 0, 1, 2, 3)"), std::string::npos)
+      << r.err;
+  r = Kvlab(Args({"bench", "run", "ycsb-a", "--encoding", "list=0"}), dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("unknown type 'list'"), std::string::npos) << r.err;
 }
 
 // A `kvlab serve` in a child process, on a unix socket under dir, stopped at the end.
@@ -276,7 +285,8 @@ TEST(BenchCli, OverRespToKvlabServeReportsTheServersCounters) {
   const auto& runs = j["workloads"][0]["runs"];
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0]["target"], "resp");
-  EXPECT_EQ(runs[0]["hash_version"], 0);
+  EXPECT_EQ(runs[0]["profile"], nlohmann::json({{"hash", "0"}}));
+  EXPECT_EQ(runs[0]["profile_label"], "h0");
   const auto& run = runs[0]["phases"][1];
   EXPECT_EQ(run["commands"]["HGET"]["calls"], 300);
   const auto& server_counters = run["store_counters"];

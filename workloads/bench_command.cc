@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
@@ -46,8 +47,8 @@ struct BenchFlags {
   StoreFlags store;
   EngineFlags engine;
   std::vector<std::string> backends;
-  std::vector<int> hash_versions;
-  std::vector<int> zset_versions;
+  // --hash-versions, --zset-versions, ...: type name -> version names (empty: every version).
+  std::map<std::string, std::vector<std::string>> versions;
   int repetitions = 0;  // 0: the subcommand's default
   std::string results_dir = "results";
   std::string physical = "auto";
@@ -97,23 +98,23 @@ std::vector<std::string> OwnCommandLine() {
   return out;
 }
 
-std::string Join(const std::vector<int>& v) {
-  std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : ",") + x;
+  return out;
 }
 
 // The flags that conflict: rejected rather than resolved silently.
 void CheckConflicts(const BenchFlags& f) {
-  const std::pair<const char*, const char*> kOneOrTheOther[] = {
-      {"--backend", "--backends"},
-      {"--hash-encoding", "--hash-versions"},
-      {"--zset-encoding", "--zset-versions"},
-  };
+  std::vector<std::pair<std::string, std::string>> kOneOrTheOther = {{"--backend", "--backends"}};
+  for (const encodings::TypeSpec& type : encodings::EncodingRegistry::Builtin().types()) {
+    const std::string name(type.name);
+    kOneOrTheOther.emplace_back("--" + name + "-encoding", "--" + name + "-versions");
+  }
   for (const auto& [one, list] : kOneOrTheOther) {
     if (f.Given(one) && f.Given(list)) {
-      throw UsageError(std::string(one) + " and " + list + " were both given: " + one +
-                       " picks one, " + list + " lists several; give one of them");
+      throw UsageError(one + " and " + list + " were both given: " + one + " picks one, " + list +
+                       " lists several; give one of them");
     }
   }
   if (f.resp_only && f.resp.empty()) throw UsageError("--resp-only needs --resp ADDRESS");
@@ -169,19 +170,23 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
                        "' (expected memory, rocksdb, lmdb or wiredtiger)");
     }
   }
-  const std::vector<int> hash_available = AvailableHashVersions();
-  const std::vector<int> zset_available = AvailableZsetVersions();
-  m.hash_versions = f.hash_versions.empty() ? hash_available : f.hash_versions;
-  m.zset_versions = f.zset_versions.empty() ? zset_available : f.zset_versions;
-  if (f.Given("--hash-encoding")) m.hash_versions = {f.engine.hash_version};
-  if (f.Given("--zset-encoding")) m.zset_versions = {f.engine.zset_version};
-  for (const auto& [type, versions, available] :
-       {std::tuple{"hash", &m.hash_versions, &hash_available},
-        std::tuple{"zset", &m.zset_versions, &zset_available}}) {
-    for (int v : *versions) {
-      if (std::find(available->begin(), available->end(), v) == available->end()) {
-        throw UsageError(std::string(type) + " encoding v" + std::to_string(v) +
-                         " is not available (this engine runs " + Join(*available) + ")");
+  // The matrix's versions of each type: --<type>-versions, narrowed to one by --encoding or
+  // --<type>-encoding, else every version the engine runs.
+  const std::map<std::string, std::vector<std::string>> available =
+      AvailableVersions(f.engine.ToOptions());
+  m.versions.clear();
+  for (const auto& [type, versions] : available) {
+    auto listed = f.versions.find(type);
+    m.versions[type] =
+        listed != f.versions.end() && !listed->second.empty() ? listed->second : versions;
+  }
+  for (const auto& [type, version] : f.engine.Versions().versions) m.versions[type] = {*version};
+  for (const auto& [type, versions] : m.versions) {
+    const std::vector<std::string>& runs = available.at(type);
+    for (const std::string& v : versions) {
+      if (std::find(runs.begin(), runs.end(), v) == runs.end()) {
+        throw UsageError(type + " encoding v" + v + " is not available (this engine runs " +
+                         Join(runs) + ")");
       }
     }
   }
@@ -227,8 +232,7 @@ RunSettings SettingsOf(const MatrixOptions& m, const BenchFlags& f,
   RunSettings s;
   s.command_line = command_line;
   s.backends = m.backends;
-  s.hash_versions = m.hash_versions;
-  s.zset_versions = m.zset_versions;
+  s.versions = m.versions;
   s.store = m.store;
   s.engine = m.engine;
   s.repetitions = m.repetitions;
@@ -498,12 +502,21 @@ void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
                   "Backends of the matrix, comma-separated (default: all four; --backend "
                   "picks one)")
       ->delimiter(',');
-  app->add_option("--hash-versions", f->hash_versions,
-                  "Hash encode-versions of the matrix (default: all this engine runs)")
-      ->delimiter(',');
-  app->add_option("--zset-versions", f->zset_versions,
-                  "Zset encode-versions of the matrix (default: all this engine runs)")
-      ->delimiter(',');
+  // One --<type>-versions per type of the registry.
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+  for (const encodings::TypeSpec& type : registry.types()) {
+    std::string known;
+    for (const encodings::EncodingSpec* row : registry.VersionsOf(type.type)) {
+      known += (known.empty() ? "" : ",") + std::string(row->name);
+    }
+    std::string name(type.name);
+    name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+    app->add_option("--" + std::string(type.name) + "-versions",
+                    f->versions[std::string(type.name)],
+                    name + " encode-versions of the matrix, by name (" + known +
+                        "; default: all this engine runs)")
+        ->delimiter(',');
+  }
   app->add_option("--repetitions", f->repetitions,
                   "Runs of the whole matrix, cells interleaved; reports take medians and "
                   "intervals over them (default: 3 for the main job and sweeps, 1 for run)")

@@ -72,8 +72,8 @@ Status BuildDataset(const std::string& backend, int hash_version, int zset_versi
   spec.backend = backend;
   KVLAB_RETURN_IF_ERROR(OpenStore(spec, &d->store));
   EngineOptions options;
-  options.hash_version = static_cast<uint8_t>(hash_version);
-  options.zset_version = static_cast<uint8_t>(zset_version);
+  options.versions = {{encodings::KeyType::kHash, static_cast<uint8_t>(hash_version)},
+                      {encodings::KeyType::kZset, static_cast<uint8_t>(zset_version)}};
   d->engine = std::make_unique<Engine>(d->store->store(), options);
   Rng rng(1);
   auto run = [&](std::vector<std::string> argv) {
@@ -248,8 +248,8 @@ void RunCase(benchmark::State& state, Datasets* sets, const Case& c, const std::
   std::vector<KvTrace> traces;
   TracingStore tracing(d->store->store());
   EngineOptions options;
-  options.hash_version = static_cast<uint8_t>(hash_version);
-  options.zset_version = static_cast<uint8_t>(zset_version);
+  options.versions = {{encodings::KeyType::kHash, static_cast<uint8_t>(hash_version)},
+                      {encodings::KeyType::kZset, static_cast<uint8_t>(zset_version)}};
   options.tier = d->engine->tier();  // one Redis tier: the same caches and zset store
   Engine tracer(&tracing, options);
   for (int pass = 0; pass < 2; ++pass) {
@@ -366,8 +366,19 @@ int main(int argc, char** argv) {
 
   auto sets = std::make_shared<Datasets>();
   // Every version this engine runs, as the matrix of `kvlab bench` does.
-  const std::vector<int> hash_versions = AvailableHashVersions();
-  const std::vector<int> zset_versions = AvailableZsetVersions();
+  const std::map<std::string, std::vector<std::string>> available =
+      AvailableVersions(EngineOptions());
+  // The registry ids of the versions the engine runs (the ids are what EngineOptions takes).
+  auto ids = [&available](kvlab::encodings::KeyType type, const char* name) {
+    std::vector<int> out;
+    const auto& registry = kvlab::encodings::EncodingRegistry::Builtin();
+    auto it = available.find(name);
+    if (it == available.end()) return out;
+    for (const std::string& v : it->second) out.push_back(registry.Find(type, v)->id);
+    return out;
+  };
+  const std::vector<int> hash_versions = ids(kvlab::encodings::KeyType::kHash, "hash");
+  const std::vector<int> zset_versions = ids(kvlab::encodings::KeyType::kZset, "zset");
   for (const std::string& backend : backends) {
     for (const Case& c : Cases()) {
       std::vector<std::pair<int, int>> versions;  // (hash, zset)

@@ -11,39 +11,35 @@ using backends::WriteBatch;
 
 namespace {
 
-class TracingIterator final : public Iterator {
+class TracingIterator final : public backends::IteratorWrapper {
  public:
   TracingIterator(std::unique_ptr<Iterator> base, TracingStore* store, int id)
-      : base_(std::move(base)), store_(store), id_(id) {}
+      : IteratorWrapper(std::move(base)), store_(store), id_(id) {}
 
-  bool Valid() const override { return base_->Valid(); }
-  void Seek(std::string_view target) override {
-    Record(TraceOp::Kind::kSeek, target);
-    base_->Seek(target);
+  void Seek(std::string_view key) override {
+    Record(TraceOp::Kind::kSeek, key);
+    target()->Seek(key);
   }
-  void SeekForPrev(std::string_view target) override {
-    Record(TraceOp::Kind::kSeekForPrev, target);
-    base_->SeekForPrev(target);
+  void SeekForPrev(std::string_view key) override {
+    Record(TraceOp::Kind::kSeekForPrev, key);
+    target()->SeekForPrev(key);
   }
   void SeekToFirst() override {
     Record(TraceOp::Kind::kSeekToFirst, {});
-    base_->SeekToFirst();
+    target()->SeekToFirst();
   }
   void SeekToLast() override {
     Record(TraceOp::Kind::kSeekToLast, {});
-    base_->SeekToLast();
+    target()->SeekToLast();
   }
   void Next() override {
     Record(TraceOp::Kind::kNext, {});
-    base_->Next();
+    target()->Next();
   }
   void Prev() override {
     Record(TraceOp::Kind::kPrev, {});
-    base_->Prev();
+    target()->Prev();
   }
-  std::string_view key() const override { return base_->key(); }
-  std::string_view value() const override { return base_->value(); }
-  Status status() const override { return base_->status(); }
 
  private:
   void Record(TraceOp::Kind kind, std::string_view key) {
@@ -54,7 +50,6 @@ class TracingIterator final : public Iterator {
     store_->Record(std::move(op));
   }
 
-  std::unique_ptr<Iterator> base_;
   TracingStore* store_;
   int id_;
 };
@@ -84,7 +79,7 @@ Status TracingStore::Get(std::string_view key, std::string* value) {
   op.kind = TraceOp::Kind::kGet;
   op.key = key;
   Record(std::move(op));
-  return base_->Get(key, value);
+  return target()->Get(key, value);
 }
 
 Status TracingStore::MultiGet(const std::vector<std::string_view>& keys,
@@ -93,7 +88,7 @@ Status TracingStore::MultiGet(const std::vector<std::string_view>& keys,
   op.kind = TraceOp::Kind::kMultiGet;
   op.keys.assign(keys.begin(), keys.end());
   Record(std::move(op));
-  return base_->MultiGet(keys, values);
+  return target()->MultiGet(keys, values);
 }
 
 Status TracingStore::Put(std::string_view key, std::string_view value) {
@@ -102,7 +97,7 @@ Status TracingStore::Put(std::string_view key, std::string_view value) {
   op.key = key;
   op.value = value;
   Record(std::move(op));
-  return base_->Put(key, value);
+  return target()->Put(key, value);
 }
 
 Status TracingStore::Delete(std::string_view key) {
@@ -110,7 +105,7 @@ Status TracingStore::Delete(std::string_view key) {
   op.kind = TraceOp::Kind::kDelete;
   op.key = key;
   Record(std::move(op));
-  return base_->Delete(key);
+  return target()->Delete(key);
 }
 
 Status TracingStore::DeleteRange(std::string_view begin, std::string_view end) {
@@ -119,7 +114,7 @@ Status TracingStore::DeleteRange(std::string_view begin, std::string_view end) {
   op.key = begin;
   op.value = end;
   Record(std::move(op));
-  return base_->DeleteRange(begin, end);
+  return target()->DeleteRange(begin, end);
 }
 
 Status TracingStore::Write(const WriteBatch& batch) {
@@ -127,7 +122,7 @@ Status TracingStore::Write(const WriteBatch& batch) {
   op.kind = TraceOp::Kind::kWrite;
   op.batch = batch;
   Record(std::move(op));
-  return base_->Write(batch);
+  return target()->Write(batch);
 }
 
 std::unique_ptr<Iterator> TracingStore::NewIterator(const IteratorOptions& options) {
@@ -139,7 +134,7 @@ std::unique_ptr<Iterator> TracingStore::NewIterator(const IteratorOptions& optio
     op.iterator = next_iterator_++;
     trace_.push_back(op);
   }
-  return std::make_unique<TracingIterator>(base_->NewIterator(options), this, op.iterator);
+  return std::make_unique<TracingIterator>(target()->NewIterator(options), this, op.iterator);
 }
 
 Status ReplayTrace(const KvTrace& trace, KvStore* store) {

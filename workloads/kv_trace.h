@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/kv_store.h"
+#include "backends/kv_store_wrapper.h"
 
 namespace kvlab::workloads {
 
@@ -44,16 +45,14 @@ struct TraceOp {
 using KvTrace = std::vector<TraceOp>;
 
 // A KvStore decorator that records every call. Thread-safe; meant for one command at a time.
-class TracingStore final : public backends::KvStore {
+class TracingStore final : public backends::KvStoreWrapper {
  public:
   // REQUIRES: base outlives this store.
-  explicit TracingStore(backends::KvStore* base) : base_(base) {}
+  explicit TracingStore(backends::KvStore* base) : KvStoreWrapper(base) {}
 
   // The calls since the last Take.
   KvTrace Take();
 
-  std::string name() const override { return base_->name(); }
-  backends::Capabilities capabilities() const override { return base_->capabilities(); }
   Status Get(std::string_view key, std::string* value) override;
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values) override;
@@ -63,16 +62,11 @@ class TracingStore final : public backends::KvStore {
   Status Write(const backends::WriteBatch& batch) override;
   std::unique_ptr<backends::Iterator> NewIterator(
       const backends::IteratorOptions& options) override;
-  Status Flush() override { return base_->Flush(); }
-  backends::PhysicalCounters ReadPhysicalCounters() override {
-    return base_->ReadPhysicalCounters();
-  }
 
   // Records an operation; for the iterators.
   void Record(TraceOp op);
 
  private:
-  backends::KvStore* base_;
   std::mutex mu_;
   KvTrace trace_;
   int next_iterator_ = 0;

@@ -38,7 +38,7 @@ TEST(KvTrace, ReplayIssuesTheCommandsOperations) {
       ASSERT_TRUE(OpenStore(spec, &opened).ok());
       TracingStore tracing(opened->store());
       EngineOptions options;
-      options.hash_version = hash_version;
+      options.versions[encodings::KeyType::kHash] = hash_version;
       Engine engine(&tracing, options);
       Session session;
       const std::pair<const char*, bool> commands[] = {

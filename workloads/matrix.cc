@@ -1,5 +1,6 @@
 #include "workloads/matrix.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -16,29 +17,14 @@ using resp::Reply;
 
 namespace {
 
-// The versions an engine over any store can run: probed on a throwaway in-memory store.
-template <typename Has>
-std::vector<int> ProbeVersions(Has has) {
-  StoreSpec spec;
-  spec.backend = "memory";
-  std::unique_ptr<OpenedStore> opened;
-  std::vector<int> out;
-  if (!OpenStore(spec, &opened).ok()) return {0};
-  Engine engine(opened->store(), EngineOptions());
-  for (int v = 0; v <= 3; ++v) {
-    if (has(engine, static_cast<uint8_t>(v))) out.push_back(v);
-  }
-  return out;
-}
-
 // Does the RESP server take kvlab's encoding parameters? (A real redis-server answers CONFIG GET
 // of an unknown parameter with an empty array.)
-bool ServerHasVersions(TargetConnection& c) {
+bool ServerHasVersions(TargetConnection& c, const encodings::EncodingRegistry& registry) {
   Reply reply;
   CommandSample sample;
-  if (!c.Execute({"CONFIG", "GET", "kv.hash.key.meta.version"}, &reply, &sample).ok()) {
-    return false;
-  }
+  const std::string param =
+      "kv." + std::string(registry.types().front().name) + ".key.meta.version";
+  if (!c.Execute({"CONFIG", "GET", param}, &reply, &sample).ok()) return false;
   return reply.is_aggregate() && !reply.elements().empty();
 }
 
@@ -150,13 +136,14 @@ EngineOptions EngineOptionsFor(const MatrixOptions& options) {
 
 std::string TierProblem(const Engine& engine, const Cell& cell) {
   std::string problems;
-  auto check = [&](const char* type, int version) {
-    if (version < 0) return;
-    Status s = engine.CheckTier(type, static_cast<uint8_t>(version));
+  for (const auto& [type_name, version] : cell.profile.versions) {
+    const encodings::TypeSpec* type = engine.registry().FindType(type_name);
+    if (!version || type == nullptr) continue;
+    const encodings::EncodingSpec* row = engine.registry().Find(type->type, *version);
+    if (row == nullptr) continue;
+    Status s = engine.CheckTier(type->type, row->id);
     if (!s.ok()) problems += (problems.empty() ? "" : "; ") + s.message();
-  };
-  check("hash", cell.hash_version);
-  check("zset", cell.zset_version);
+  }
   return problems;
 }
 
@@ -190,10 +177,17 @@ void JudgeDegraded(const MatrixOptions& options, const Cell& cell, const Workloa
 }
 
 std::string Cell::Label() const {
-  std::string label = backend;
-  if (hash_version >= 0) label += " h" + std::to_string(hash_version);
-  if (zset_version >= 0) label += " z" + std::to_string(zset_version);
-  return label;
+  return profile_label.empty() ? backend : backend + " " + profile_label;
+}
+
+Cell MakeCell(const encodings::EncodingRegistry& registry, std::string target, std::string backend,
+              encodings::EncodingProfile profile) {
+  Cell c;
+  c.target = std::move(target);
+  c.backend = std::move(backend);
+  c.profile_label = profile.Label(registry);
+  c.profile = std::move(profile);
+  return c;
 }
 
 Status ParsePhysicalMode(const std::string& name, PhysicalMode* out) {
@@ -211,44 +205,63 @@ Status ParsePhysicalMode(const std::string& name, PhysicalMode* out) {
   return Status::OK();
 }
 
-std::vector<int> AvailableHashVersions() {
-  return ProbeVersions([](Engine& e, uint8_t v) { return e.hash_encoding(v) != nullptr; });
+const encodings::EncodingRegistry& RegistryOf(const EngineOptions& options) {
+  return options.registry != nullptr ? *options.registry : encodings::EncodingRegistry::Builtin();
 }
 
-std::vector<int> AvailableZsetVersions() {
-  return ProbeVersions([](Engine& e, uint8_t v) { return e.zset_encoding(v) != nullptr; });
-}
-
-bool VersionUsesTier(const std::string& type, int version) {
-  if (version < 0 || version > 3) return false;
+std::map<std::string, std::vector<std::string>> AvailableVersions(const EngineOptions& options) {
+  // Probed on a throwaway in-memory store: the versions are the engine's, whatever the backend.
   StoreSpec spec;
   spec.backend = "memory";
   std::unique_ptr<OpenedStore> opened;
-  if (!OpenStore(spec, &opened).ok()) return false;
-  Engine engine(opened->store(), EngineOptions());
-  const uint8_t v = static_cast<uint8_t>(version);
-  if (type == "hash")
-    return engine.hash_encoding(v) && !engine.hash_encoding(v)->tier_roles().empty();
-  if (type == "zset")
-    return engine.zset_encoding(v) && !engine.zset_encoding(v)->tier_roles().empty();
-  return false;
+  std::map<std::string, std::vector<std::string>> out;
+  if (!OpenStore(spec, &opened).ok()) return out;
+  Engine engine(opened->store(), options);
+  for (const encodings::EncodingSpec& row : engine.registry().rows()) {
+    if (engine.encoding(row.type, row.id) == nullptr) continue;
+    out[std::string(engine.registry().FindType(row.type)->name)].emplace_back(row.name);
+  }
+  return out;
+}
+
+bool VersionUsesTier(const encodings::EncodingRegistry& registry, const std::string& type,
+                     const std::optional<std::string>& version) {
+  const encodings::TypeSpec* t = registry.FindType(type);
+  if (t == nullptr || !version) return false;
+  const encodings::EncodingSpec* row = registry.Find(t->type, *version);
+  return row != nullptr && row->tier != encodings::TierUse::kNone;
 }
 
 std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options) {
-  const std::vector<int> none = {-1};
-  const std::vector<int>& hash = workload.UsesHash() ? options.hash_versions : none;
-  const std::vector<int>& zset = workload.UsesZset() ? options.zset_versions : none;
+  const encodings::EncodingRegistry& registry = RegistryOf(options.engine);
+  // Every combination of the versions of the types the workload uses, in the registry's order.
+  std::vector<encodings::EncodingProfile> profiles(1);
+  std::map<std::string, std::vector<std::string>> available;
+  for (const encodings::TypeSpec& type : registry.types()) {
+    if (!workload.UsesType(type)) continue;
+    const std::string name(type.name);
+    auto listed = options.versions.find(name);
+    std::vector<std::string> versions;
+    if (listed != options.versions.end()) {
+      versions = listed->second;
+    } else {
+      if (available.empty()) available = AvailableVersions(options.engine);
+      versions = available[name];
+    }
+    std::vector<encodings::EncodingProfile> next;
+    for (const encodings::EncodingProfile& p : profiles) {
+      for (const std::string& v : versions) {
+        encodings::EncodingProfile q = p;
+        q.versions[name] = v;
+        next.push_back(std::move(q));
+      }
+    }
+    profiles = std::move(next);
+  }
   std::vector<Cell> cells;
   auto add = [&](const std::string& target, const std::string& backend) {
-    for (int h : hash) {
-      for (int z : zset) {
-        Cell c;
-        c.target = target;
-        c.backend = backend;
-        c.hash_version = h;
-        c.zset_version = z;
-        cells.push_back(c);
-      }
+    for (const encodings::EncodingProfile& p : profiles) {
+      cells.push_back(MakeCell(registry, target, backend, p));
     }
   };
   if (options.in_process) {
@@ -264,8 +277,9 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
   spec.backend = cell.backend;
   if (!options.store.options.dir.empty()) {
     std::string leaf = name + "-" + cell.backend;
-    if (cell.hash_version >= 0) leaf += "-h" + std::to_string(cell.hash_version);
-    if (cell.zset_version >= 0) leaf += "-z" + std::to_string(cell.zset_version);
+    // "-h0-z1": the profile label's parts.
+    if (!cell.profile_label.empty()) leaf += "-" + cell.profile_label;
+    std::replace(leaf.begin(), leaf.end(), ' ', '-');
     leaf += "-r" + std::to_string(cell.repetition);
     spec.options.dir = (std::filesystem::path(options.store.options.dir) / leaf).string();
     std::error_code ec;
@@ -307,13 +321,10 @@ Status ConfigureEngine(const MatrixOptions& options, Engine* engine) {
 }
 
 Status SetVersions(TargetConnection& c, const Cell& cell) {
-  if (cell.hash_version >= 0) {
-    KVLAB_RETURN_IF_ERROR(RunOnConnection(
-        c, {"CONFIG", "SET", "kv.hash.key.meta.version", std::to_string(cell.hash_version)}));
-  }
-  if (cell.zset_version >= 0) {
-    KVLAB_RETURN_IF_ERROR(RunOnConnection(
-        c, {"CONFIG", "SET", "kv.zset.key.meta.version", std::to_string(cell.zset_version)}));
+  for (const auto& [type, version] : cell.profile.versions) {
+    if (!version) continue;
+    KVLAB_RETURN_IF_ERROR(
+        RunOnConnection(c, {"CONFIG", "SET", "kv." + type + ".key.meta.version", *version}));
   }
   return Status::OK();
 }
@@ -325,18 +336,19 @@ std::vector<Cell> MatrixCells(const Workload& workload, const MatrixOptions& opt
     // A server without kvlab's encodings runs one cell, its versions unknown.
     RespTarget probe(*options.resp);
     std::unique_ptr<TargetConnection> c;
-    if (probe.Connect(&c).ok() && !ServerHasVersions(*c)) {
+    if (probe.Connect(&c).ok() && !ServerHasVersions(*c, RegistryOf(options.engine))) {
       effective->resp.reset();
     }
   }
   std::vector<Cell> cells = PlanCells(workload, *effective);
   if (options.resp && !effective->resp) {
-    Cell c;
-    c.target = "resp";
-    c.backend = options.resp->ToString();
-    c.hash_version = -1;
-    c.zset_version = -1;
-    cells.push_back(c);
+    // The types the workload uses, their versions unknown.
+    encodings::EncodingProfile unknown;
+    for (const encodings::TypeSpec& type : RegistryOf(options.engine).types()) {
+      if (workload.UsesType(type)) unknown.versions[std::string(type.name)] = std::nullopt;
+    }
+    cells.push_back(
+        MakeCell(RegistryOf(options.engine), "resp", options.resp->ToString(), unknown));
   }
   return cells;
 }

@@ -3,12 +3,13 @@
 //
 // In-process, each cell gets a fresh store (a temporary directory, or <dir>/<cell> under
 // --dir) and an engine; the encoding versions are switched at runtime with CONFIG SET
-// kv.hash.key.meta.version / kv.zset.key.meta.version, exactly as a user would. After the run the
-// store is flushed and the size of its directory is the cell's disk space.
+// kv.<type>.key.meta.version, exactly as a user would. The versions come from the engine's
+// encoding registry: a cell per combination of the versions of the types the workload uses.
+// After the run the store is flushed and the size of its directory is the cell's disk space.
 //
 // Over RESP (`--resp ADDRESS`: `kvlab serve`, or any Redis-protocol server), each cell starts
 // with FLUSHALL and the same CONFIG SET; a server that refuses CONFIG SET of the versions (a
-// real redis-server) runs one cell, with the versions reported as unknown (-1).
+// real redis-server) runs one cell, with the versions reported as unknown (null).
 //
 // Repetitions run the whole matrix again (cells interleaved, not back to back), so that slow
 // drift of a shared machine spreads over all cells; reports take medians across them.
@@ -33,12 +34,18 @@ namespace kvlab::workloads {
 struct Cell {
   std::string target = "in-process";  // or "resp"
   std::string backend;                // the backend name, or the RESP address
-  int hash_version = 0;               // -1: unknown (a server that does not say)
-  int zset_version = 0;
+  // The version new keys of each type the workload uses get, by name; nullopt: unknown (a
+  // server that does not say).
+  encodings::EncodingProfile profile;
+  std::string profile_label;  // "h0 z0" (EncodingProfile::Label), set by PlanCells
   int repetition = 0;
 
   std::string Label() const;  // "rocksdb h0 z0"
 };
+
+// A cell of a target and backend with `profile`, labelled from `registry`.
+Cell MakeCell(const encodings::EncodingRegistry& registry, std::string target, std::string backend,
+              encodings::EncodingProfile profile);
 
 struct CellResult {
   Cell cell;
@@ -71,12 +78,13 @@ Status ParsePhysicalMode(const std::string& name, PhysicalMode* out);
 
 struct MatrixOptions {
   std::vector<std::string> backends;  // in-process cells
-  std::vector<int> hash_versions;     // used when the workload uses hashes
-  std::vector<int> zset_versions;     // used when it uses zsets
+  // The versions of each type the matrix runs, by name (type name -> version names), used for
+  // the types the workload uses; a type not listed runs every version the engine runs.
+  std::map<std::string, std::vector<std::string>> versions;
   // Store options and decorators for every backend (spec.backend is ignored). A non-empty
   // spec.options.dir is the parent directory of the cells' stores, which are kept.
   backends::StoreSpec store;
-  engine::EngineOptions engine;  // versions are set per cell
+  engine::EngineOptions engine;  // versions are set per cell; engine.registry is the registry
   std::string config_file;       // --config: applied to each cell's engine before its versions
   bool in_process = true;
   std::optional<redis::RedisEndpoint> resp;
@@ -95,12 +103,16 @@ struct MatrixOptions {
   std::function<void(const CellResult&)> on_cell_done;
 };
 
-// The encode-versions this engine can run for hashes and zsets (0..3 where available).
-std::vector<int> AvailableHashVersions();
-std::vector<int> AvailableZsetVersions();
-// Whether version `version` of `type` ("hash" or "zset") keeps state in the Redis tier (its
-// encoding's tier_roles); false for -1 and unknown versions.
-bool VersionUsesTier(const std::string& type, int version);
+// The registry of an engine with these options (options.registry, or kvlab's).
+const encodings::EncodingRegistry& RegistryOf(const engine::EngineOptions& options);
+// The versions an engine with these options can run, by type name -> version names, in the
+// registry's order.
+std::map<std::string, std::vector<std::string>> AvailableVersions(
+    const engine::EngineOptions& options);
+// Whether `version` of `type` keeps state in the Redis tier (its registry row's tier use); false
+// for an unknown type or version, and for nullopt (a RESP server that does not say).
+bool VersionUsesTier(const encodings::EncodingRegistry& registry, const std::string& type,
+                     const std::optional<std::string>& version);
 
 // The cells of one repetition: backends x the versions of the types the workload uses.
 std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options);

@@ -31,23 +31,22 @@ Workload Small(const std::string& name, int64_t records, int64_t operations) {
 }
 
 TEST(Matrix, AvailableVersionsAreProbedFromTheEngine) {
-  const std::vector<int> hash = AvailableHashVersions();
-  const std::vector<int> zset = AvailableZsetVersions();
-  ASSERT_FALSE(hash.empty());
-  ASSERT_FALSE(zset.empty());
-  EXPECT_EQ(hash.front(), 0);
-  EXPECT_EQ(zset.front(), 0);
+  auto available = AvailableVersions(engine::EngineOptions());
+  ASSERT_FALSE(available["hash"].empty());
+  ASSERT_FALSE(available["zset"].empty());
+  EXPECT_EQ(available["hash"].front(), "0");
+  EXPECT_EQ(available["zset"].front(), "0");
 }
 
 TEST(Matrix, PlansOnlyTheVersionsAWorkloadUses) {
   MatrixOptions m;
   m.backends = {"memory", "rocksdb"};
-  m.hash_versions = {0, 1};
-  m.zset_versions = {0};
+  m.versions["hash"] = {"0", "1"};
+  m.versions["zset"] = {"0"};
   const auto ycsb = PlanCells(Small("ycsb-a", 10, 10), m);
   ASSERT_EQ(ycsb.size(), 4u);
   EXPECT_EQ(ycsb[1].Label(), "memory h1");
-  EXPECT_EQ(ycsb[1].zset_version, -1);
+  EXPECT_FALSE(ycsb[1].profile.versions.count("zset"));
   EXPECT_EQ(PlanCells(Small("session-store", 10, 10), m).size(), 2u);
   EXPECT_EQ(PlanCells(Small("leaderboard", 2, 10), m).size(), 2u);
   EXPECT_EQ(PlanCells(Small("ycsb-e", 10, 10), m)[3].Label(), "rocksdb h1 z0");
@@ -60,8 +59,8 @@ TEST(Matrix, RunsEveryCellWithItsVersions) {
   Workload w = Small("ycsb-a", 100, 300);
   MatrixOptions m;
   m.backends = {"memory", "lmdb"};
-  m.hash_versions = {0, 1};
-  m.zset_versions = {0};
+  m.versions["hash"] = {"0", "1"};
+  m.versions["zset"] = {"0"};
   m.repetitions = 2;
   m.store.options.dir = scratch.path();  // keep the stores, to check their directories
   std::vector<Cell> started;
@@ -79,7 +78,7 @@ TEST(Matrix, RunsEveryCellWithItsVersions) {
     ASSERT_TRUE(r.run.error.empty()) << r.run.error;
     ASSERT_EQ(r.run.phases.size(), 2u);
     const CallStats& hset = r.run.phases[1].commands.at("HSET");
-    EXPECT_EQ(hset.kv.gets, hset.calls * (r.cell.hash_version == 0 ? 2 : 1));
+    EXPECT_EQ(hset.kv.gets, hset.calls * (r.cell.profile.VersionOf("hash") == "0" ? 2 : 1));
     // Both persist (the memory backend as a snapshot file): 100 records of 10 x 100 bytes.
     EXPECT_TRUE(r.persistent);
     EXPECT_GT(r.disk_bytes, 100u * 10 * 100);
@@ -100,7 +99,7 @@ TEST(Matrix, DiskSpaceIsTheStoresData) {
   Workload w = Small("ycsb-c-field", 200, 50);
   MatrixOptions m;
   m.backends = {"wiredtiger", "rocksdb", "lmdb"};
-  m.hash_versions = {0};
+  m.versions["hash"] = {"0"};
   std::vector<CellResult> cells;
   RunMatrix(w, m, &cells);
   ASSERT_EQ(cells.size(), 3u);
@@ -117,7 +116,7 @@ TEST(Matrix, StopEndsTheMatrix) {
   volatile std::sig_atomic_t stop = 0;
   MatrixOptions m;
   m.backends = {"memory", "memory", "memory"};
-  m.hash_versions = {0};
+  m.versions["hash"] = {"0"};
   m.stop = &stop;
   m.on_cell_done = [&](const CellResult&) { stop = 1; };
   std::vector<CellResult> results;
@@ -136,13 +135,14 @@ TEST(Matrix, RunsOverRespAgainstRedis) {
   MatrixOptions m;
   m.in_process = false;
   m.resp = server.endpoint();
-  m.hash_versions = {0, 1};
+  m.versions["hash"] = {"0", "1"};
   std::vector<CellResult> results;
   RunMatrix(w, m, &results);
   ASSERT_EQ(results.size(), 1u);
   const CellResult& r = results[0];
   EXPECT_EQ(r.cell.target, "resp");
-  EXPECT_EQ(r.cell.hash_version, -1);
+  EXPECT_EQ(r.cell.profile.VersionOf("hash"), std::nullopt);
+  EXPECT_TRUE(r.cell.profile.versions.count("hash"));  // used, its version unknown
   ASSERT_TRUE(r.run.error.empty()) << r.run.error;
   const PhaseResult& run = r.run.phases[1];
   EXPECT_EQ(run.operations, 200u);
@@ -173,8 +173,8 @@ TEST(Sweep, ClassifiesGrowth) {
 TEST(Sweep, SizeSweepShowsKnownGrowth) {
   MatrixOptions m;
   m.backends = {"memory"};
-  m.hash_versions = {0, 1};
-  m.zset_versions = {0};
+  m.versions["hash"] = {"0", "1"};
+  m.versions["zset"] = {"0"};
   SweepOptions sweep;
   sweep.sizes = {10, 100, 1000};
   sweep.calls = 20;
@@ -191,7 +191,7 @@ TEST(Sweep, SizeSweepShowsKnownGrowth) {
   EXPECT_EQ(grow.commands.at("HSET").calls, 1u);
   std::map<std::string, std::string> classes;
   for (const auto& g : GrowthJson(result.points)) {
-    classes[g["type"].get<std::string>() + " v" + std::to_string(g["version"].get<int>()) + " " +
+    classes[g["type"].get<std::string>() + " v" + g["version"].get<std::string>() + " " +
             g["probe"].get<std::string>() + " " + g["command"].get<std::string>()] =
         g["kv_class"].get<std::string>();
   }
@@ -213,8 +213,8 @@ TEST(Sweep, SizeSweepShowsKnownGrowth) {
 TEST(Sweep, TierVersionsAreMeasuredColdAndWarm) {
   MatrixOptions m;
   m.backends = {"memory"};
-  m.hash_versions = {3};
-  m.zset_versions = {1};
+  m.versions["hash"] = {"3"};
+  m.versions["zset"] = {"1"};
   SweepOptions sweep;
   sweep.sizes = {10, 100, 1000};
   sweep.calls = 10;
@@ -234,7 +234,7 @@ TEST(Sweep, TierVersionsAreMeasuredColdAndWarm) {
   EXPECT_EQ(ended, result.points.size());
   std::map<std::string, nlohmann::json> series;
   for (const auto& g : GrowthJson(result.points)) {
-    series[g["type"].get<std::string>() + " v" + std::to_string(g["version"].get<int>()) + " " +
+    series[g["type"].get<std::string>() + " v" + g["version"].get<std::string>() + " " +
            g["cache"].get<std::string>() + " " + g["probe"].get<std::string>()] = g;
   }
   const nlohmann::json& cold_range = series["zset v1 cold ZRANGEBYSCORE-10"];
@@ -282,8 +282,8 @@ TEST(Sweep, TimeClassesComeFromRepetitions) {
 TEST(Sweep, RttSweepCountsRoundTrips) {
   MatrixOptions m;
   m.backends = {"memory"};
-  m.hash_versions = {0};
-  m.zset_versions = {0};
+  m.versions["hash"] = {"0"};
+  m.versions["zset"] = {"0"};
   SweepOptions sweep;
   sweep.types = {"hash"};
   sweep.rtts_us = {0, 50};
@@ -311,13 +311,13 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
   testing::ScratchDir scratch;
   RunSettings settings;
   settings.backends = {"memory"};
-  settings.hash_versions = {0};
+  settings.versions["hash"] = {"0"};
   BenchResult a(settings, scratch.path() + "/results", "t");
   BenchResult b(settings, scratch.path() + "/results", "t");
   Workload w = Small("ycsb-c-field", 20, 50);
   MatrixOptions m;
   m.backends = {"memory"};
-  m.hash_versions = {0};
+  m.versions["hash"] = {"0"};
   std::vector<CellResult> cells;
   RunMatrix(w, m, &cells);
   // Counters of another source (the Redis tier, later) travel with the KV counts, and a cache's
@@ -355,8 +355,15 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
     EXPECT_TRUE(j["context"].contains(key)) << key;
   }
   EXPECT_EQ(j["context"]["workloads"][0]["effective_sha256"], w.EffectiveSha256());
+  EXPECT_EQ(j["context"]["versions"], nlohmann::json({{"hash", {"0"}}}));
+  EXPECT_EQ(j["context"]["encodings"]["hash"]["versions"][1]["name"], "1");
+  EXPECT_EQ(j["context"]["encodings"]["hash"]["versions"][1]["color"].get<std::string>().size(),
+            7u);
   const auto& run = j["workloads"][0]["runs"][0];
   EXPECT_EQ(run["backend"], "memory");
+  EXPECT_EQ(run["profile"], nlohmann::json({{"hash", "0"}}));
+  EXPECT_EQ(run["profile_label"], "h0");
+  EXPECT_FALSE(run.contains("hash_version"));
   EXPECT_GT(run["disk_bytes"].get<uint64_t>(), 20u * 100);
   const auto& hget = run["phases"][1]["commands"]["HGET"];
   EXPECT_EQ(hget["calls"], 50);
@@ -374,6 +381,40 @@ TEST(BenchResult, WritesVersionedFilesSideBySide) {
 
   std::ofstream(scratch.path() + "/other.json") << R"({"schema": "something-else"})";
   EXPECT_FALSE(ReadResultFile(scratch.path() + "/other.json", &j).ok());
+  std::ofstream(scratch.path() + "/future.json")
+      << R"({"schema": "kvlab-bench-result", "schema_version": 3})";
+  EXPECT_FALSE(ReadResultFile(scratch.path() + "/future.json", &j).ok());
+}
+
+// A schema 1 result (hash_version / zset_version) is read in schema 2's shape.
+TEST(BenchResult, ReadsSchemaOneAsSchemaTwo) {
+  testing::ScratchDir scratch;
+  const std::string path = scratch.path() + "/old.json";
+  std::ofstream(path) << R"({"schema": "kvlab-bench-result", "schema_version": 1,
+    "partial": false, "partial_reason": null, "timing_valid": true, "notes": [],
+    "context": {"engine": {"hash_versions": [0, 1], "zset_versions": [0],
+                           "namespace_prefix": "", "md5_prefix": false}},
+    "workloads": [{"name": "w", "runs": [
+      {"target": "in-process", "backend": "rocksdb", "hash_version": 1, "zset_version": null},
+      {"target": "resp", "backend": "127.0.0.1:6379", "hash_version": null,
+       "zset_version": null}]}],
+    "sweeps": [{"kind": "size", "type": "zset", "backend": "memory", "hash_version": null,
+                "zset_version": 2, "size": 10}],
+    "growth": [{"type": "zset", "backend": "memory", "version": 2}]})";
+  nlohmann::json j;
+  const Status s = ReadResultFile(path, &j);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["upgraded_from_schema_version"], 1);
+  EXPECT_EQ(j["context"]["versions"], nlohmann::json({{"hash", {"0", "1"}}, {"zset", {"0"}}}));
+  const auto& runs = j["workloads"][0]["runs"];
+  EXPECT_EQ(runs[0]["profile"], nlohmann::json({{"hash", "1"}}));
+  EXPECT_EQ(runs[0]["profile_label"], "h1");
+  EXPECT_EQ(runs[1]["profile"], nlohmann::json::object());
+  EXPECT_EQ(runs[1]["profile_label"], "");
+  EXPECT_EQ(j["sweeps"][0]["profile"], nlohmann::json({{"zset", "2"}}));
+  EXPECT_EQ(j["sweeps"][0]["profile_label"], "z2");
+  EXPECT_EQ(j["growth"][0]["version"], "2");
 }
 
 }  // namespace

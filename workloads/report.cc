@@ -54,19 +54,17 @@ std::string Num(double v) {
 
 std::string Micros(double ns) { return Num(ns / 1000.0); }
 
-std::string VersionLabel(const json& run) {
-  std::string s;
-  if (!run["hash_version"].is_null()) s += "h" + std::to_string(run["hash_version"].get<int>());
-  if (!run["zset_version"].is_null()) {
-    s += std::string(s.empty() ? "" : " ") + "z" + std::to_string(run["zset_version"].get<int>());
-  }
-  return s;
-}
-
 std::string CellLabel(const json& run) {
   std::string backend = run.value("backend", "?");
   if (run.value("target", "") == "resp") backend = "resp " + backend;
-  const std::string versions = VersionLabel(run);
+  std::string versions = run.value("profile_label", "");
+  // A schema 1 run not read through ReadResultFile: its hash_version / zset_version.
+  for (const auto& [member, letter] : {std::pair{"hash_version", "h"}, {"zset_version", "z"}}) {
+    if (!run.contains("profile_label") && run.value(member, json()).is_number_integer()) {
+      versions += (versions.empty() ? "" : " ") + std::string(letter) +
+                  std::to_string(run[member].get<int>());
+    }
+  }
   std::string label = versions.empty() ? backend : backend + " " + versions;
   // A degraded run is not the version's: it never shares a row with the version's real runs.
   if (run.value("degraded", false)) label += " (degraded)";
@@ -390,7 +388,8 @@ void GrowthSection(const json& result, std::ostringstream& md) {
     // Versions and cache states of one probe side by side.
     auto order = [](const json* g) {
       return std::make_tuple((*g)["probe"].get<std::string>(), (*g)["command"].get<std::string>(),
-                             (*g)["version"].get<int>(), g->value("cache", std::string("none")));
+                             (*g)["version"].get<std::string>(),
+                             g->value("cache", std::string("none")));
     };
     std::stable_sort(series.begin(), series.end(),
                      [&](const json* a, const json* b) { return order(a) < order(b); });
@@ -406,7 +405,8 @@ void GrowthSection(const json& result, std::ostringstream& md) {
     for (const json* s : series) {
       const std::string cache = s->value("cache", std::string("none"));
       md << "| " << (*s)["probe"].get<std::string>() << " | " << (*s)["command"].get<std::string>()
-         << " | v" << (*s)["version"].get<int>() << (cache == "none" ? "" : " " + cache) << " |";
+         << " | v" << (*s)["version"].get<std::string>() << (cache == "none" ? "" : " " + cache)
+         << " |";
       std::map<uint64_t, std::string> values;
       const json& commands = s->value("tier_commands_per_call", json::array());
       for (size_t i = 0; i < (*s)["sizes"].size(); ++i) {
@@ -429,14 +429,17 @@ void GrowthSection(const json& result, std::ostringstream& md) {
 void RttSection(const json& result, std::ostringstream& md) {
   // (backend, type, probe, command, version, cache, size) -> rtt -> per repetition: (mean ns,
   // round trips per call).
-  using Key =
-      std::tuple<std::string, std::string, std::string, std::string, int, std::string, uint64_t>;
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string,
+                         std::string, uint64_t>;
   std::map<Key, std::map<uint64_t, std::vector<std::pair<double, double>>>> rows;
   std::set<uint64_t> rtts;
   for (const json& p : result["sweeps"]) {
     if (p.value("kind", "") != "rtt") continue;
     const std::string type = p["type"].get<std::string>();
-    const int version = (type == "zset" ? p["zset_version"] : p["hash_version"]).get<int>();
+    const json& profile = p["profile"];
+    const std::string version = profile.contains(type) && profile[type].is_string()
+                                    ? profile[type].get<std::string>()
+                                    : "?";
     const uint64_t rtt = p["rtt_us"].get<uint64_t>();
     rtts.insert(rtt);
     for (const json& ph : p["phases"]) {

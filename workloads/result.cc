@@ -29,7 +29,75 @@ json CountersJson(const PhysicalCounters& counters) {
   return j;
 }
 
-json VersionJson(int v) { return v >= 0 ? json(v) : json(nullptr); }
+// {"hash": "0", "zset": null}: type name -> version name, null when unknown.
+json ProfileJson(const encodings::EncodingProfile& profile) {
+  json j = json::object();
+  for (const auto& [type, version] : profile.versions) {
+    j[type] = version ? json(*version) : json(nullptr);
+  }
+  return j;
+}
+
+// Schema 1's "h0 z1" from hash_version and zset_version (null or absent: left out).
+std::string LabelOfVersionPair(const json& run) {
+  std::string label;
+  for (const auto& [member, letter] : {std::pair{"hash_version", "h"}, {"zset_version", "z"}}) {
+    auto it = run.find(member);
+    if (it == run.end() || it->is_null()) continue;
+    label += (label.empty() ? "" : " ") + std::string(letter) + std::to_string(it->get<int>());
+  }
+  return label;
+}
+
+// Schema 1's pair as a schema 2 profile: {"hash": "0"} for each member present; a member that
+// is null means the type was unused or the server did not say, which schema 1 cannot tell
+// apart: it is left out.
+json ProfileOfVersionPair(const json& run) {
+  json profile = json::object();
+  for (const auto& [member, type] : {std::pair{"hash_version", "hash"}, {"zset_version", "zset"}}) {
+    auto it = run.find(member);
+    if (it != run.end() && !it->is_null()) profile[type] = std::to_string(it->get<int>());
+  }
+  return profile;
+}
+
+// Rewrites a schema 1 document in place into schema 2's shape (docs/results-schema.md).
+void UpgradeFromSchema1(json* doc) {
+  for (json& w : (*doc)["workloads"]) {
+    for (json& run : w["runs"]) {
+      run["profile"] = ProfileOfVersionPair(run);
+      run["profile_label"] = LabelOfVersionPair(run);
+      run.erase("hash_version");
+      run.erase("zset_version");
+    }
+  }
+  for (json& p : (*doc)["sweeps"]) {
+    p["profile"] = ProfileOfVersionPair(p);
+    p["profile_label"] = LabelOfVersionPair(p);
+    p.erase("hash_version");
+    p.erase("zset_version");
+  }
+  for (json& g : (*doc)["growth"]) {
+    if (g.contains("version") && g["version"].is_number_integer()) {
+      g["version"] = std::to_string(g["version"].get<int>());
+    }
+  }
+  json& context = (*doc)["context"];
+  if (context.contains("engine")) {
+    json versions = json::object();
+    for (const auto& [member, type] :
+         {std::pair{"hash_versions", "hash"}, {"zset_versions", "zset"}}) {
+      if (!context["engine"].contains(member)) continue;
+      json names = json::array();
+      for (const json& v : context["engine"][member]) names.push_back(std::to_string(v.get<int>()));
+      versions[type] = names;
+      context["engine"].erase(member);
+    }
+    context["versions"] = versions;
+  }
+  (*doc)["schema_version"] = kResultSchemaVersion;
+  (*doc)["upgraded_from_schema_version"] = 1;
+}
 
 }  // namespace
 
@@ -45,10 +113,25 @@ json ContextJson(const RunSettings& s) {
                 {"rtt_us", s.store.remote_latency ? s.store.remote.round_trip.count() : 0},
                 {"scan_page_rows", s.store.remote.scan_page_rows},
                 {"dir", s.store.options.dir}};
-  json engine = {{"hash_versions", s.hash_versions},
-                 {"zset_versions", s.zset_versions},
-                 {"namespace_prefix", s.engine.keys.ns_prefix},
+  json engine = {{"namespace_prefix", s.engine.keys.ns_prefix},
                  {"md5_prefix", s.engine.keys.md5_prefix}};
+  // The matrix's versions, by type; and what every version of the registry is, for reports.
+  json versions = json::object();
+  for (const auto& [type, names] : s.versions) versions[type] = names;
+  const encodings::EncodingRegistry& registry = RegistryOf(s.engine);
+  json encodings = json::object();
+  for (const encodings::TypeSpec& type : registry.types()) {
+    json rows = json::array();
+    for (const encodings::EncodingSpec* row : registry.VersionsOf(type.type)) {
+      rows.push_back({{"name", row->name},
+                      {"id", row->id},
+                      {"summary", row->summary},
+                      {"color", row->color},
+                      {"meta_has_count", row->meta_has_count},
+                      {"tier", encodings::TierUseName(row->tier)}});
+    }
+    encodings[std::string(type.name)] = {{"letter", type.letter}, {"versions", rows}};
+  }
   return {{"date", UtcTimestamp()},
           {"kvlab_version", "0.1"},
           {"command_line", s.command_line},
@@ -72,6 +155,8 @@ json ContextJson(const RunSettings& s) {
           {"timing_invalid_reason", reason},
           {"store", store},
           {"engine", engine},
+          {"versions", versions},
+          {"encodings", encodings},
           {"targets",
            {{"in_process", s.in_process}, {"resp", s.resp.empty() ? json(nullptr) : json(s.resp)}}},
           {"repetitions", s.repetitions},
@@ -145,8 +230,8 @@ json CellJson(const CellResult& c) {
   for (const auto& p : c.run.phases) phases.push_back(PhaseJson(p));
   return {{"target", c.cell.target},
           {"backend", c.cell.backend},
-          {"hash_version", VersionJson(c.cell.hash_version)},
-          {"zset_version", VersionJson(c.cell.zset_version)},
+          {"profile", ProfileJson(c.cell.profile)},
+          {"profile_label", c.cell.profile_label},
           {"repetition", c.cell.repetition},
           {"partial", c.run.partial},
           {"error", c.run.error.empty() ? json(nullptr) : json(c.run.error)},
@@ -166,8 +251,8 @@ json SweepPointJson(const SweepPoint& p) {
   return {{"kind", p.kind},
           {"type", p.type},
           {"backend", p.cell.backend},
-          {"hash_version", VersionJson(p.cell.hash_version)},
-          {"zset_version", VersionJson(p.cell.zset_version)},
+          {"profile", ProfileJson(p.cell.profile)},
+          {"profile_label", p.cell.profile_label},
           {"size", p.size},
           {"rtt_us", p.rtt_us},
           {"cache", p.cache},
@@ -202,11 +287,12 @@ json GrowthJson(const std::vector<SweepPoint>& points) {
   struct AtSize {
     std::vector<double> kv_steps, tier_round_trips, tier_commands, p50_ns;
   };
-  using Key = std::tuple<std::string, std::string, int, std::string, std::string, std::string>;
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, std::map<uint64_t, AtSize>> series;
   for (const SweepPoint& p : points) {
     if (p.kind != "size" || !p.degraded.empty()) continue;
-    const int version = p.type == "zset" ? p.cell.zset_version : p.cell.hash_version;
+    const std::string version = p.cell.profile.VersionOf(p.type).value_or("");
     for (const PhaseResult& ph : p.run.phases) {
       if (ph.is_load || ph.interrupted) continue;
       for (const auto& [command, st] : ph.commands) {
@@ -368,9 +454,11 @@ Status ReadResultFile(const std::string& path, json* out) {
                                    std::string(kResultSchema) + "')");
   }
   const int version = out->value("schema_version", 0);
-  if (version != kResultSchemaVersion) {
+  if (version == 1) {
+    UpgradeFromSchema1(out);
+  } else if (version != kResultSchemaVersion) {
     return Status::InvalidArgument(path + ": schema_version " + std::to_string(version) +
-                                   ", this kvlab reads version " +
+                                   ", this kvlab reads versions 1 and " +
                                    std::to_string(kResultSchemaVersion));
   }
   return Status::OK();

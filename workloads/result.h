@@ -8,6 +8,7 @@
 // was killed (SIGKILL, a crash) leaves a file no reader can take for a whole run.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,7 +21,9 @@
 namespace kvlab::workloads {
 
 inline constexpr const char* kResultSchema = "kvlab-bench-result";
-inline constexpr int kResultSchemaVersion = 1;
+// 2: profiles ("profile": {"hash": "0"}, "profile_label") replace hash_version and
+// zset_version; ReadResultFile reads 1 as well, rewriting it into 2's shape.
+inline constexpr int kResultSchemaVersion = 2;
 // "partial_reason" of a result whose run has not finished (or never will: it was killed).
 inline constexpr const char* kIncompleteReason =
     "incomplete: the run had not finished when this file was written (if it is not running "
@@ -30,8 +33,8 @@ inline constexpr const char* kIncompleteReason =
 struct RunSettings {
   std::vector<std::string> command_line;
   std::vector<std::string> backends;
-  std::vector<int> hash_versions;
-  std::vector<int> zset_versions;
+  // The matrix's versions: type name -> version names.
+  std::map<std::string, std::vector<std::string>> versions;
   backends::StoreSpec store;
   engine::EngineOptions engine;
   int repetitions = 1;
@@ -81,7 +84,9 @@ class BenchResult {
   std::string path_;
 };
 
-// Reads a result file, checking its schema name and version.
+// Reads a result file, checking its schema name and version. A schema 1 file is rewritten into
+// schema 2's shape (profiles from hash_version/zset_version, version names as strings), so that
+// readers handle one shape.
 Status ReadResultFile(const std::string& path, nlohmann::json* out);
 
 }  // namespace kvlab::workloads

@@ -45,7 +45,7 @@ class EngineFixture {
     Status s = OpenStore(spec, &store_);
     EXPECT_TRUE(s.ok()) << s.ToString();
     EngineOptions options;
-    options.hash_version = hash_version;
+    options.versions[encodings::KeyType::kHash] = hash_version;
     engine_ = std::make_unique<Engine>(store_->store(), options);
     EngineTargetOptions target_options;
     target_options.round_trips_per_command = true;
@@ -89,8 +89,8 @@ OpCounts ExpectedPerCall(const std::string& command, int version, uint64_t n) {
   for (const AmplificationRow& row : rows) {
     if (!kRow.count(command) || row.command != kRow.at(command)) continue;
     const bool is_string = row.type == "string";
-    if (!is_string &&
-        std::find(row.versions.begin(), row.versions.end(), version) == row.versions.end()) {
+    if (!is_string && std::find(row.versions.begin(), row.versions.end(),
+                                std::to_string(version)) == row.versions.end()) {
       continue;
     }
     if (row.cache != AmplificationRow::CacheState::kNone && !is_string) continue;

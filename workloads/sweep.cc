@@ -56,8 +56,8 @@ double Elapsed(SteadyClock::time_point since) {
   return std::chrono::duration<double>(SteadyClock::now() - since).count();
 }
 
-int VersionOf(const std::string& type, const Cell& cell) {
-  return type == "zset" ? cell.zset_version : cell.hash_version;
+std::optional<std::string> VersionOf(const std::string& type, const Cell& cell) {
+  return cell.profile.VersionOf(type);
 }
 
 std::string PointLabel(const std::string& kind, const std::string& type, const Cell& cell,
@@ -153,7 +153,8 @@ void RunSeries(const std::string& kind, const std::string& type, const Cell& cel
     m.store.remote_latency = true;
     m.store.remote.round_trip = std::chrono::microseconds(rtt_us);
   }
-  const std::vector<std::string> states = CacheStates(VersionUsesTier(type, VersionOf(type, cell)));
+  const std::vector<std::string> states =
+      CacheStates(VersionUsesTier(RegistryOf(matrix.engine), type, VersionOf(type, cell)));
   const int repetitions = std::max(1, sweep.repetitions);
   const size_t points_per_size = states.size() * static_cast<size_t>(repetitions);
   auto skip = [&](size_t from_size) {
@@ -266,16 +267,18 @@ void RunSeries(const std::string& kind, const std::string& type, const Cell& cel
   opened->Close();
 }
 
-std::vector<int> VersionsOf(const std::string& type, const MatrixOptions& m) {
-  return type == "zset" ? m.zset_versions : m.hash_versions;
+// The versions of `type` the sweep runs: the matrix's list, or every version the engine runs.
+std::vector<std::string> VersionsOf(const std::string& type, const MatrixOptions& m) {
+  auto listed = m.versions.find(type);
+  if (listed != m.versions.end()) return listed->second;
+  return AvailableVersions(m.engine)[type];
 }
 
-Cell SeriesCell(const std::string& type, const std::string& backend, int version) {
-  Cell c;
-  c.backend = backend;
-  c.hash_version = type == "hash" ? version : -1;
-  c.zset_version = type == "zset" ? version : -1;
-  return c;
+Cell SeriesCell(const MatrixOptions& m, const std::string& type, const std::string& backend,
+                const std::string& version) {
+  encodings::EncodingProfile profile;
+  profile.versions[type] = version;
+  return MakeCell(RegistryOf(m.engine), "in-process", backend, profile);
 }
 
 }  // namespace
@@ -297,9 +300,9 @@ size_t CountSweepPoints(const std::string& kind, const SweepOptions& sweep,
   const size_t sizes = kind == "rtt" ? sweep.rtts_us.size() : sweep.sizes.size();
   size_t n = 0;
   for (const std::string& type : sweep.types) {
-    for (int version : VersionsOf(type, matrix)) {
+    for (const std::string& version : VersionsOf(type, matrix)) {
       n += matrix.backends.size() * sizes * reps *
-           CacheStates(VersionUsesTier(type, version)).size();
+           CacheStates(VersionUsesTier(RegistryOf(matrix.engine), type, version)).size();
     }
   }
   return n;
@@ -349,13 +352,13 @@ void RunSizeSweep(const SweepOptions& sweep, const MatrixOptions& matrix,
                   const SweepProgress& progress, SweepResult* result) {
   for (const std::string& type : sweep.types) {
     for (const std::string& backend : matrix.backends) {
-      for (int version : VersionsOf(type, matrix)) {
+      for (const std::string& version : VersionsOf(type, matrix)) {
         if (StopRequested(matrix.stop)) {
           result->partial = true;
           return;
         }
-        RunSeries("size", type, SeriesCell(type, backend, version), sweep.sizes, 0, sweep, matrix,
-                  progress, result);
+        RunSeries("size", type, SeriesCell(matrix, type, backend, version), sweep.sizes, 0, sweep,
+                  matrix, progress, result);
       }
     }
   }
@@ -366,13 +369,13 @@ void RunRttSweep(const SweepOptions& sweep, const MatrixOptions& matrix,
   for (const std::string& type : sweep.types) {
     for (const std::string& backend : matrix.backends) {
       for (uint64_t rtt : sweep.rtts_us) {
-        for (int version : VersionsOf(type, matrix)) {
+        for (const std::string& version : VersionsOf(type, matrix)) {
           if (StopRequested(matrix.stop)) {
             result->partial = true;
             return;
           }
-          RunSeries("rtt", type, SeriesCell(type, backend, version), {sweep.rtt_size}, rtt, sweep,
-                    matrix, progress, result);
+          RunSeries("rtt", type, SeriesCell(matrix, type, backend, version), {sweep.rtt_size}, rtt,
+                    sweep, matrix, progress, result);
         }
       }
     }

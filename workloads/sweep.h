@@ -91,8 +91,8 @@ std::vector<std::string> ProbeNames(const std::string& type);
 size_t CountSweepPoints(const std::string& kind, const SweepOptions& sweep,
                         const MatrixOptions& matrix);
 
-// Runs over matrix.backends and the versions of each type (MatrixOptions::hash_versions,
-// zset_versions), sweep.repetitions times (matrix.repetitions is not used).
+// Runs over matrix.backends and the versions of each type (MatrixOptions::versions, default
+// every version the engine runs), sweep.repetitions times (matrix.repetitions is not used).
 void RunSizeSweep(const SweepOptions& sweep, const MatrixOptions& matrix,
                   const SweepProgress& progress, SweepResult* result);
 // Runs on each of matrix.backends, with the remote-store decorator at each delay.

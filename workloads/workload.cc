@@ -255,12 +255,11 @@ std::string Workload::ElementPrefix() const {
   return keyspace.type == KeyspaceSpec::Type::kZset ? "member" : "field";
 }
 
-bool Workload::UsesHash() const {
-  return keyspace.type == KeyspaceSpec::Type::kHash || GroupUsed(*this, "hash");
-}
-
-bool Workload::UsesZset() const {
-  return keyspace.type == KeyspaceSpec::Type::kZset || GroupUsed(*this, "sorted-set");
+bool Workload::UsesType(const encodings::TypeSpec& type) const {
+  const bool keyspace_of_type =
+      (keyspace.type == KeyspaceSpec::Type::kHash && type.type == encodings::KeyType::kHash) ||
+      (keyspace.type == KeyspaceSpec::Type::kZset && type.type == encodings::KeyType::kZset);
+  return keyspace_of_type || GroupUsed(*this, std::string(type.command_group));
 }
 
 uint64_t Workload::MaxRecords() const {

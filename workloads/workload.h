@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "encodings/registry.h"
 #include "workloads/command_template.h"
 #include "workloads/generators.h"
 
@@ -83,8 +84,8 @@ struct Workload {
   std::string ElementPrefix() const;
   // The Redis types the workload's commands use ("hash", "zset", "string"), from the command
   // table's groups and the keyspace type.
-  bool UsesHash() const;
-  bool UsesZset() const;
+  // Whether the workload's keyspace or commands are of this type (the command table's group).
+  bool UsesType(const encodings::TypeSpec& type) const;
   // Records the run phases may reach: loaded records plus every insert they can make.
   uint64_t MaxRecords() const;
 };

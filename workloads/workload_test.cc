@@ -38,8 +38,8 @@ TEST(Workload, ParsesWithDefaults) {
   EXPECT_EQ(w.phases[0].name, "run");
   EXPECT_EQ(w.phases[0].key_distribution.kind, DistributionSpec::Kind::kUniform);
   EXPECT_EQ(w.phases[0].ops[0].commands[0].name, "HGET");
-  EXPECT_TRUE(w.UsesHash());
-  EXPECT_FALSE(w.UsesZset());
+  EXPECT_TRUE(w.UsesType(*encodings::EncodingRegistry::Builtin().FindType("hash")));
+  EXPECT_FALSE(w.UsesType(*encodings::EncodingRegistry::Builtin().FindType("zset")));
   EXPECT_EQ(w.source_sha256, Sha256Hex(kMinimal));
 }
 
@@ -123,12 +123,12 @@ TEST(Catalogue, HasTheIssuesWorkloads) {
   }
   Workload e;
   ASSERT_TRUE(BuiltinWorkload("ycsb-e", &e).ok());
-  EXPECT_TRUE(e.UsesHash());
-  EXPECT_TRUE(e.UsesZset());
+  EXPECT_TRUE(e.UsesType(*encodings::EncodingRegistry::Builtin().FindType("hash")));
+  EXPECT_TRUE(e.UsesType(*encodings::EncodingRegistry::Builtin().FindType("zset")));
   Workload session;
   ASSERT_TRUE(BuiltinWorkload("session-store", &session).ok());
-  EXPECT_FALSE(session.UsesHash());
-  EXPECT_FALSE(session.UsesZset());
+  EXPECT_FALSE(session.UsesType(*encodings::EncodingRegistry::Builtin().FindType("hash")));
+  EXPECT_FALSE(session.UsesType(*encodings::EncodingRegistry::Builtin().FindType("zset")));
   EXPECT_TRUE(BuiltinWorkload("ycsb-z", &e).IsNotFound());
 
   // YCSB's proportions and distributions.

@@ -1,0 +1,152 @@
+// The registry's table: kvlab's collection types and every encode-version of each, one row per
+// (type, version). See registry.h for what each field means and docs/adding-an-encoding.md for
+// how to add a row. Rows of a released version keep their id: it is on disk in every key-meta.
+#include "encodings/hash_encoding.h"
+#include "encodings/registry.h"
+#include "encodings/zset_encoding.h"
+
+namespace kvlab::encodings {
+namespace {
+
+constexpr SubKeyTag kField = SubKeyTag::kField;
+constexpr SubKeyTag kScore = SubKeyTag::kScore;
+constexpr SubKeyTag kIndex = SubKeyTag::kIndex;
+
+std::vector<TypeSpec> Types() {
+  return {
+      {KeyType::kHash, "hash", "h", "hash"},
+      {KeyType::kZset, "zset", "z", "sorted-set"},
+  };
+}
+
+// Colours: one hue family per type (hash blues and greens, zset reds and oranges) so that a
+// plot mixing both types stays readable, each version clearly apart from its neighbours and
+// readable by colour-blind readers in the pairs compared most (v0 against v1).
+std::vector<EncodingSpec> Rows() {
+  return {
+      // Hash (../shared/spec/000_*, docs/encodings.md "Hash v0".."Hash v3").
+      {KeyType::kHash,
+       0,
+       "0",
+       "counted: the key-meta keeps the field count, so HLEN is one get and replies are exact; "
+       "every write first reads which of its fields exist",
+       "#1f4e9c",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {kField},
+       {},
+       [] { return std::unique_ptr<TypeEncoding>(NewCountedHashEncoding(0)); }},
+      {KeyType::kHash,
+       1,
+       "1",
+       "blind: no count, writes do not read first; HLEN scans every field and HSET/HDEL replies "
+       "count the arguments",
+       "#35b0d8",
+       false,
+       TierUse::kNone,
+       false,
+       {kField},
+       {"hash-blind-hset-count", "hash-blind-hdel-count"},
+       [] { return std::unique_ptr<TypeEncoding>(NewBlindHashEncoding(1)); }},
+      {KeyType::kHash,
+       2,
+       "2",
+       "h0 in KV plus a cache Redis of fields and whole hashes (cache-aside)",
+       "#2a9d3c",
+       true,
+       TierUse::kCache,
+       false,
+       {kField},
+       {},
+       [] {
+         return std::unique_ptr<TypeEncoding>(
+             NewCachedHashEncoding(NewCountedHashEncoding(2), 2, /*length_from_cache=*/false));
+       }},
+      {KeyType::kHash,
+       3,
+       "3",
+       "h1 in KV plus the same cache Redis",
+       "#98c93c",
+       false,
+       TierUse::kCache,
+       false,
+       {kField},
+       {"hash-blind-hset-count", "hash-blind-hdel-count"},
+       [] {
+         return std::unique_ptr<TypeEncoding>(
+             NewCachedHashEncoding(NewBlindHashEncoding(3), 3, /*length_from_cache=*/true));
+       }},
+
+      // Sorted set (../shared/spec/000_*, docs/encodings.md "Zset v0".."Zset v3").
+      {KeyType::kZset,
+       0,
+       "0",
+       "KV only: member records plus a score index; ranks and ranges are KV scans (reverse "
+       "ranges scan backwards)",
+       "#b2182b",
+       true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/true,
+       {kField, kScore},
+       {"zset-negative-zero-score", "zset-negative-zero-increment",
+        "zset-zscan-integral-score-text"},
+       [] { return std::unique_ptr<TypeEncoding>(NewIndexedZsetEncoding(0)); }},
+      {KeyType::kZset,
+       1,
+       "1",
+       "member records in KV; the whole zset cached in Redis, loaded on a miss, for ranks and "
+       "ranges",
+       "#f08a24",
+       true,
+       TierUse::kCache,
+       false,
+       {kField},
+       {"zset-negative-zero-score", "zset-negative-zero-increment",
+        "zset-zscan-integral-score-text"},
+       [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(1)); }},
+      {KeyType::kZset,
+       2,
+       "2",
+       "z1 with members cached as refs (md5 of long members) to bound the cache",
+       "#8c510a",
+       true,
+       TierUse::kCache,
+       false,
+       {kField, kIndex},
+       {"zset-negative-zero-score", "zset-negative-zero-increment",
+        "zset-zscan-integral-score-text"},
+       [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(2)); }},
+      {KeyType::kZset,
+       3,
+       "3",
+       "the zset lives in a store Redis (refs, never evicted); KV keeps only the key-meta and "
+       "long members; the key-meta keeps a count so that a lost store zset is noticed",
+       "#c51b7d",
+       /*meta_has_count=*/true,
+       TierUse::kStore,
+       false,
+       {kIndex},
+       {"zset-negative-zero-score", "zset-negative-zero-increment",
+        "zset-zscan-integral-score-text"},
+       [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3)); }},
+  };
+}
+
+}  // namespace
+
+const EncodingRegistry& EncodingRegistry::Builtin() {
+  static const EncodingRegistry* const registry = [] {
+    auto* r = new EncodingRegistry();
+    const Status s = Make(Types(), Rows(), r);
+    if (!s.ok()) {
+      // The table above is wrong: a programming error every test run shows at once.
+      std::fprintf(stderr, "kvlab: the encoding table is invalid: %s\n", s.ToString().c_str());
+      std::abort();
+    }
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace kvlab::encodings

@@ -1,0 +1,202 @@
+// The key finder against a real redis-server: for commands whose keys depend on their arguments
+// (numkeys, STORE destinations, keywords), written as Redis 7.0's key specs, FindKeys finds the
+// keys COMMAND GETKEYS names, refuses what it refuses, and COMMAND INFO's legacy range, flags and
+// key specs are Redis's. The rows of the command surface (ZUNIONSTORE, SINTERCARD, LMPOP, ...)
+// take their specs from here.
+#include "engine/key_specs.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/command_info.h"
+#include "engine/command_table.h"
+#include "redis/client.h"
+#include "redis/server_process.h"
+
+namespace kvlab::engine {
+
+using redis::RedisClient;
+using redis::RedisServerOptions;
+using redis::RedisServerProcess;
+using resp::Reply;
+
+namespace {
+
+struct Example {
+  CommandSpec spec;
+  std::vector<std::vector<std::string>> argvs;  // without the command name's case games
+};
+
+std::vector<Example> Examples() {
+  const std::vector<std::string_view> ow = {"OW", "update"}, ro = {"RO", "access"},
+                                      rw_del = {"RW", "access", "delete"};
+  std::vector<Example> out;
+  out.push_back({{"zunionstore",
+                  -4,
+                  kCmdWrite,
+                  1,
+                  1,
+                  1,
+                  nullptr,
+                  "sorted-set",
+                  "",
+                  "2.0.0",
+                  {KeySpec::Range(1, 0, 1, ow), KeySpec::Keynum(2, 0, 1, 1, ro)}},
+                 {{"zunionstore", "d", "2", "a", "b"},
+                  {"zunionstore", "d", "1", "a", "WEIGHTS", "2"},
+                  {"zunionstore", "d", "3", "a", "b"},
+                  {"zunionstore", "d", "0", "a"},
+                  {"zunionstore", "d", "x", "a"},
+                  {"zunionstore", "d", "-1", "a"}}});
+  out.push_back({{"zintercard",
+                  -3,
+                  kCmdReadonly,
+                  0,
+                  0,
+                  0,
+                  nullptr,
+                  "sorted-set",
+                  "",
+                  "7.0.0",
+                  {KeySpec::Keynum(1, 0, 1, 1, ro)}},
+                 {{"zintercard", "2", "a", "b"},
+                  {"zintercard", "1", "a", "LIMIT", "3"},
+                  {"zintercard", "3", "a", "b"},
+                  {"zintercard", "x", "a"}}});
+  out.push_back({{"sintercard",
+                  -3,
+                  kCmdReadonly,
+                  0,
+                  0,
+                  0,
+                  nullptr,
+                  "set",
+                  "",
+                  "7.0.0",
+                  {KeySpec::Keynum(1, 0, 1, 1, ro)}},
+                 {{"sintercard", "2", "a", "b"}, {"sintercard", "1", "a", "LIMIT", "0"}}});
+  out.push_back({{"lmpop",
+                  -4,
+                  kCmdWrite,
+                  0,
+                  0,
+                  0,
+                  nullptr,
+                  "list",
+                  "",
+                  "7.0.0",
+                  {KeySpec::Keynum(1, 0, 1, 1, rw_del)}},
+                 {{"lmpop", "2", "a", "b", "LEFT"}, {"lmpop", "1", "a", "RIGHT", "COUNT", "2"}}});
+  out.push_back({{"blmpop",
+                  -5,
+                  kCmdWrite,
+                  0,
+                  0,
+                  0,
+                  nullptr,
+                  "list",
+                  "",
+                  "7.0.0",
+                  {KeySpec::Keynum(2, 0, 1, 1, rw_del)}},
+                 {{"blmpop", "0", "2", "a", "b", "LEFT"}}});
+  KeySpec streams;
+  streams.keyword = "STREAMS";
+  streams.startfrom = 1;
+  streams.lastkey = -1;
+  streams.keystep = 1;
+  streams.limit = 2;
+  streams.flags = ro;
+  out.push_back(
+      {{"xread", -4, kCmdReadonly, 0, 0, 0, nullptr, "stream", "", "5.0.0", {streams}},
+       {{"xread", "STREAMS", "a", "b", "0", "0"}, {"xread", "COUNT", "2", "streams", "a", "0"}}});
+  return out;
+}
+
+// COMMAND GETKEYS's keys, or nullopt when Redis answers with an error.
+std::optional<std::vector<std::string>> RedisKeys(RedisClient& redis,
+                                                  const std::vector<std::string>& argv) {
+  std::vector<std::string> cmd = {"COMMAND", "GETKEYS"};
+  cmd.insert(cmd.end(), argv.begin(), argv.end());
+  Reply r;
+  EXPECT_TRUE(redis.Command(cmd, &r).ok());
+  if (r.type() != Reply::Type::kArray) return std::nullopt;
+  std::vector<std::string> keys;
+  for (const Reply& k : r.elements()) keys.push_back(k.str());
+  return keys;
+}
+
+class KeySpecsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RedisServerOptions options;
+    options.unix_socket = true;
+    redis_ = std::make_unique<RedisServerProcess>(options);
+    const Status s = redis_->Start();
+    if (!s.ok()) GTEST_SKIP() << "no redis-server: " << s.ToString();
+    client_ = std::make_unique<RedisClient>(redis_->endpoint());
+    ASSERT_TRUE(client_->Connect().ok());
+  }
+
+  std::unique_ptr<RedisServerProcess> redis_;
+  std::unique_ptr<RedisClient> client_;
+};
+
+TEST_F(KeySpecsTest, FindsTheKeysRedisFinds) {
+  for (const Example& e : Examples()) {
+    for (const auto& argv : e.argvs) {
+      std::string line;
+      for (const auto& a : argv) line += a + " ";
+      SCOPED_TRACE(line);
+      std::vector<size_t> positions;
+      const bool found = CommandTable::KeyPositions(e.spec, argv, &positions);
+      const auto want = RedisKeys(*client_, argv);
+      if (!want) {
+        EXPECT_TRUE(!found || positions.empty()) << "Redis finds no keys";
+        continue;
+      }
+      ASSERT_TRUE(found);
+      std::vector<std::string> got;
+      for (size_t p : positions) got.push_back(argv[p]);
+      EXPECT_EQ(got, *want);
+    }
+  }
+}
+
+TEST_F(KeySpecsTest, CommandInfoDescribesThemAsRedisDoes) {
+  for (const Example& e : Examples()) {
+    SCOPED_TRACE(std::string(e.spec.name));
+    Reply redis_info;
+    ASSERT_TRUE(client_->Command({"COMMAND", "INFO", std::string(e.spec.name)}, &redis_info).ok());
+    ASSERT_EQ(redis_info.elements().size(), 1u);
+    const Reply& want = redis_info.elements()[0];
+    const Reply got = CommandInfo(e.spec).AsResp2();  // the client speaks RESP2
+    // The legacy range (first, last, step) and the key specs are Redis's.
+    for (size_t i : {3u, 4u, 5u, 8u}) {
+      EXPECT_EQ(got.elements()[i], want.elements()[i])
+          << "element " << i << ": kvlab " << got.elements()[i].Describe() << "\nredis "
+          << want.elements()[i].Describe();
+    }
+    // Redis flags these commands movablekeys.
+    const auto& flags = got.elements()[2].elements();
+    EXPECT_TRUE(std::any_of(flags.begin(), flags.end(),
+                            [](const Reply& f) { return f.str() == "movablekeys"; }));
+  }
+}
+
+// The table's own commands keep their legacy ranges: every key FindKeys finds for them is the
+// one (first, last, step) names.
+TEST(KeySpecs, LegacyRangesOfTheTable) {
+  const CommandSpec* mset = CommandTable::Get().Find("mset");
+  ASSERT_NE(mset, nullptr);
+  std::vector<size_t> positions;
+  ASSERT_TRUE(CommandTable::KeyPositions(*mset, {"MSET", "a", "1", "b", "2"}, &positions));
+  EXPECT_EQ(positions, (std::vector<size_t>{1, 3}));
+  const CommandSpec* ping = CommandTable::Get().Find("ping");
+  ASSERT_TRUE(CommandTable::KeyPositions(*ping, {"PING"}, &positions));
+  EXPECT_TRUE(positions.empty());
+  EXPECT_FALSE(CommandTable::HasKeys(*ping));
+}
+
+}  // namespace
+}  // namespace kvlab::engine
