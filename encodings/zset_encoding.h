@@ -127,13 +127,6 @@ class ZsetEncoding : public TypeEncoding {
   virtual Status Pop(KvTxn& txn, KeyHandle* h, uint64_t count, bool max,
                      std::vector<ScoredMember>* out) = 0;
 
-  // Keyspace hooks, for versions that keep data outside KV (v3's store). `h.meta` is the new
-  // meta (OnExpire: its expire-time changed; the old one is old_expire_ms) or the deleted one
-  // (OnDelete: DEL, UNLINK, FLUSHDB aside, an expiry set in the past).
-  virtual Status OnExpire(KvTxn& txn, const KeyHandle& h, int64_t old_expire_ms) {
-    return Status::OK();
-  }
-  virtual Status OnDelete(KvTxn& txn, const KeyHandle& h) { return Status::OK(); }
   // Makes the key-meta agree with data kept outside KV (v3's store): after a store write whose
   // outcome was unknown (`uncertain`: it may have run late), or for a meta written before the
   // version kept a count. May change the meta's count or delete the key (*exists = false), in

@@ -319,17 +319,19 @@ void Engine::ReconcileUncertain() {
     KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
     guard.Add(k.db, k.key);
     guard.Lock();
-    KvTxn txn(store_, &codec_, &versions_, k.db, clock_->NowMillis(), tier_);
+    KvTxn txn(store_, &codec_, &registry_, &versions_, k.db, clock_->NowMillis(), tier_);
     KeyHandle h;
     h.key = k.key;
     bool exists = false;
     if (!txn.GetMeta(k.key, &h.meta, &exists).ok()) return;
-    if (!exists || h.meta.type != KeyType::kZset || h.meta.key_version != k.key_version ||
-        zset_encoding(h.meta.encode_version) == nullptr) {
+    auto* zset = exists && h.meta.type == KeyType::kZset
+                     ? static_cast<ZsetEncoding*>(encoding(KeyType::kZset, h.meta.encode_version))
+                     : nullptr;
+    if (zset == nullptr || h.meta.key_version != k.key_version) {
       tier_->ClearUncertain(store_key);  // deleted or re-created since: nothing to reconcile
       continue;
     }
-    if (!zset_encoding(h.meta.encode_version)->Reconcile(txn, &h, true, &exists).ok()) {
+    if (!zset->Reconcile(txn, &h, true, &exists).ok()) {
       return;  // the store is still unavailable: later
     }
     if (!txn.batch().empty() && !store_->Write(txn.batch()).ok()) return;

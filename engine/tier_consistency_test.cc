@@ -35,8 +35,8 @@ using testing::EngineHarness;
 EngineOptions WithTier(const RedisServerProcess* cache, const RedisServerProcess* store,
                        int hash_version, int zset_version) {
   EngineOptions o;
-  o.hash_version = static_cast<uint8_t>(hash_version);
-  o.zset_version = static_cast<uint8_t>(zset_version);
+  o.versions[encodings::KeyType::kHash] = static_cast<uint8_t>(hash_version);
+  o.versions[encodings::KeyType::kZset] = static_cast<uint8_t>(zset_version);
   if (cache != nullptr) o.tier_options.cache_url = cache->endpoint().ToString();
   if (store != nullptr) o.tier_options.store_url = store->endpoint().ToString();
   o.tier_options.timeout = std::chrono::milliseconds(500);
