@@ -34,14 +34,57 @@ OpenFn FindBackend(const std::string& name) {
   return nullptr;
 }
 
-std::string MarkerText(const std::string& backend) {
+using FormatRecord = std::vector<std::pair<std::string, std::string>>;
+
+std::string MarkerTextV1(const std::string& backend) {
   return "kvlab-store 1\nbackend " + backend + "\n";
 }
 
+std::string MarkerText(const std::string& backend, const FormatRecord& format) {
+  std::string text = "kvlab-store 2\nbackend " + backend + "\n";
+  for (const auto& [name, value] : format) text += "format " + name + " " + value + "\n";
+  return text;
+}
+
+// "layout=1 namespace_prefix= md5_prefix=no", for messages.
+std::string Describe(const FormatRecord& format) {
+  std::string out;
+  for (const auto& [name, value] : format) out += (out.empty() ? "" : " ") + name + "=" + value;
+  return out.empty() ? "(no format record)" : out;
+}
+
+// What a marker says: its version, backend and format record. False when it is not a marker.
+bool ParseMarker(const std::string& text, int* version, std::string* backend,
+                 FormatRecord* format) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  if (line == "kvlab-store 1") {
+    *version = 1;
+  } else if (line == "kvlab-store 2") {
+    *version = 2;
+  } else {
+    return false;
+  }
+  if (!std::getline(in, line) || !line.starts_with("backend ")) return false;
+  *backend = line.substr(8);
+  format->clear();
+  while (std::getline(in, line)) {
+    if (*version < 2 || !line.starts_with("format ")) return false;
+    const size_t space = line.find(' ', 7);
+    if (space == std::string::npos) return false;
+    format->emplace_back(line.substr(7, space - 7), line.substr(space + 1));
+  }
+  return true;
+}
+
 // Checks that dir is usable for `backend` without changing anything in it. Sets *fresh when the
-// directory is absent or empty, i.e. a new store will be created.
-Status CheckDirectory(const std::string& backend, const std::string& dir, bool* fresh) {
+// directory is absent or empty, i.e. a new store will be created, and *adopt when the store has
+// no format record yet (marker version 1) and `format` is to be written into it.
+Status CheckDirectory(const std::string& backend, const std::string& dir,
+                      const FormatRecord& format, bool* fresh, bool* adopt) {
   const std::string where = backend + ": " + dir + ": ";
+  *adopt = false;
   std::error_code ec;
   fs::file_status st = fs::status(dir, ec);
   if (!fs::exists(st)) {
@@ -61,26 +104,54 @@ Status CheckDirectory(const std::string& backend, const std::string& dir, bool* 
   }
   std::stringstream text;
   text << marker.rdbuf();
-  if (text.str() == MarkerText(backend)) return Status::OK();
-  for (const std::string& other : BackendNames()) {
-    if (text.str() == MarkerText(other)) {
-      return Status::InvalidArgument(where + "is a " + other + " store, not a " + backend +
-                                     " store");
-    }
+  int version = 0;
+  std::string stored_backend;
+  FormatRecord stored;
+  if (!ParseMarker(text.str(), &version, &stored_backend, &stored)) {
+    return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
   }
-  return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
+  if (stored_backend != backend) {
+    if (FindBackend(stored_backend) == nullptr) {
+      return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
+    }
+    return Status::InvalidArgument(where + "is a " + stored_backend + " store, not a " +
+                                   backend + " store");
+  }
+  if (format.empty()) return Status::OK();
+  if (version == 1) {
+    *adopt = true;
+    return Status::OK();
+  }
+  if (stored != format) {
+    return Status::InvalidArgument(
+        where + "the store was written with " + Describe(stored) + ", and is opened with " +
+        Describe(format) +
+        ": its keys would not be found, and new ones would mix two layouts (open it with the "
+        "options it was written with)");
+  }
+  return Status::OK();
+}
+
+// Writes the marker at path (the store's first open, or adopting a format record). The lock,
+// when held, is on the file's inode, which rewriting in place keeps.
+Status WriteMarker(const std::string& backend, const std::string& path,
+                   const FormatRecord& format) {
+  std::ofstream out(path, std::ios::trunc);
+  out << MarkerText(backend, format);
+  out.flush();
+  if (!out) return Status::IOError(backend + ": cannot write " + path);
+  return Status::OK();
 }
 
 // Opens (creating if needed) the marker and takes an exclusive, non-blocking flock on it.
-Status LockDirectory(const std::string& backend, const std::string& dir, bool fresh, int* fd) {
+Status LockDirectory(const std::string& backend, const std::string& dir, bool fresh,
+                     const FormatRecord& format, int* fd) {
   const std::string path = (fs::path(dir) / kMarkerFile).string();
   if (fresh) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return Status::IOError(backend + ": cannot create " + dir + ": " + ec.message());
-    std::ofstream out(path, std::ios::trunc);
-    out << MarkerText(backend);
-    if (!out) return Status::IOError(backend + ": cannot write " + path);
+    KVLAB_RETURN_IF_ERROR(WriteMarker(backend, path, format));
   }
   *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (*fd < 0) return Status::IOError(backend + ": cannot open " + path + ": " + strerror(errno));
@@ -143,9 +214,16 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   }
   opened->dir_ = options.dir;
 
-  bool fresh = false;
-  KVLAB_RETURN_IF_ERROR(CheckDirectory(spec.backend, options.dir, &fresh));
-  KVLAB_RETURN_IF_ERROR(LockDirectory(spec.backend, options.dir, fresh, &opened->lock_fd_));
+  bool fresh = false, adopt = false;
+  KVLAB_RETURN_IF_ERROR(CheckDirectory(spec.backend, options.dir, spec.format, &fresh, &adopt));
+  KVLAB_RETURN_IF_ERROR(
+      LockDirectory(spec.backend, options.dir, fresh, spec.format, &opened->lock_fd_));
+  if (adopt) {
+    // A store from before format records: it takes the opener's (see registry.h).
+    KVLAB_RETURN_IF_ERROR(WriteMarker(spec.backend,
+                                      (fs::path(options.dir) / kMarkerFile).string(), spec.format));
+    opened->format_adopted_ = true;
+  }
 
   std::unique_ptr<KvStore> store;
   KVLAB_RETURN_IF_ERROR(open(options, &store));

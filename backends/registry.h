@@ -4,11 +4,19 @@
 // - creates a fresh temporary directory when spec.options.dir is empty (removed on close);
 // - refuses a directory that is not a kvlab store of the requested backend, without changing a
 //   file in it: a kvlab store holds a marker file, KVLAB_STORE, that names its backend;
+// - keeps the store's format record in that file: the layout and options of what is written in
+//   it (for the engine: the key layout version, the namespace prefix, the md5 prefix), given by
+//   the opener as opaque name/value pairs. Opening with another record is refused with an error
+//   that names both, since the store would show an empty keyspace and then mix two layouts. A
+//   store from before the record existed (marker version 1) takes the record of its first
+//   opener, and OpenedStore::format_adopted() says so;
 // - takes an exclusive lock (flock on the marker) so that a second process cannot open the same
 //   store; LMDB alone would allow it, and RocksDB and WiredTiger would each word it differently;
 // - stacks the decorators the spec asks for: NoReverseScan, then RemoteLatency.
 //
-// Marker file layout (text): "kvlab-store 1\nbackend <name>\n".
+// Marker file layout (text): "kvlab-store 2\nbackend <name>\n" then one "format <name> <value>\n"
+// line per record entry (values are hex when they hold bytes outside printable ASCII). Version 1
+// ("kvlab-store 1\nbackend <name>\n", no record) is still read.
 #pragma once
 
 #include <memory>
@@ -27,6 +35,9 @@ struct StoreSpec {
   bool no_reverse_scan = false;
   bool remote_latency = false;  // add a RemoteLatencyStore with `remote`
   RemoteLatencyOptions remote;
+  // The format record of what the opener writes (name -> value, in order), checked against the
+  // store's. Empty: the opener does not care (raw KV tools), and nothing is checked or written.
+  std::vector<std::pair<std::string, std::string>> format;
 };
 
 // The names OpenStore accepts, in a fixed order.
@@ -47,6 +58,9 @@ class OpenedStore {
   const std::string& dir() const { return dir_; }
   bool temporary() const { return temporary_; }
   const std::string& backend() const { return backend_; }
+  // True when an existing store without a format record (written before records existed) took
+  // the opener's: the caller may tell the user that nothing could be checked.
+  bool format_adopted() const { return format_adopted_; }
 
   // Closes the store, releases the lock and removes a temporary directory. Idempotent.
   void Close();
@@ -60,6 +74,7 @@ class OpenedStore {
   std::string dir_;
   std::string backend_;
   bool temporary_ = false;
+  bool format_adopted_ = false;
   int lock_fd_ = -1;
 };
 

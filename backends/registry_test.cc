@@ -160,6 +160,70 @@ TEST(Registry, LogFilesByBackend) {
   EXPECT_FALSE(IsStoreLogFile("rocksdb", "000013.sst"));
   EXPECT_FALSE(IsStoreLogFile("rocksdb", "MANIFEST-000005"));
   EXPECT_FALSE(IsStoreLogFile("lmdb", "data.mdb"));
+// The format record: a store remembers the layout and options it was written with, and refuses
+// an opener with others, naming both; a store from before records takes its first opener's.
+TEST_P(RegistryTest, KeepsItsFormatRecordAndRefusesAnother) {
+  ScratchDir scratch;
+  const std::string dir = scratch.Sub("store");
+  StoreSpec spec = SpecFor(GetParam(), dir);
+  spec.format = {{"layout", "1"}, {"namespace_prefix", "a"}, {"md5_prefix", "no"}};
+  {
+    std::unique_ptr<OpenedStore> opened;
+    ASSERT_TRUE(OpenStore(spec, &opened).ok());
+    EXPECT_FALSE(opened->format_adopted());
+    ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+  }
+  {
+    std::unique_ptr<OpenedStore> opened;
+    const Status s = OpenStore(spec, &opened);  // the same record
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  StoreSpec other = spec;
+  other.format[1].second = "b";
+  const auto before = Listing(dir);
+  std::unique_ptr<OpenedStore> opened;
+  const Status s = OpenStore(other, &opened);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("written with layout=1 namespace_prefix=a md5_prefix=no"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.message().find("opened with layout=1 namespace_prefix=b md5_prefix=no"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(Listing(dir), before);  // refused without touching a file
+  // An opener without a record (a raw KV tool) checks nothing.
+  ASSERT_TRUE(OpenStore(SpecFor(GetParam(), dir), &opened).ok());
+}
+
+TEST_P(RegistryTest, AStoreWithoutARecordTakesItsFirstOpeners) {
+  ScratchDir scratch;
+  const std::string dir = scratch.Sub("store");
+  {
+    std::unique_ptr<OpenedStore> opened;
+    ASSERT_TRUE(OpenStore(SpecFor(GetParam(), dir), &opened).ok());
+    ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+  }
+  // What kvlab wrote before format records existed.
+  std::ofstream(dir + "/KVLAB_STORE", std::ios::trunc)
+      << "kvlab-store 1\nbackend " + GetParam() + "\n";
+  StoreSpec spec = SpecFor(GetParam(), dir);
+  spec.format = {{"layout", "1"}, {"namespace_prefix", ""}, {"md5_prefix", "yes"}};
+  {
+    std::unique_ptr<OpenedStore> opened;
+    const Status s = OpenStore(spec, &opened);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_TRUE(opened->format_adopted());
+    std::string v;
+    if (opened->store()->capabilities().persistent) {
+      EXPECT_TRUE(opened->store()->Get("k", &v).ok());
+    }
+  }
+  spec.format[2].second = "no";
+  std::unique_ptr<OpenedStore> opened;
+  const Status s = OpenStore(spec, &opened);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("md5_prefix=yes"), std::string::npos) << s.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, RegistryTest, ::testing::ValuesIn(BackendNames()),

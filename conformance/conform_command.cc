@@ -22,6 +22,7 @@
 #include <map>
 #include <random>
 
+#include "base/data_dir.h"
 #include "conformance/matrix.h"
 #include "conformance/progress.h"
 #include "conformance/report.h"
@@ -66,7 +67,7 @@ struct ConformFlags {
   bool allow_flush = false;
   std::string out;  // "": results/conform-<UTC time>
   std::string reproducers;
-  std::string deviations = DefaultDeviationCataloguePath();
+  std::string deviations;  // empty: DefaultDeviationCataloguePath()
   int64_t ttl_tolerance_ms = CompareOptions().ttl_tolerance_ms;
   std::string redis_server = "redis-server";
   size_t max_shrinks = MatrixPlan().max_shrinks;
@@ -251,7 +252,9 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   };
   if (flags.out.empty()) flags.out = "results/conform-" + UtcNow("%Y%m%dT%H%M%SZ");
   DeviationCatalogue catalogue;
-  Status s = DeviationCatalogue::Load(flags.deviations, encodings::EncodingRegistry::Builtin(),
+  Status s = DeviationCatalogue::Load(
+      flags.deviations.empty() ? DefaultDeviationCataloguePath() : flags.deviations,
+      encodings::EncodingRegistry::Builtin(),
                                       &catalogue);
   if (!s.ok()) throw UsageError("--deviations: " + s.ToString());
 
@@ -274,7 +277,12 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
                             : flags.reproducers;
   if (!flags.random || flags.corpus) {
     std::vector<std::string> paths = flags.cases;
-    if (paths.empty()) paths.push_back(KVLAB_SOURCE_DIR "/conformance/cases");
+    if (paths.empty()) {
+      std::string cases;
+      s = FindDataFile("conformance/cases", &cases);
+      if (!s.ok()) return fail(s.ToString());
+      paths.push_back(cases);
+    }
     s = LoadCases(paths, &plan.corpus);
     if (!s.ok()) throw UsageError(s.ToString());
   }
@@ -409,7 +417,8 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
       "Run the same command streams against a private real redis-server and kvlab, for every "
       "encoding version and backend, and report pass / deviation / fail per command");
   cmd->add_option("--cases", flags->cases,
-                  "Case files or directories (default: the source tree's conformance/cases)");
+                  "Case files or directories (default: " + DataFileHelp("conformance/cases") +
+                      ", kvlab's corpus)");
   cmd->add_flag("--random", flags->random,
                 "Run seeded random command sequences (without --corpus: only those)");
   cmd->add_flag("--corpus", flags->corpus, "With --random, run the curated corpus as well");
@@ -457,8 +466,9 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
                   "results/conform-<UTC time>)");
   cmd->add_option("--reproducers", flags->reproducers,
                   "Directory for shrunk random failures (default: OUT/reproducers)");
-  cmd->add_option("--deviations", flags->deviations, "The deviations catalogue")
-      ->capture_default_str();
+  cmd->add_option("--deviations", flags->deviations,
+                  "The deviations catalogue (default: " + DataFileHelp("docs/deviations.json") +
+                      ")");
   cmd->add_option("--ttl-tolerance-ms", flags->ttl_tolerance_ms,
                   "Declared tolerance of PTTL and PEXPIRETIME replies")
       ->check(NonNegative() & CLI::Range(int64_t{0}, int64_t{60000}))

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "resp/redis_numbers.h"
+#include "base/data_dir.h"
 
 namespace kvlab::conformance {
 
@@ -78,7 +79,12 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Rep
 
 }  // namespace
 
-std::string DefaultDeviationCataloguePath() { return KVLAB_SOURCE_DIR "/docs/deviations.json"; }
+std::string DefaultDeviationCataloguePath() {
+  std::string path;
+  // When it is missing, Load's error names the path, and FindDataFile's where it looked.
+  if (!FindDataFile("docs/deviations.json", &path).ok()) return "docs/deviations.json";
+  return path;
+}
 
 Status DeviationCatalogue::Load(const std::string& path,
                                 const encodings::EncodingRegistry& registry,

@@ -57,7 +57,7 @@ class DeviationCatalogue {
   std::vector<Deviation> entries_;
 };
 
-// The catalogue's path in the source tree.
+// The catalogue's path in kvlab's data directory (base/data_dir.h).
 std::string DefaultDeviationCataloguePath();
 
 }  // namespace kvlab::conformance

@@ -1,5 +1,7 @@
 #include "encodings/key_codec.h"
 
+#include <algorithm>
+
 #include "encodings/coding.h"
 #include "encodings/md5.h"
 
@@ -68,6 +70,24 @@ std::string KeyCodec::SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view k
   out.append(key);
   PutFixed64BE(&out, key_version);
   return out;
+}
+
+std::vector<std::pair<std::string, std::string>> StoreFormatRecord(
+    const KeyCodecOptions& options) {
+  const std::string& ns = options.ns_prefix;
+  const bool printable = std::all_of(ns.begin(), ns.end(), [](char c) { return c > ' ' && c < 127; });
+  std::string shown = ns;
+  if (!printable) {
+    static const char kHex[] = "0123456789abcdef";
+    shown = "0x";
+    for (unsigned char c : ns) {
+      shown += kHex[c >> 4];
+      shown += kHex[c & 15];
+    }
+  }
+  return {{"layout", std::to_string(kKeyLayoutVersion)},
+          {"namespace_prefix", shown},
+          {"md5_prefix", options.md5_prefix ? "yes" : "no"}};
 }
 
 }  // namespace kvlab::encodings

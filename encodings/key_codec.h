@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace kvlab::encodings {
 
@@ -29,6 +31,19 @@ struct KeyCodecOptions {
   std::string ns_prefix;    // prepended to the db byte to form the namespace
   bool md5_prefix = false;  // put md5_hex(key)[0..8] before the key
 };
+
+// The version of the layout above (and of docs/encodings.md). Stores record it: bump it when a
+// layout changes incompatibly.
+inline constexpr int kKeyLayoutVersion = 1;
+
+// The store format record of an engine writing with these options (backends/registry.h): the
+// layout version and the options that change where records live. A store written with one
+// record is refused by an opener with another.
+//   layout            kKeyLayoutVersion
+//   namespace_prefix  the prefix, as is when printable ASCII without spaces, else "0x" + hex
+//   md5_prefix        "yes" or "no"
+std::vector<std::pair<std::string, std::string>> StoreFormatRecord(
+    const KeyCodecOptions& options);
 
 // The record kinds of a key's sub-keys. The tag byte reaches disk: DO NOT CHANGE.
 enum class SubKeyTag : char {

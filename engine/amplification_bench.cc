@@ -15,6 +15,7 @@
 #include <map>
 
 #include "backends/registry.h"
+#include "base/data_dir.h"
 #include "engine/engine.h"
 #include "resp/split_args.h"
 #include "testing/amplification_table.h"
@@ -58,7 +59,9 @@ int Run(const Options& opts) {
   return 2;
 #endif
   std::vector<AmplificationRow> rows;
-  Status s = LoadAmplificationTable(KVLAB_SOURCE_DIR "/docs/amplification.md", &rows);
+  std::string table_path;
+  Status s = FindDataFile("docs/amplification.md", &table_path);
+  if (s.ok()) s = LoadAmplificationTable(table_path, &rows);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;

@@ -145,15 +145,24 @@ Status EngineFlags::ApplyConfigFile(Engine* engine) const {
   return engine->config().LoadFile(config_file);
 }
 
-std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags) {
+std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags,
+                                               const EngineFlags& engine) {
   std::unique_ptr<OpenedStore> opened;
-  Status s = OpenStore(flags.ToSpec(), &opened);
+  StoreSpec spec = flags.ToSpec();
+  spec.format = encodings::StoreFormatRecord(engine.ToOptions().keys);
+  Status s = OpenStore(spec, &opened);
   if (!s.ok()) {
     std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
     return nullptr;
   }
   std::fprintf(stderr, "kvlab: %s store in %s%s\n", opened->store()->name().c_str(),
                opened->dir().c_str(), opened->temporary() ? " (temporary, removed at exit)" : "");
+  if (opened->format_adopted()) {
+    std::fprintf(stderr,
+                 "kvlab: %s had no format record (written before kvlab kept one); it now records "
+                 "this run's: the layout and --namespace-prefix/--md5-prefix must stay the same\n",
+                 opened->dir().c_str());
+  }
   return opened;
 }
 

@@ -59,6 +59,9 @@ struct EngineFlags {
 // Opens the store of `flags` and reports where it lives on stderr ("kvlab: rocksdb store in
 // /tmp/kvlab-rocksdb-XXXX (temporary, removed at exit)"). On failure prints the error and
 // returns nullptr.
-std::unique_ptr<backends::OpenedStore> OpenStoreOrReport(const StoreFlags& flags);
+// `engine`: the engine that will write to it, whose format record (layout, namespace and md5
+// prefix) the store must have or take (backends/registry.h).
+std::unique_ptr<backends::OpenedStore> OpenStoreOrReport(const StoreFlags& flags,
+                                                         const EngineFlags& engine);
 
 }  // namespace kvlab::flags

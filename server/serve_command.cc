@@ -166,7 +166,7 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
 }
 
 int RunServe(const CLI::App& cmd, const ServeFlags& flags) {
-  std::unique_ptr<OpenedStore> opened = OpenStoreOrReport(flags.store);
+  std::unique_ptr<OpenedStore> opened = OpenStoreOrReport(flags.store, flags.engine);
   if (opened == nullptr) return kExitUsage;
   const int exit_code = ServeOn(cmd, flags, opened.get());
   opened->Close();

@@ -15,6 +15,7 @@
 
 #include "analysis/comparison.h"
 #include "analysis/summary.h"
+#include "base/data_dir.h"
 #include "study/version_legend.h"
 #include "workloads/build_info.h"
 #include "workloads/report.h"
@@ -127,12 +128,6 @@ Status ReadJsonFile(const std::string& path, json* out) {
     return Status::InvalidArgument(path + ": not valid JSON: " + e.what());
   }
   return Status::OK();
-}
-
-std::string ExeDir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : exe.parent_path().string();
 }
 
 // Runs argv, output to `log`; returns its exit status (or -1).
@@ -316,13 +311,9 @@ json CompareBench(const json& baseline, const json& other, const std::string& ba
 
 std::string ReportScriptPath() {
   if (const char* env = std::getenv("KVLAB_REPORT_SCRIPT")) return env;
-  const fs::path dir = ExeDir();
-  for (const fs::path& p : {dir / "share/kvlab/reports/kvlab_report.py",
-                            dir.parent_path() / "share/kvlab/reports/kvlab_report.py"}) {
-    std::error_code ec;
-    if (fs::exists(p, ec)) return p.string();
-  }
-  return (dir / "share/kvlab/reports/kvlab_report.py").string();
+  std::string path;
+  if (FindDataFile("reports/kvlab_report.py", &path).ok()) return path;
+  return DataFileHelp("reports/kvlab_report.py");  // the error names where it was looked for
 }
 
 Status WriteReportFor(const std::vector<json>& documents, const std::string& dir,

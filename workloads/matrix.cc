@@ -282,6 +282,7 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
     std::replace(leaf.begin(), leaf.end(), ' ', '-');
     leaf += "-r" + std::to_string(cell.repetition);
     spec.options.dir = (std::filesystem::path(options.store.options.dir) / leaf).string();
+    spec.format = encodings::StoreFormatRecord(options.engine.keys);
     std::error_code ec;
     if (std::filesystem::exists(spec.options.dir, ec)) {
       return Status::InvalidArgument("store directory " + spec.options.dir +

@@ -15,12 +15,10 @@
 #include <tuple>
 
 #include "analysis/mann_whitney.h"
+#include "base/data_dir.h"
 #include "workloads/result.h"
 #include "workloads/sweep.h"
 
-#ifndef KVLAB_SOURCE_DIR
-#define KVLAB_SOURCE_DIR "."
-#endif
 
 namespace kvlab::workloads {
 namespace {
@@ -542,7 +540,10 @@ std::string MarkdownReport(const json& result, const std::string& result_path,
 
 std::string PlotScriptPath() {
   if (const char* env = std::getenv("KVLAB_PLOT_SCRIPT")) return env;
-  return std::string(KVLAB_SOURCE_DIR) + "/reports/plot_bench.py";
+  std::string path;
+  // When it is missing, running it fails with its path in the message.
+  if (!FindDataFile("reports/plot_bench.py", &path).ok()) return "reports/plot_bench.py";
+  return path;
 }
 
 std::string PythonPath() {
