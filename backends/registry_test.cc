@@ -160,6 +160,8 @@ TEST(Registry, LogFilesByBackend) {
   EXPECT_FALSE(IsStoreLogFile("rocksdb", "000013.sst"));
   EXPECT_FALSE(IsStoreLogFile("rocksdb", "MANIFEST-000005"));
   EXPECT_FALSE(IsStoreLogFile("lmdb", "data.mdb"));
+}
+
 // The format record: a store remembers the layout and options it was written with, and refuses
 // an opener with others, naming both; a store from before records takes its first opener's.
 TEST_P(RegistryTest, KeepsItsFormatRecordAndRefusesAnother) {

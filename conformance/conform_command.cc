@@ -280,7 +280,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     if (paths.empty()) {
       std::string cases;
       s = FindDataFile("conformance/cases", &cases);
-      if (!s.ok()) return fail(s.ToString());
+      if (!s.ok()) return cannot_run(s.ToString());
       paths.push_back(cases);
     }
     s = LoadCases(paths, &plan.corpus);
