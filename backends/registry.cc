@@ -114,8 +114,8 @@ Status CheckDirectory(const std::string& backend, const std::string& dir,
     if (FindBackend(stored_backend) == nullptr) {
       return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
     }
-    return Status::InvalidArgument(where + "is a " + stored_backend + " store, not a " +
-                                   backend + " store");
+    return Status::InvalidArgument(where + "is a " + stored_backend + " store, not a " + backend +
+                                   " store");
   }
   if (format.empty()) return Status::OK();
   if (version == 1) {
@@ -220,8 +220,8 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
       LockDirectory(spec.backend, options.dir, fresh, spec.format, &opened->lock_fd_));
   if (adopt) {
     // A store from before format records: it takes the opener's (see registry.h).
-    KVLAB_RETURN_IF_ERROR(WriteMarker(spec.backend,
-                                      (fs::path(options.dir) / kMarkerFile).string(), spec.format));
+    KVLAB_RETURN_IF_ERROR(
+        WriteMarker(spec.backend, (fs::path(options.dir) / kMarkerFile).string(), spec.format));
     opened->format_adopted_ = true;
   }
 

@@ -49,8 +49,6 @@ Status FindDataFile(std::string_view relative, std::string* path) {
                           "); set KVLAB_DATA_DIR to the directory that holds it");
 }
 
-std::string DataFileHelp(std::string_view relative) {
-  return "<data>/" + std::string(relative);
-}
+std::string DataFileHelp(std::string_view relative) { return "<data>/" + std::string(relative); }
 
 }  // namespace kvlab

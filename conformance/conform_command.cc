@@ -254,8 +254,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   DeviationCatalogue catalogue;
   Status s = DeviationCatalogue::Load(
       flags.deviations.empty() ? DefaultDeviationCataloguePath() : flags.deviations,
-      encodings::EncodingRegistry::Builtin(),
-                                      &catalogue);
+      encodings::EncodingRegistry::Builtin(), &catalogue);
   if (!s.ok()) throw UsageError("--deviations: " + s.ToString());
 
   MatrixPlan plan;
@@ -466,9 +465,9 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
                   "results/conform-<UTC time>)");
   cmd->add_option("--reproducers", flags->reproducers,
                   "Directory for shrunk random failures (default: OUT/reproducers)");
-  cmd->add_option("--deviations", flags->deviations,
-                  "The deviations catalogue (default: " + DataFileHelp("docs/deviations.json") +
-                      ")");
+  cmd->add_option(
+      "--deviations", flags->deviations,
+      "The deviations catalogue (default: " + DataFileHelp("docs/deviations.json") + ")");
   cmd->add_option("--ttl-tolerance-ms", flags->ttl_tolerance_ms,
                   "Declared tolerance of PTTL and PEXPIRETIME replies")
       ->check(NonNegative() & CLI::Range(int64_t{0}, int64_t{60000}))

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "resp/redis_numbers.h"
 #include "base/data_dir.h"
+#include "resp/redis_numbers.h"
 
 namespace kvlab::conformance {
 

@@ -72,10 +72,10 @@ std::string KeyCodec::SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view k
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> StoreFormatRecord(
-    const KeyCodecOptions& options) {
+std::vector<std::pair<std::string, std::string>> StoreFormatRecord(const KeyCodecOptions& options) {
   const std::string& ns = options.ns_prefix;
-  const bool printable = std::all_of(ns.begin(), ns.end(), [](char c) { return c > ' ' && c < 127; });
+  const bool printable =
+      std::all_of(ns.begin(), ns.end(), [](char c) { return c > ' ' && c < 127; });
   std::string shown = ns;
   if (!printable) {
     static const char kHex[] = "0123456789abcdef";

@@ -42,8 +42,7 @@ inline constexpr int kKeyLayoutVersion = 1;
 //   layout            kKeyLayoutVersion
 //   namespace_prefix  the prefix, as is when printable ASCII without spaces, else "0x" + hex
 //   md5_prefix        "yes" or "no"
-std::vector<std::pair<std::string, std::string>> StoreFormatRecord(
-    const KeyCodecOptions& options);
+std::vector<std::pair<std::string, std::string>> StoreFormatRecord(const KeyCodecOptions& options);
 
 // The record kinds of a key's sub-keys. The tag byte reaches disk: DO NOT CHANGE.
 enum class SubKeyTag : char {

@@ -145,8 +145,7 @@ Status EngineFlags::ApplyConfigFile(Engine* engine) const {
   return engine->config().LoadFile(config_file);
 }
 
-std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags,
-                                               const EngineFlags& engine) {
+std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags, const EngineFlags& engine) {
   std::unique_ptr<OpenedStore> opened;
   StoreSpec spec = flags.ToSpec();
   spec.format = encodings::StoreFormatRecord(engine.ToOptions().keys);

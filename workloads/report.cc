@@ -19,7 +19,6 @@
 #include "workloads/result.h"
 #include "workloads/sweep.h"
 
-
 namespace kvlab::workloads {
 namespace {
 
