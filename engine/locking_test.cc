@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "backends/kv_store_wrapper.h"
 #include "testing/engine_test_util.h"
 
 namespace kvlab::engine {
@@ -27,9 +28,9 @@ namespace {
 
 // Forwards to a store; the next Get of an armed key, or MultiGet of at least an armed number
 // of keys, waits until Open().
-class GateStore final : public KvStore {
+class GateStore final : public backends::KvStoreWrapper {
  public:
-  explicit GateStore(KvStore* base) : base_(base) {}
+  explicit GateStore(KvStore* base) : KvStoreWrapper(base) {}
 
   void ArmGet(std::string key) {
     std::lock_guard lock(mu_);
@@ -50,8 +51,6 @@ class GateStore final : public KvStore {
     cv_.notify_all();
   }
 
-  std::string name() const override { return base_->name(); }
-  Capabilities capabilities() const override { return base_->capabilities(); }
   Status Get(std::string_view key, std::string* value) override {
     bool hold = false;
     {
@@ -62,7 +61,7 @@ class GateStore final : public KvStore {
       }
     }
     if (hold) Hold();
-    return base_->Get(key, value);
+    return target()->Get(key, value);
   }
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values) override {
@@ -75,20 +74,8 @@ class GateStore final : public KvStore {
       }
     }
     if (hold) Hold();
-    return base_->MultiGet(keys, values);
+    return target()->MultiGet(keys, values);
   }
-  Status Put(std::string_view key, std::string_view value) override {
-    return base_->Put(key, value);
-  }
-  Status Delete(std::string_view key) override { return base_->Delete(key); }
-  Status DeleteRange(std::string_view begin, std::string_view end) override {
-    return base_->DeleteRange(begin, end);
-  }
-  Status Write(const WriteBatch& batch) override { return base_->Write(batch); }
-  std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override {
-    return base_->NewIterator(options);
-  }
-  Status Flush() override { return base_->Flush(); }
 
  private:
   void Hold() {
@@ -98,7 +85,6 @@ class GateStore final : public KvStore {
     cv_.wait(lock, [&] { return open_; });
   }
 
-  KvStore* const base_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::string get_key_;
