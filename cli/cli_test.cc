@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "flags/conventions.h"
+#include "testing/child_run.h"
 #include "testing/kv_test_util.h"
 
 namespace kvlab::cli {
@@ -23,42 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct ChildRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// Runs build/kvlab with args in dir; `path` replaces PATH when not empty.
-ChildRun Kvlab(const std::vector<std::string>& args, const std::string& dir,
-               const std::string& path = "") {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int out = open((dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, STDOUT_FILENO);
-    dup2(err, STDERR_FILENO);
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    if (!path.empty()) setenv("PATH", path.c_str(), 1);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(KVLAB_BINARY));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(KVLAB_BINARY, argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return {code, ReadFile(dir + "/stdout"), ReadFile(dir + "/stderr")};
-}
+using testing::ChildRun;
+using testing::Kvlab;
+using testing::ReadFile;
 
 bool Has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "redis/client.h"
+#include "testing/child_run.h"
 #include "testing/kv_test_util.h"
 
 namespace kvlab::conformance {
@@ -26,41 +27,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Starts argv (argv[0] a path) in `dir`, stdout and stderr to files there.
-pid_t Spawn(const std::vector<std::string>& args, const std::string& dir) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int out = open((dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, STDOUT_FILENO);
-    dup2(err, STDERR_FILENO);
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-pid_t SpawnKvlab(std::vector<std::string> args, const std::string& dir) {
-  args.insert(args.begin(), KVLAB_BINARY);
-  return Spawn(args, dir);
-}
-
-int Wait(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using testing::ReadFile;
+using testing::Spawn;
+using testing::SpawnKvlab;
+using testing::Wait;
 
 // Waits until `file` contains `what` (or 60 s pass).
 bool WaitFor(const std::string& file, const std::string& what) {

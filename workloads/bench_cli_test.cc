@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "redis/client.h"
+#include "testing/child_run.h"
 #include "testing/kv_test_util.h"
 #include "workloads/build_info.h"
 
@@ -25,51 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Starts build/kvlab with args, stdout and stderr to files in dir. Returns the pid. `path`
-// replaces PATH when not empty.
-pid_t Spawn(const std::vector<std::string>& args, const std::string& dir,
-            const std::string& path = "") {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int out = open((dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open((dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, STDOUT_FILENO);
-    dup2(err, STDERR_FILENO);
-    if (!path.empty()) setenv("PATH", path.c_str(), 1);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(KVLAB_BINARY));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(KVLAB_BINARY, argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int Wait(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-struct ChildRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-ChildRun Kvlab(const std::vector<std::string>& args, const std::string& dir,
-               const std::string& path = "") {
-  const int code = Wait(Spawn(args, dir, path));
-  return {code, ReadFile(dir + "/stdout"), ReadFile(dir + "/stderr")};
-}
+using testing::ChildRun;
+using testing::Kvlab;
+using testing::ReadFile;
+using testing::SpawnKvlab;
+using testing::Wait;
 
 std::vector<std::string> ResultFiles(const std::string& dir) {
   std::vector<std::string> out;
@@ -135,9 +96,10 @@ TEST(BenchCli, RunWritesResultAndReport) {
 TEST(BenchCli, CtrlCWritesAPartialResult) {
   testing::ScratchDir dir;
   const std::string results = dir.Sub("results");
-  const pid_t pid = Spawn(Args({"bench", "run", "ycsb-a", "--backends", "memory", "--hash-versions",
-                                "0", "--records", "200", "--duration", "60", "--results", results}),
-                          dir.path());
+  const pid_t pid =
+      SpawnKvlab(Args({"bench", "run", "ycsb-a", "--backends", "memory", "--hash-versions", "0",
+                       "--records", "200", "--duration", "60", "--results", results}),
+                 dir.path());
   // Wait until the run phase is going (the load is done), then press Ctrl-C.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (ReadFile(dir.Sub("stderr")).find("| run") == std::string::npos &&
@@ -207,7 +169,7 @@ class ServeProcess {
  public:
   explicit ServeProcess(const std::string& dir) : dir_(dir), socket_(dir + "/kvlab.sock") {
     fs::create_directories(dir);
-    pid_ = Spawn(
+    pid_ = SpawnKvlab(
         {"serve", "--backend", "memory", "--port", "0", "--unixsocket", socket_, "--threads", "1"},
         dir);
     for (int i = 0; i < 400 && !fs::exists(socket_); ++i) {
@@ -376,9 +338,9 @@ TEST(BenchCli, KilledRunLeavesAnIncompleteResult) {
   testing::ScratchDir dir;
   const std::string results = dir.Sub("results");
   const pid_t pid =
-      Spawn(Args({"bench", "run", "ycsb-a", "--backends", "memory", "--hash-versions", "0,1",
-                  "--records", "200", "--duration", "60", "--results", results}),
-            dir.path());
+      SpawnKvlab(Args({"bench", "run", "ycsb-a", "--backends", "memory", "--hash-versions", "0,1",
+                       "--records", "200", "--duration", "60", "--results", results}),
+                 dir.path());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (ReadFile(dir.Sub("stderr")).find("| run") == std::string::npos &&
          std::chrono::steady_clock::now() < deadline) {
