@@ -1,0 +1,278 @@
+"""The study page of kvlab's report (`kvlab study`): the rankings, their method and the
+figures of each criterion. Called by kvlab_report.py.
+"""
+
+import report_plots as plots
+from report_common import context_warnings, describe_context, footer_of, fmt, \
+    run_section_blocks, slug, versions_section, workload_blocks
+from report_html import Cell, Figure, Page, Section, Table
+
+
+# ---------------------------------------------------------------------------------------------
+# Study.
+
+def study_page(doc, legend, versions):
+    study = doc["data"]
+    ctx = study.get("context", {})
+    settings = study.get("study", {})
+    rankings = study.get("rankings", [])
+    page = Page("kvlab study: %s on %s" % (", ".join(settings.get("workloads", [])),
+                                           ", ".join(settings.get("backends", []))))
+    page.subtitle.append(describe_context(ctx))
+    page.subtitle.append(
+        "%s design, %s repetitions, weights %s%s" % (
+            settings.get("design", "?"), settings.get("repetitions", "?"),
+            settings.get("weights_text", "?"),
+            "" if not settings.get("weights_given") else " (given: `--weights %s`)"
+            % settings["weights_given"]))
+    page.warnings += context_warnings(ctx, study.get("partial"), None)
+    for n in study.get("notes", []):
+        page.warnings.append(n)
+    sentences = [s["text"] for s in study.get("verdict", {}).get("sentences", [])]
+    page.summary.append(("p", "**Verdict**, drawn from the measured numbers below:"
+                         .replace("**", "")))
+    page.summary.append(("list", sentences or ["No ranking: no type had two versions measured."]))
+    page.summary.append(("table", ranking_summary_table(rankings)))
+    page.summary.append(("p", "Rank and score per backend (0 is best; each point is \"twice as "
+                              "costly\" on one criterion of weight 1). ≈ marks a p50 whose "
+                              "difference from the fastest version is not significant."))
+    page.sections.append(versions_section(versions, used_versions(rankings)))
+    page.sections.append(method_section(study))
+    footer = footer_of(ctx)
+    fig_index = 0
+    for group in groups(rankings):
+        first = group[0]
+        wl, vtype = first["workload"], first["type"]
+        sid = slug(wl, vtype)
+        fixed = ", ".join("%s at %s" % (t, v["label"]) for t, v in first.get("fixed", {}).items())
+        sec = Section(sid, "%s: %s versions%s" % (wl, vtype, (" (%s)" % fixed) if fixed else ""))
+        labels = [r["label"] for r in sorted(first["rows"], key=lambda r: r["version"])]
+        backends = [r["backend"] for r in group]
+        fig_index += 1
+        sec.blocks.append(("figure", criteria_figure(group, labels, backends, legend, footer,
+                                                     "study-%s-criteria.png" % sid)))
+        fig = command_figure(group, labels, backends, legend, footer,
+                             "study-%s-commands.png" % sid)
+        if fig:
+            sec.blocks.append(("figure", fig))
+        page.sections.append(sec)
+        for r in group:
+            sub = Section(slug(wl, vtype, r["backend"]), "%s on %s" % (vtype, r["backend"]),
+                          level=3)
+            sub.blocks.append(("table", ranking_table(r, study.get("criteria", []))))
+            sub.blocks.append(("table", command_table(r)))
+            devs = {}
+            for row in r["rows"]:
+                for d in row.get("deviations", []):
+                    devs.setdefault(d["id"], (d, []))[1].append(row["label"])
+            if devs:
+                sub.blocks.append(("list", ["`%s` (%s on %s): %s" % (
+                    i, ", ".join(d["commands"]), ", ".join(ls), d.get("reason", ""))
+                    for i, (d, ls) in devs.items()]))
+            errors = [(row["label"], e) for row in r["rows"] for e in row.get("errors", [])]
+            for label, e in errors:
+                page.warnings.append("%s on %s: a cell failed: %s" % (label, r["backend"], e))
+            page.sections.append(sub)
+    bench = doc.get("bench")
+    if bench:
+        page.sections.append(Section("workloads", "The workloads", workload_blocks(bench)))
+    page.sections.append(Section("run", "The run", run_section_blocks(ctx)))
+    return page
+
+
+def used_versions(rankings):
+    return {row["label"] for r in rankings for row in r["rows"]}
+
+
+def groups(rankings):
+    out, index = [], {}
+    for r in rankings:
+        key = (r["workload"], r["type"])
+        if key not in index:
+            index[key] = len(out)
+            out.append([])
+        out[index[key]].append(r)
+    return out
+
+
+def ranking_summary_table(rankings):
+    gs = groups(rankings)
+    backends = []
+    for r in rankings:
+        if r["backend"] not in backends:
+            backends.append(r["backend"])
+    rows = []
+    for g in gs:
+        by_backend = {r["backend"]: r for r in g}
+        first = g[0]
+        for row0 in sorted(first["rows"], key=lambda x: x["version"]):
+            cells = ["%s %s" % (first["workload"], first["type"]),
+                     Cell(row0["label"], swatch=None, strong=True)]
+            for b in backends:
+                r = by_backend.get(b)
+                row = next((x for x in r["rows"] if x["label"] == row0["label"]), None) if r else None
+                if row is None:
+                    cells.append("–")
+                elif row.get("rank") is None:
+                    cells.append(Cell("failed", muted=True))
+                else:
+                    cells.append(Cell("%d (%s)" % (row["rank"], fmt(row["score"])),
+                                      strong=row["rank"] == 1))
+            for b in backends:
+                r = by_backend.get(b)
+                row = next((x for x in r["rows"] if x["label"] == row0["label"]), None) if r else None
+                c = (row or {}).get("criteria", {}).get("latency")
+                if not c:
+                    cells.append("–")
+                else:
+                    ns = not c.get("best") and not c.get("significant")
+                    cells.append(Cell(("≈" if ns else "") + fmt(c["value"]), muted=ns))
+            rows.append(cells)
+    cols = ["workload, type", "version"] + ["%s rank (score)" % b for b in backends] + \
+           ["%s p50 µs" % b for b in backends]
+    return Table(cols, rows, caption="Ranking", numeric=set(range(2, len(cols))))
+
+
+def method_section(study):
+    crit = study.get("criteria", [])
+    rows = [[c["name"], c["title"], c["unit"], c["what"],
+             "higher" if c.get("higher_is_better") else "lower",
+             "repetitions (90% interval)" if c.get("timed") else "exact (1% materiality)",
+             fmt(c.get("weight"))] for c in crit]
+    s = study.get("study", {})
+    return Section("method", "How the ranking works", [
+        ("p", "Each criterion's value is the median over the repetitions. The best version on a "
+              "criterion sets the reference; another version's cost on it is weight × "
+              "|log2((value + floor) / (best + floor))| when the difference is significant "
+              "(timed criteria: the %d%% interval of the ratio of medians, over repetitions, "
+              "excludes 1) or material (counted criteria: more than %s%% apart), and 0 "
+              "otherwise. Exactness costs the weight per catalogued deviation beyond the fewest "
+              "any version has; needs cost 1 per cache Redis and 2 per store Redis. The score is "
+              "the sum; versions are ranked by it, equal scores sharing a rank."
+              % (round(100 * s.get("confidence", 0.9)), fmt(100 * s.get("materiality", 0.01)))),
+        ("p", "Weights used: %s. Change them with `kvlab study --weights NAME=W,...`."
+              % s.get("weights_text", "?")),
+        ("p", "Design: %s. %s" % (s.get("design", "?"),
+              "One type's versions vary at a time, the other types at their baseline version, "
+              "so every difference between two rows of a table comes from that type's encoding."
+              if s.get("design") == "one-factor" else
+              "Every combination of versions ran; each table holds the other types at the "
+              "baseline.")),
+        ("p", "Space counts the KV bytes the load wrote per element loaded (keys and values, "
+              "the key-meta rewrites of each load batch included), exact and independent of the "
+              "backend; Redis memory is the tier's INFO used_memory_dataset at the end of the "
+              "cell per element loaded. The whole store's disk bytes after a flush are in the "
+              "tables as disk B/elem (every type's data, indicative). When the engine has MEMORY "
+              "USAGE, space per element will come from it."),
+        ("table", Table(["name", "column", "unit", "what", "better", "significance", "weight"],
+                        rows, numeric={6})),
+    ])
+
+
+def ranking_table(r, criteria):
+    crit = [c for c in criteria if c["name"] not in ("exactness", "needs")]
+    cols = ["rank", "version", "score"] + ["%s%s" % (c["title"], (" " + c["unit"]) if c["unit"]
+                                                     and c["unit"] not in c["title"] else "")
+                                           for c in crit] + ["disk B/elem", "deviations", "needs"]
+    rows = []
+    for row in r["rows"]:
+        cells = [fmt(row.get("rank")), Cell(row["label"], strong=row.get("rank") == 1),
+                 fmt(row.get("score"))]
+        for c in crit:
+            cj = row.get("criteria", {}).get(c["name"])
+            if not cj:
+                cells.append("–")
+                continue
+            text = fmt(cj["value"])
+            muted = False
+            tip = None
+            if c.get("timed") and not cj.get("best"):
+                if cj.get("significant"):
+                    text += " (×%s)" % fmt(cj.get("ratio"))
+                else:
+                    text = "≈" + text
+                    muted = True
+                if cj.get("low") is not None:
+                    tip = "ratio to the best %s, %d%% interval [%s, %s]" % (
+                        fmt(cj.get("ratio")), round(100 * cj.get("confidence", 0.9)),
+                        fmt(cj["low"]), fmt(cj["high"]))
+            cells.append(Cell(text, muted=muted, title=tip, strong=bool(cj.get("best"))))
+        cells.append(fmt(row.get("disk_bytes_per_element")))
+        cells.append(", ".join(d["id"] for d in row.get("deviations", [])) or "none")
+        cells.append("; ".join(row.get("needs", [])) or "–")
+        rows.append(cells)
+    return Table(cols, rows, caption="Ranking on %s (%s commands: %s)" % (
+        r["backend"], r["type"], ", ".join(r.get("commands", []))),
+        numeric=set(range(2, len(cols) - 2)) - {1})
+
+
+def command_table(r):
+    cols = ["command", "version", "calls", "p50 µs", "p99 µs", "KV reads/call", "KV writes/call",
+            "KV bytes/call", "Redis RTs/call"]
+    rows = []
+    for cmd in r.get("commands", []):
+        for row in r["rows"]:
+            c = row.get("commands", {}).get(cmd)
+            if not c:
+                continue
+            rows.append([cmd, row["label"], fmt(c.get("calls")), fmt(c.get("p50_us")),
+                         fmt(c.get("p99_us")), fmt(c.get("kv_reads")), fmt(c.get("kv_writes")),
+                         fmt(c.get("kv_bytes")), fmt(c.get("round_trips"))])
+    return Table(cols, rows, caption="Per command on %s (medians over repetitions; KV counts "
+                                     "exact)" % r["backend"], numeric=set(range(2, len(cols))))
+
+
+def criteria_figure(group, labels, backends, legend, footer, name):
+    panels = []
+    names = ["latency", "tail_latency", "throughput", "kv_ops", "kv_bytes", "round_trips",
+             "space", "redis_memory"]
+    titles = {"latency": ("p50 of the type's commands", "µs"),
+              "tail_latency": ("p99 of the type's commands", "µs"),
+              "throughput": ("workload throughput", "operations / s"),
+              "kv_ops": ("KV operations per command", "operations"),
+              "kv_bytes": ("KV bytes per command", "bytes"),
+              "round_trips": ("Redis round trips per command", "round trips"),
+              "space": ("bytes of data per element loaded", "bytes"),
+              "redis_memory": ("Redis memory per element", "bytes")}
+    for n in names:
+        points = {}
+        for r in group:
+            for row in r["rows"]:
+                c = row.get("criteria", {}).get(n)
+                if not c:
+                    continue
+                samples = c.get("samples")
+                low = min(samples) if samples else None
+                high = max(samples) if samples else None
+                points[(row["label"], r["backend"])] = (c["value"], low, high)
+        if not points or all(v[0] == 0 for v in points.values()):
+            continue
+        panels.append({"title": titles[n][0], "ylabel": titles[n][1], "points": points})
+    first = group[0]
+    png = plots.dot_panels(panels, labels, backends, legend, footer,
+                           "%s: %s versions on each criterion" % (first["workload"], first["type"]))
+    return Figure(name, png, "Each criterion per version (colour) and backend (marker); timed "
+                             "criteria show the median and the range over repetitions. Log "
+                             "axes where values span more than 20×.",
+                  "%s %s criteria" % (first["workload"], first["type"]))
+
+
+def command_figure(group, labels, backends, legend, footer, name):
+    first = group[0]
+    panels = []
+    for cmd in first.get("commands", []):
+        points = {}
+        for r in group:
+            for row in r["rows"]:
+                c = row.get("commands", {}).get(cmd)
+                if c and c.get("p50_us") is not None:
+                    points[(row["label"], r["backend"])] = (c["p50_us"], None, None)
+        if points:
+            panels.append({"title": cmd + " p50", "ylabel": "µs per call", "points": points})
+    if not panels:
+        return None
+    png = plots.dot_panels(panels, labels, backends, legend, footer,
+                           "%s: p50 per command" % first["workload"])
+    return Figure(name, png, "p50 latency per call of each %s command of the workload (median "
+                             "over repetitions), per version and backend." % first["type"],
+                  "%s %s p50 per command" % (first["workload"], first["type"]))
