@@ -158,29 +158,36 @@ Argv Scan(Gen& g) {
 }
 
 // Strings.
-Argv Set(Gen& g) {
-  Argv a = {"SET", Key(g, kStringKeys), g.Pick(kValues)};
-  if (g.Chance(30)) a.push_back(g.Pick(Words{"NX", "XX"}));
-  if (g.Chance(20)) a.push_back("GET");
-  switch (g.Below(8)) {
+// Appends at most one expiry option of SET or GETEX: EX/PX with a relative time (15% of them
+// invalid), EXAT/PXAT with an absolute one (30% of them past), or `keep` (KEEPTTL, PERSIST); one
+// draw in `choices` picks it, so choices - 5 of them append nothing.
+// REQUIRES: choices >= 5.
+void AppendExpiry(Gen& g, uint64_t choices, const char* keep, Argv* a) {
+  switch (g.Below(choices)) {
     case 0:
-      a.insert(a.end(), {"EX", g.Chance(85) ? g.Pick(kRelSeconds) : g.Pick(kBadTtls)});
+      a->insert(a->end(), {"EX", g.Chance(85) ? g.Pick(kRelSeconds) : g.Pick(kBadTtls)});
       break;
     case 1:
-      a.insert(a.end(), {"PX", g.Chance(85) ? g.Pick(kRelMillis) : g.Pick(kBadTtls)});
+      a->insert(a->end(), {"PX", g.Chance(85) ? g.Pick(kRelMillis) : g.Pick(kBadTtls)});
       break;
     case 2:
-      a.insert(a.end(), {"EXAT", g.Pick(g.Chance(70) ? kAbsSeconds : kPastSeconds)});
+      a->insert(a->end(), {"EXAT", g.Pick(g.Chance(70) ? kAbsSeconds : kPastSeconds)});
       break;
     case 3:
-      a.insert(a.end(), {"PXAT", g.Pick(g.Chance(70) ? kAbsMillis : kPastMillis)});
+      a->insert(a->end(), {"PXAT", g.Pick(g.Chance(70) ? kAbsMillis : kPastMillis)});
       break;
     case 4:
-      a.push_back("KEEPTTL");
+      a->push_back(keep);
       break;
     default:
       break;
   }
+}
+Argv Set(Gen& g) {
+  Argv a = {"SET", Key(g, kStringKeys), g.Pick(kValues)};
+  if (g.Chance(30)) a.push_back(g.Pick(Words{"NX", "XX"}));
+  if (g.Chance(20)) a.push_back("GET");
+  AppendExpiry(g, 8, "KEEPTTL", &a);
   if (g.Chance(4)) a.push_back(g.Pick(Words{"NX", "EX", "KEEPTTL", "FOO"}));  // conflicts
   return a;
 }
@@ -197,25 +204,7 @@ const Words kOffsets = {"0", "1", "2", "3", "7", "8", "15", "17", "100", "-1", "
 const Words kBitRange = {"0", "1", "2", "-1", "-2", "5", "7", "8", "15", "-9", "100"};
 Argv GetexOptions(Gen& g) {
   Argv a = {"GETEX", Key(g, kStringKeys)};
-  switch (g.Below(7)) {
-    case 0:
-      a.insert(a.end(), {"EX", g.Chance(85) ? g.Pick(kRelSeconds) : g.Pick(kBadTtls)});
-      break;
-    case 1:
-      a.insert(a.end(), {"PX", g.Chance(85) ? g.Pick(kRelMillis) : g.Pick(kBadTtls)});
-      break;
-    case 2:
-      a.insert(a.end(), {"EXAT", g.Pick(g.Chance(70) ? kAbsSeconds : kPastSeconds)});
-      break;
-    case 3:
-      a.insert(a.end(), {"PXAT", g.Pick(g.Chance(70) ? kAbsMillis : kPastMillis)});
-      break;
-    case 4:
-      a.push_back("PERSIST");
-      break;
-    default:
-      break;
-  }
+  AppendExpiry(g, 7, "PERSIST", &a);
   if (g.Chance(4)) a.push_back(g.Pick(Words{"EX", "PERSIST", "KEEPTTL", "NX"}));  // conflicts
   return a;
 }
