@@ -2,6 +2,7 @@
 // (type, version). See registry.h for what each field means and docs/adding-an-encoding.md for
 // how to add a row. Rows of a released version keep their id: it is on disk in every key-meta.
 #include "encodings/hash_encoding.h"
+#include "encodings/list_encoding.h"
 #include "encodings/registry.h"
 #include "encodings/zset_encoding.h"
 
@@ -16,6 +17,7 @@ std::vector<TypeSpec> Types() {
   return {
       {KeyType::kHash, "hash", "h", "hash"},
       {KeyType::kZset, "zset", "z", "sorted-set"},
+      {KeyType::kList, "list", "l", "list"},
   };
 }
 
@@ -130,6 +132,33 @@ std::vector<EncodingSpec> Rows() {
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text"},
        [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3)); }},
+
+      // List (../shared/spec/004_*, docs/encodings.md "List v0", "List v1"). Camellia has no
+      // list; both are kvlab's, from Kvrocks/NeoKV's head/tail metadata.
+      {KeyType::kList,
+       0,
+       "0",
+       "dense: 004_*'s head/tail indexes, so positions are point reads; LINSERT and LREM in the "
+       "middle renumber one side (O(n) writes)",
+       "#6a3d9a",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {kField},
+       {},
+       [] { return std::unique_ptr<TypeEncoding>(NewDenseListEncoding(0)); }},
+      {KeyType::kList,
+       1,
+       "1",
+       "sparse: indexes with gaps, so LINSERT and LREM write O(1) records; positions walk from "
+       "the head, right-end pops read backwards",
+       "#b15928",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/true,
+       {kField},
+       {},
+       [] { return std::unique_ptr<TypeEncoding>(NewSparseListEncoding(1)); }},
   };
 }
 

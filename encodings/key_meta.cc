@@ -33,6 +33,10 @@ std::string KeyMeta::Encode() const {
   } else if (has_count()) {
     PutFixed32BE(&out, count);
   }
+  if (type == KeyType::kList) {
+    PutFixed64BE(&out, list_head);
+    PutFixed64BE(&out, list_tail);
+  }
   return out;
 }
 
@@ -67,7 +71,16 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   meta->count = 0;
   meta->count_known = true;
   meta->value.clear();
-  if (type == KeyType::kString) {
+  meta->list_head = meta->list_tail = 0;
+  if (type == KeyType::kList) {
+    // count | head | tail (every list version keeps all three).
+    if (!counted || bytes.size() != 20) {
+      return Status::Corruption("key-meta of a list is not count, head and tail (20 bytes)");
+    }
+    meta->count = DecodeFixed32BE(bytes.data());
+    meta->list_head = DecodeFixed64BE(bytes.data() + 4);
+    meta->list_tail = DecodeFixed64BE(bytes.data() + 12);
+  } else if (type == KeyType::kString) {
     meta->value.assign(bytes);
   } else if (type == KeyType::kZset && version == 3 && bytes.empty()) {
     meta->count_known = false;  // written before zset v3 kept a count

@@ -14,6 +14,9 @@
 //   extra           string: the value itself.
 //                   versions whose registry row says meta_has_count (hash v0, v2, zset
 //                   v0-v3): element count, u32. The others: nothing.
+//                   list (every version): count (u32) | head (u64) | tail (u64), the
+//                   element indexes of 004_*'s list metadata (list_encoding.h says what each
+//                   version keeps in them).
 //
 // zset v3's count is kvlab's, not the spec's: the zset itself lives only in the store Redis,
 // and the count in KV is what lets kvlab notice that the store lost it (docs/engine.md). A v3
@@ -34,8 +37,8 @@ enum class KeyType : uint8_t {
   kString = 1,
   kHash = 2,
   kZset = 3,
-  kList = 4,  // reserved by the spec; kvlab does not implement lists
-  kSet = 5,   // reserved by the spec; kvlab does not implement sets
+  kList = 4,
+  kSet = 5,  // reserved by the spec; kvlab does not implement sets
 };
 
 // The Redis TYPE name of a key type: "string", "hash", "zset", "list", "set".
@@ -58,6 +61,9 @@ struct KeyMeta {
   // False only for a zset v3 meta written before v3 kept a count (no extra bytes). Not encoded:
   // Encode always writes the count.
   bool count_known = true;
+  // Lists only: the index range of the elements (list_encoding.h). Encoded after the count.
+  uint64_t list_head = 0;
+  uint64_t list_tail = 0;
   std::string value;  // strings only
 
   bool has_count() const { return counted; }

@@ -32,6 +32,7 @@ std::vector<std::string> FlagNames(const CommandSpec& spec) {
   if (spec.flags & kCmdWrite) out.push_back("write");
   if (spec.flags & kCmdReadonly) out.push_back("readonly");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
+  if (spec.flags & kCmdBlocking) out.push_back("blocking");
   if (spec.flags & kCmdFast) out.push_back("fast");
   if (spec.flags & kCmdNoAuth) out.push_back("no_auth");
   for (const KeySpec& k : spec.key_specs) {
@@ -50,11 +51,13 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.flags & kCmdReadonly) out.push_back("read");
   if (spec.flags & kCmdWrite) out.push_back("write");
   if (spec.group == "sorted-set") out.push_back("sortedset");
+  if (spec.group == "list") out.push_back("list");
   if (spec.group == "hash") out.push_back("hash");
   if (spec.group == "string") out.push_back("string");
   if (spec.group == "bitmap") out.push_back("bitmap");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
+  if (spec.flags & kCmdBlocking) out.push_back("blocking");
   if (spec.flags & (kCmdAdmin | kCmdKeyspaceExclusive)) out.push_back("dangerous");
   if (spec.group == "connection") out.push_back("connection");
   return out;

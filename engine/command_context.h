@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "encodings/kv_txn.h"
+#include "encodings/list_encoding.h"
 #include "engine/engine.h"
 #include "resp/reply.h"
 
@@ -59,15 +60,22 @@ class CommandContext {
   encodings::TypeEncoding& Encoding(const encodings::KeyMeta& meta);
   encodings::HashEncoding& Hash(const encodings::KeyMeta& meta);
   encodings::ZsetEncoding& Zset(const encodings::KeyMeta& meta);
+  encodings::ListEncoding& List(const encodings::KeyMeta& meta);
 
   // Parses argument i as Redis's integer; sets the standard error reply and returns false.
   bool ArgInt64(size_t i, int64_t* out);
+
+  // `key` (of the session's database) got elements that a blocked client may be waiting for:
+  // once the command commits, the engine tells the session's host (SessionHost::KeysReady).
+  void KeyReady(std::string_view key) { ready_keys_.emplace_back(key); }
+  std::vector<std::string>& ready_keys() { return ready_keys_; }
 
  private:
   Engine* engine_;
   Session* session_;
   const std::vector<std::string>* argv_;
   encodings::KvTxn* txn_;
+  std::vector<std::string> ready_keys_;
 };
 
 }  // namespace kvlab::engine

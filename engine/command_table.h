@@ -37,6 +37,9 @@ enum CommandFlag : uint32_t {
   kCmdAboutServer = 1u << 7,
   // Runs before the client has authenticated (AUTH, HELLO, QUIT), as Redis's CMD_NO_AUTH.
   kCmdNoAuth = 1u << 8,
+  // May block the client until a key is ready or a timeout (BLPOP, BLMOVE, ...; Redis's
+  // "blocking" flag): engine/blocking.h.
+  kCmdBlocking = 1u << 9,
 };
 
 struct CommandSpec {

@@ -10,6 +10,7 @@
 #include "engine/command_context.h"
 #include "engine/command_table.h"
 #include "engine/redis_encoding_params.h"
+#include "engine/session_host.h"
 #include "resp/redis_numbers.h"
 
 namespace kvlab::engine {
@@ -287,7 +288,14 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
   if (!session.authenticated && !(spec->flags & kCmdNoAuth) && AuthRequired()) {
     return Reply::Error("NOAUTH Authentication required.");
   }
-  return Run(*spec, session, argv, cost);
+  std::vector<std::string> ready_keys;
+  Reply reply = Run(*spec, session, argv, cost, &ready_keys);
+  // Outside Run: its key locks are released, so the host may run blocked clients' commands
+  // on those keys now.
+  if (!ready_keys.empty() && session.host != nullptr) {
+    session.host->KeysReady(session.db, ready_keys);
+  }
+  return reply;
 }
 
 void Engine::WakeReconciler() {
@@ -380,7 +388,7 @@ bool Engine::CheckPassword(std::string_view password) const {
 }
 
 Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
-                  CommandCost* cost) {
+                  CommandCost* cost, std::vector<std::string>* ready_keys) {
   const auto start = std::chrono::steady_clock::now();
 
   // Serialize against commands on the same keys (engine/key_locks.h): read-only commands share
@@ -423,6 +431,7 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
     if (!ctx.reply.is_error()) {
       for (auto& step : txn.after_commit()) ctx.Check(step());
     }
+    if (!ctx.reply.is_error()) ready_keys->swap(ctx.ready_keys());
   }
 
   if (cost != nullptr) {
@@ -503,6 +512,10 @@ HashEncoding& CommandContext::Hash(const KeyMeta& meta) {
 
 ZsetEncoding& CommandContext::Zset(const KeyMeta& meta) {
   return static_cast<ZsetEncoding&>(Encoding(meta));
+}
+
+encodings::ListEncoding& CommandContext::List(const KeyMeta& meta) {
+  return static_cast<encodings::ListEncoding&>(Encoding(meta));
 }
 
 bool CommandContext::ArgInt64(size_t i, int64_t* out) {

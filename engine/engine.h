@@ -200,8 +200,10 @@ class Engine {
   // on the reconciler thread, which WakeReconciler starts on first use.
   void ReconcileUncertain();
   void WakeReconciler();
+  // Runs the command; *ready_keys gets the keys it made ready for blocked clients (once it has
+  // committed; CommandContext::KeyReady).
   resp::Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
-                  CommandCost* cost);
+                  CommandCost* cost, std::vector<std::string>* ready_keys);
 
   backends::KvStore* const store_;
   const EngineOptions options_;

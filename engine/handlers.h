@@ -104,6 +104,32 @@ void ZremrangebyrankCommand(CommandContext& ctx);
 void ZremrangebyscoreCommand(CommandContext& ctx);
 void ZremrangebylexCommand(CommandContext& ctx);
 
+// list_commands.cc
+void LpushCommand(CommandContext& ctx);
+void RpushCommand(CommandContext& ctx);
+void LpushxCommand(CommandContext& ctx);
+void RpushxCommand(CommandContext& ctx);
+void LpopCommand(CommandContext& ctx);
+void RpopCommand(CommandContext& ctx);
+void LlenCommand(CommandContext& ctx);
+void LrangeCommand(CommandContext& ctx);
+void LindexCommand(CommandContext& ctx);
+void LsetCommand(CommandContext& ctx);
+void LinsertCommand(CommandContext& ctx);
+void LremCommand(CommandContext& ctx);
+void LtrimCommand(CommandContext& ctx);
+void LposCommand(CommandContext& ctx);
+
+// list_move_commands.cc
+void LmoveCommand(CommandContext& ctx);
+void RpoplpushCommand(CommandContext& ctx);
+void LmpopCommand(CommandContext& ctx);
+void BlpopCommand(CommandContext& ctx);
+void BrpopCommand(CommandContext& ctx);
+void BlmoveCommand(CommandContext& ctx);
+void BrpoplpushCommand(CommandContext& ctx);
+void BlmpopCommand(CommandContext& ctx);
+
 // server_commands.cc
 void PingCommand(CommandContext& ctx);
 void EchoCommand(CommandContext& ctx);

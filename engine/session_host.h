@@ -16,8 +16,20 @@
 #include <vector>
 
 #include "base/status.h"
+#include "resp/reply.h"
 
 namespace kvlab::engine {
+
+// What a blocking command (BLPOP, BLMOVE, BLMPOP; BZPOPMIN and BZMPOP use the same) asks for
+// when it finds nothing to serve: wait until one of `keys` becomes ready, or the deadline.
+struct BlockRequest {
+  // The keys to wait on, of the session's database, in the command's argument order.
+  std::vector<std::string> keys;
+  // Unix time in ms after which the client gets `timeout_reply`; 0: wait for ever.
+  int64_t deadline_ms = 0;
+  // BLPOP's null array, BLMOVE's null bulk.
+  resp::Reply timeout_reply;
+};
 
 class SessionHost {
  public:
@@ -40,6 +52,26 @@ class SessionHost {
   // INFO: appends the "name:value\r\n" lines of one of the server's own sections ("server",
   // "clients", "stats"), without the "# Section" header. Other sections append nothing.
   virtual void AppendInfo(std::string_view section, std::string* out) = 0;
+
+  // Blocking commands. The mechanism is generic: the engine knows keys and commands, the host
+  // knows clients and time.
+  //
+  // Block: the current command found nothing to serve and wants to wait (`request`). Returns
+  // false when this host cannot block its client (the command then replies an error); true
+  // when it will: the command's own reply is then dropped, and the host runs the command
+  // again, on this session, each time one of the keys becomes ready (KeysReady) until a run
+  // does not ask to block again; that run's reply is the client's. Clients blocked on a key
+  // are retried in the order they blocked (Redis's: first blocked, first served). When the
+  // deadline passes first, the client gets the request's timeout_reply.
+  // REQUIRES: the command has queued no write (a blocked command changes nothing).
+  virtual bool Block(BlockRequest request) { return false; }
+
+  // The engine's signal that keys of database `db` may now serve blocked clients: a command
+  // that added elements to them (LPUSH, LMOVE's destination, ...; CommandContext::KeyReady)
+  // has committed. Called from the thread that ran the command, after its key locks are
+  // released, and before Execute returns (so a host can serve the blocked clients before the
+  // pushing client's next command, as Redis does).
+  virtual void KeysReady(uint8_t db, const std::vector<std::string>& keys) {}
 };
 
 }  // namespace kvlab::engine

@@ -165,6 +165,10 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kZsetEqualScores;
     } else if (d == "zset z of n long members") {
       row.dataset = AmplificationRow::Dataset::kZsetLong;
+    } else if (d == "list l of n elements") {
+      row.dataset = AmplificationRow::Dataset::kList;
+    } else if (d == "list l of 2n+1 elements, m in the middle") {
+      row.dataset = AmplificationRow::Dataset::kListMiddle;
     } else {
       return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
     }
@@ -232,6 +236,15 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
                                                                              : std::to_string(i));
         cmd.push_back(dataset == AmplificationRow::Dataset::kZsetLong ? LongMemberName(i)
                                                                       : "m" + std::to_string(i));
+      }
+      return {cmd};
+    case AmplificationRow::Dataset::kList:
+    case AmplificationRow::Dataset::kListMiddle:
+      cmd = {"RPUSH", "l"};
+      for (int64_t i = 1; i <= n; ++i) cmd.push_back("e" + std::to_string(i));
+      if (dataset == AmplificationRow::Dataset::kListMiddle) {
+        cmd.push_back("m");
+        for (int64_t i = 1; i <= n; ++i) cmd.push_back("f" + std::to_string(i));
       }
       return {cmd};
   }

@@ -8,7 +8,9 @@
 //              cold = the cache is flushed just before the command; warm = the dataset's
 //              warm-up reads (WarmUpCommands) ran first.
 //   DATASET    "empty", "string s", "hash h of n fields", "zset z of n members",
-//              "zset z of n members, equal scores", "zset z of n long members"
+//              "zset z of n members, equal scores", "zset z of n long members",
+//              "list l of n elements" (RPUSH l e1 .. en), "list l of 2n+1 elements, m in the
+//              middle" (RPUSH l e1 .. en m f1 .. fn)
 //   OPERATIONS space-separated counter=expression; expressions are integers, n, + - *, and
 //              min(a,b) / max(a,b). Counters not named are 0; "none" names none. KV counters are
 //              OpCounts' names; the tier column's are TierCounts' names.
@@ -33,7 +35,16 @@ struct AmplificationRow {
   std::vector<std::string> versions;
   bool no_reverse_scan = false;
   enum class CacheState { kNone, kCold, kWarm } cache = CacheState::kNone;
-  enum class Dataset { kEmpty, kString, kHash, kZset, kZsetEqualScores, kZsetLong } dataset;
+  enum class Dataset {
+    kEmpty,
+    kString,
+    kHash,
+    kZset,
+    kZsetEqualScores,
+    kZsetLong,
+    kList,
+    kListMiddle,
+  } dataset;
   std::string operations;       // KV counters, the formula text
   std::string tier_operations;  // Redis-tier counters
 };
