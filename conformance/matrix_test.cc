@@ -222,13 +222,14 @@ TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
   MatrixPlan plan;
   plan.versions["hash"] = {"0", "1"};
   plan.versions["zset"] = {"0"};
+  plan.versions["list"] = {"0"};
   plan.corpus = {Case("HSET h f v\nHGET h f\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
   std::vector<std::string> labels;
   for (const ProfileRun& run : r.runs) labels.push_back(run.profile.Label());
-  EXPECT_EQ(labels,
-            (std::vector<std::string>{"h0 z0", "h1 z0 cold", "h1 z0 warm", "h1 z0 flushed"}));
+  EXPECT_EQ(labels, (std::vector<std::string>{"h0 z0 l0", "h1 z0 l0 cold", "h1 z0 l0 warm",
+                                              "h1 z0 l0 flushed"}));
   EXPECT_EQ(*flushes, 1 + 2);  // cold: once per case; flushed: before each of the 2 commands
   EXPECT_EQ(r.cells.at({"memory", "hash v1 warm", "hget"}).pass, 1u);
 }

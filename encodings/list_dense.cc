@@ -97,21 +97,20 @@ class DenseList final : public ListEncoding {
     }
     const uint64_t take = last - first + 1;
     out->reserve(take);
-    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), ElementKey(prefix, head + first),
-                                    ElementKey(prefix, head + last + 1), false, 0,
-                                    static_cast<int64_t>(take),
-                                    [&](std::string_view, std::string_view v) {
-                                      out->emplace_back(v);
-                                      return true;
-                                    }));
+    KVLAB_RETURN_IF_ERROR(
+        ScanRange(txn.kv(), ElementKey(prefix, head + first), ElementKey(prefix, head + last + 1),
+                  false, 0, static_cast<int64_t>(take), [&](std::string_view, std::string_view v) {
+                    out->emplace_back(v);
+                    return true;
+                  }));
     if (out->size() != take) return Corrupt(h.key, head + first + out->size());
     return Status::OK();
   }
 
   Status Set(KvTxn& txn, KeyHandle* h, uint64_t position, std::string_view element) override {
     // Dense indexes: the sub-key is known, the write is blind.
-    txn.batch().Put(ElementKey(txn.SubKeyPrefix(SubKeyTag::kField, *h), h->meta.list_head + position),
-                    element);
+    txn.batch().Put(
+        ElementKey(txn.SubKeyPrefix(SubKeyTag::kField, *h), h->meta.list_head + position), element);
     return Status::OK();
   }
 
@@ -165,7 +164,8 @@ class DenseList final : public ListEncoding {
     // removed element one way, or those before the last removed one the other way.
     const size_t first = std::find(drop.begin(), drop.end(), true) - drop.begin();
     const size_t last = drop.rend() - std::find(drop.rbegin(), drop.rend(), true) - 1;
-    const size_t right_movers = rows.size() - first - std::count(drop.begin() + first, drop.end(), true);
+    const size_t right_movers =
+        rows.size() - first - std::count(drop.begin() + first, drop.end(), true);
     const size_t left_movers = last - std::count(drop.begin(), drop.begin() + last, true);
     if (right_movers <= left_movers) {
       uint64_t next = rows[first].index;
@@ -206,24 +206,23 @@ class DenseList final : public ListEncoding {
               const std::function<bool(uint64_t, std::string_view)>& visit) override {
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
     uint64_t position = 0;
-    return ScanRange(txn.kv(), ElementKey(prefix, h.meta.list_head),
-                     ElementKey(prefix, h.meta.list_tail), false, 0,
-                     static_cast<int64_t>(limit == 0 ? h.meta.count
-                                                      : std::min<uint64_t>(limit, h.meta.count)),
-                     [&](std::string_view, std::string_view v) { return visit(position++, v); });
+    return ScanRange(
+        txn.kv(), ElementKey(prefix, h.meta.list_head), ElementKey(prefix, h.meta.list_tail), false,
+        0,
+        static_cast<int64_t>(limit == 0 ? h.meta.count : std::min<uint64_t>(limit, h.meta.count)),
+        [&](std::string_view, std::string_view v) { return visit(position++, v); });
   }
 
  private:
   // Visits every element from the left as (index, element) until visit returns false.
   template <typename Visitor>
-  static Status ScanAll(KvTxn& txn, const KeyHandle& h, const std::string& prefix, Visitor&& visit) {
+  static Status ScanAll(KvTxn& txn, const KeyHandle& h, const std::string& prefix,
+                        Visitor&& visit) {
     // Taking exactly count rows stops on the last element: count - 1 nexts.
-    return ScanRange(txn.kv(), ElementKey(prefix, h.meta.list_head),
-                     ElementKey(prefix, h.meta.list_tail), false, 0,
-                     static_cast<int64_t>(h.meta.count),
-                     [&](std::string_view k, std::string_view v) {
-                       return visit(IndexOf(prefix, k), v);
-                     });
+    return ScanRange(
+        txn.kv(), ElementKey(prefix, h.meta.list_head), ElementKey(prefix, h.meta.list_tail), false,
+        0, static_cast<int64_t>(h.meta.count),
+        [&](std::string_view k, std::string_view v) { return visit(IndexOf(prefix, k), v); });
   }
 
   // Deletes the elements at indexes [from, to): point deletes, or one range delete.
@@ -242,7 +241,7 @@ class DenseList final : public ListEncoding {
   static std::vector<bool> Matches(const std::vector<Row>& rows, int64_t count,
                                    std::string_view element) {
     std::vector<bool> drop(rows.size(), false);
-    const uint64_t limit = count == 0   ? UINT64_MAX
+    const uint64_t limit = count == 0  ? UINT64_MAX
                            : count < 0 ? static_cast<uint64_t>(-(count + 1)) + 1
                                        : static_cast<uint64_t>(count);
     uint64_t taken = 0;

@@ -90,7 +90,8 @@ class SparseList final : public ListEncoding {
     } else {
       KVLAB_RETURN_IF_ERROR(ReadRight(txn, *h, prefix, want, &rows));
     }
-    if (rows.size() != want) return Corrupt(h->key, end == ListEnd::kLeft ? h->meta.list_head : h->meta.list_tail - 1);
+    if (rows.size() != want)
+      return Corrupt(h->key, end == ListEnd::kLeft ? h->meta.list_head : h->meta.list_tail - 1);
     out->clear();
     out->reserve(k);
     for (uint64_t i = 0; i < k; ++i) {
@@ -124,13 +125,12 @@ class SparseList final : public ListEncoding {
       return Status::OK();
     }
     const uint64_t take = last - first + 1;
-    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), ElementKey(prefix, h.meta.list_head),
-                                    ElementKey(prefix, h.meta.list_tail), false, first,
-                                    static_cast<int64_t>(take),
-                                    [&](std::string_view, std::string_view v) {
-                                      out->emplace_back(v);
-                                      return true;
-                                    }));
+    KVLAB_RETURN_IF_ERROR(ScanRange(
+        txn.kv(), ElementKey(prefix, h.meta.list_head), ElementKey(prefix, h.meta.list_tail), false,
+        first, static_cast<int64_t>(take), [&](std::string_view, std::string_view v) {
+          out->emplace_back(v);
+          return true;
+        }));
     if (out->size() != take) return Corrupt(h.key, h.meta.list_head);
     return Status::OK();
   }
@@ -166,27 +166,26 @@ class SparseList final : public ListEncoding {
     std::optional<uint64_t> lo, hi;
     std::optional<uint64_t> previous;
     bool found = false;
-    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), ElementKey(prefix, h->meta.list_head),
-                                    ElementKey(prefix, h->meta.list_tail), false, 0,
-                                    static_cast<int64_t>(h->meta.count),
-                                    [&](std::string_view k, std::string_view v) {
-                                      const uint64_t index = IndexOf(prefix, k);
-                                      if (found) {  // AFTER: the pivot's successor
-                                        hi = index;
-                                        return false;
-                                      }
-                                      if (v == pivot) {
-                                        found = true;
-                                        if (!after) {
-                                          lo = previous;
-                                          hi = index;
-                                          return false;
-                                        }
-                                        lo = index;
-                                      }
-                                      previous = index;
-                                      return true;
-                                    }));
+    KVLAB_RETURN_IF_ERROR(ScanRange(
+        txn.kv(), ElementKey(prefix, h->meta.list_head), ElementKey(prefix, h->meta.list_tail),
+        false, 0, static_cast<int64_t>(h->meta.count), [&](std::string_view k, std::string_view v) {
+          const uint64_t index = IndexOf(prefix, k);
+          if (found) {  // AFTER: the pivot's successor
+            hi = index;
+            return false;
+          }
+          if (v == pivot) {
+            found = true;
+            if (!after) {
+              lo = previous;
+              hi = index;
+              return false;
+            }
+            lo = index;
+          }
+          previous = index;
+          return true;
+        }));
     if (!found) {
       *reply = -1;
       return Status::OK();
@@ -223,7 +222,7 @@ class SparseList final : public ListEncoding {
     rows.reserve(h->meta.count);
     KVLAB_RETURN_IF_ERROR(ReadLeft(txn, *h, prefix, UINT64_MAX, &rows));
     std::vector<bool> drop(rows.size(), false);
-    const uint64_t limit = count == 0   ? UINT64_MAX
+    const uint64_t limit = count == 0  ? UINT64_MAX
                            : count < 0 ? static_cast<uint64_t>(-(count + 1)) + 1
                                        : static_cast<uint64_t>(count);
     uint64_t r = 0;
@@ -297,11 +296,11 @@ class SparseList final : public ListEncoding {
               const std::function<bool(uint64_t, std::string_view)>& visit) override {
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
     uint64_t position = 0;
-    return ScanRange(txn.kv(), ElementKey(prefix, h.meta.list_head),
-                     ElementKey(prefix, h.meta.list_tail), false, 0,
-                     static_cast<int64_t>(limit == 0 ? h.meta.count
-                                                      : std::min<uint64_t>(limit, h.meta.count)),
-                     [&](std::string_view, std::string_view v) { return visit(position++, v); });
+    return ScanRange(
+        txn.kv(), ElementKey(prefix, h.meta.list_head), ElementKey(prefix, h.meta.list_tail), false,
+        0,
+        static_cast<int64_t>(limit == 0 ? h.meta.count : std::min<uint64_t>(limit, h.meta.count)),
+        [&](std::string_view, std::string_view v) { return visit(position++, v); });
   }
 
  private:
@@ -321,8 +320,8 @@ class SparseList final : public ListEncoding {
 
   // The last `rows` elements, from the right end inwards: a reverse scan from the tail, or,
   // on a store without reverse scan, a forward walk of the whole list.
-  static Status ReadRight(KvTxn& txn, const KeyHandle& h, const std::string& prefix,
-                          uint64_t rows, std::vector<Row>* out) {
+  static Status ReadRight(KvTxn& txn, const KeyHandle& h, const std::string& prefix, uint64_t rows,
+                          std::vector<Row>* out) {
     out->clear();
     const std::string lower = ElementKey(prefix, h.meta.list_head);
     const std::string upper = ElementKey(prefix, h.meta.list_tail);
@@ -334,12 +333,12 @@ class SparseList final : public ListEncoding {
                        });
     }
     std::deque<Row> window;
-    KVLAB_RETURN_IF_ERROR(
-        ScanRange(txn.kv(), lower, upper, false, 0, -1, [&](std::string_view k, std::string_view v) {
-          window.push_back({IndexOf(prefix, k), std::string(v)});
-          if (window.size() > rows) window.pop_front();
-          return true;
-        }));
+    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), lower, upper, false, 0, -1,
+                                    [&](std::string_view k, std::string_view v) {
+                                      window.push_back({IndexOf(prefix, k), std::string(v)});
+                                      if (window.size() > rows) window.pop_front();
+                                      return true;
+                                    }));
     out->assign(std::make_move_iterator(window.rbegin()), std::make_move_iterator(window.rend()));
     return Status::OK();
   }
@@ -362,20 +361,19 @@ class SparseList final : public ListEncoding {
                          uint64_t hi, std::string_view element) {
     std::vector<Row> window;
     std::optional<uint64_t> bound;  // the first element right of the window
-    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), ElementKey(prefix, hi),
-                                    ElementKey(prefix, h->meta.list_tail), false, 0, -1,
-                                    [&](std::string_view k, std::string_view v) {
-                                      const uint64_t index = IndexOf(prefix, k);
-                                      // window.size() + 1 labels (the new element too) go
-                                      // strictly between lo and index.
-                                      if (!window.empty() &&
-                                          (index - lo) / (window.size() + 2) >= kMinSpacing) {
-                                        bound = index;
-                                        return false;
-                                      }
-                                      window.push_back({index, std::string(v)});
-                                      return true;
-                                    }));
+    KVLAB_RETURN_IF_ERROR(
+        ScanRange(txn.kv(), ElementKey(prefix, hi), ElementKey(prefix, h->meta.list_tail), false, 0,
+                  -1, [&](std::string_view k, std::string_view v) {
+                    const uint64_t index = IndexOf(prefix, k);
+                    // window.size() + 1 labels (the new element too) go
+                    // strictly between lo and index.
+                    if (!window.empty() && (index - lo) / (window.size() + 2) >= kMinSpacing) {
+                      bound = index;
+                      return false;
+                    }
+                    window.push_back({index, std::string(v)});
+                    return true;
+                  }));
     uint64_t step = kGap;
     if (bound) step = (*bound - lo) / (window.size() + 2);
     if (!bound && lo > UINT64_MAX - kGap * (window.size() + 2)) return Exhausted(h->key);

@@ -49,8 +49,8 @@ bool Move(CommandContext& ctx, const std::string& source, const std::string& des
 // empty. `count` < 0: one element, replied [key, element] (BLPOP); else up to count, replied
 // [key, [elements]] (LMPOP). Returns false when the reply is set to an error; *served false
 // when every key is empty.
-bool PopFirst(CommandContext& ctx, const std::vector<std::string>& keys, ListEnd end,
-              int64_t count, bool* served) {
+bool PopFirst(CommandContext& ctx, const std::vector<std::string>& keys, ListEnd end, int64_t count,
+              bool* served) {
   *served = false;
   for (const std::string& key : keys) {
     KeyHandle h;
@@ -58,8 +58,7 @@ bool PopFirst(CommandContext& ctx, const std::vector<std::string>& keys, ListEnd
     if (!ctx.Load(key, KeyType::kList, &h, &exists)) return false;
     if (!exists) continue;
     std::vector<std::string> popped;
-    if (!ctx.Check(
-            ctx.List(h.meta).Pop(ctx.txn(), &h, end, count < 0 ? 1 : count, &popped))) {
+    if (!ctx.Check(ctx.List(h.meta).Pop(ctx.txn(), &h, end, count < 0 ? 1 : count, &popped))) {
       return false;
     }
     std::vector<Reply> pair;

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -58,6 +59,11 @@ Connection::Connection(Worker* worker, int fd, std::string peer_address, std::st
 }
 
 Connection::~Connection() {
+  if (waiter_ != nullptr) {
+    server_->blocked().Remove(waiter_.get());  // waits out a retry running on another thread
+    waiter_->connection = nullptr;
+  }
+  if (block_timer_ != nullptr) event_free(block_timer_);
   if (session_.id != 0) server_->Unregister(session_.id);
   server_->AddClientMemory(-static_cast<int64_t>(memory_.load()));
   server_->OnConnectionClosed();
@@ -127,7 +133,8 @@ bool Connection::AccountMemory() {
 bool Connection::RunCommands() {
   WorkerStats& stats = worker_->stats();
   bool ran = false;
-  while (!close_after_reply_) {
+  // A blocked client's later commands wait, unread from the parser, until it unblocks.
+  while (!close_after_reply_ && waiter_ == nullptr) {
     const RequestParser::Result result = parser_.Next(server_->max_bulk_len(), &argv_);
     if (result == RequestParser::Result::kNeedMore) break;
     if (result == RequestParser::Result::kProtocolError) {
@@ -142,6 +149,11 @@ bool Connection::RunCommands() {
     if (shutdown_requested_) {
       // SHUTDOWN gets no reply; the replies before it still go out.
       close_after_reply_ = true;
+      break;
+    }
+    if (block_request_) {
+      // The command blocked: its reply comes later (Unblock).
+      StartBlocking(argv_);
       break;
     }
     reply.AppendResp(&output_, session_.resp);
@@ -258,6 +270,74 @@ std::string Connection::ListClients(const std::vector<uint64_t>* ids) {
   // cmd=client|info, as Redis does).
   Publish(&argv_);
   return server_->ListClients(ids);
+}
+
+bool Connection::Block(engine::BlockRequest request) {
+  block_request_ = std::move(request);
+  return true;
+}
+
+void Connection::KeysReady(uint8_t db, const std::vector<std::string>& keys) {
+  server_->blocked().KeysReady(db, keys);
+}
+
+void Connection::StartBlocking(const std::vector<std::string>& argv) {
+  engine::BlockRequest request = std::move(*block_request_);
+  block_request_.reset();  // before Add: from then on retries on other threads set it
+  auto waiter = std::make_shared<Waiter>();
+  waiter->db = session_.db;
+  for (std::string& key : request.keys) {
+    if (std::find(waiter->keys.begin(), waiter->keys.end(), key) == waiter->keys.end()) {
+      waiter->keys.push_back(std::move(key));
+    }
+  }
+  waiter->connection = this;
+  waiter->timeout_reply = std::move(request.timeout_reply);
+  // A retry runs on whichever thread drains the ready keys, while this connection's worker
+  // runs nothing for it (it is blocked): it alone uses the session then.
+  waiter->retry = [this, argv](Reply* reply) {
+    *reply = engine_->Execute(session_, argv);
+    if (!block_request_) return true;
+    block_request_.reset();  // still nothing to serve: keep waiting
+    return false;
+  };
+  Worker* worker = worker_;
+  waiter->deliver = [worker](std::shared_ptr<Waiter> self, Reply reply) {
+    // `connection` is cleared on this worker's thread when the client unblocks or closes, so
+    // the task, on the same thread, never reaches a closed connection.
+    worker->Post([self = std::move(self), reply = std::move(reply)]() mutable {
+      if (self->connection != nullptr) self->connection->Unblock(std::move(reply));
+    });
+  };
+  waiter_ = waiter;
+  if (request.deadline_ms != 0) {
+    if (block_timer_ == nullptr) block_timer_ = evtimer_new(worker_->base(), &OnBlockTimeout, this);
+    const int64_t now = engine_->clock().NowMillis();
+    const int64_t left = std::max<int64_t>(request.deadline_ms - now, 0);
+    const timeval tv = {static_cast<time_t>(left / 1000),
+                        static_cast<suseconds_t>((left % 1000) * 1000)};
+    evtimer_add(block_timer_, &tv);
+  }
+  server_->blocked().Add(waiter);
+}
+
+void Connection::OnBlockTimeout(int, short, void* arg) {
+  auto* self = static_cast<Connection*>(arg);
+  if (self->waiter_ == nullptr) return;
+  // False: a retry served the client just now, and its reply is on its way.
+  if (self->server_->blocked().Remove(self->waiter_.get())) {
+    Reply reply = self->waiter_->timeout_reply;
+    self->Unblock(std::move(reply));
+  }
+}
+
+void Connection::Unblock(Reply reply) {
+  if (waiter_ == nullptr) return;
+  waiter_->connection = nullptr;
+  waiter_.reset();
+  if (block_timer_ != nullptr) evtimer_del(block_timer_);
+  reply.AppendResp(&output_, session_.resp);
+  if (RunCommands() && Flush()) AccountMemory();
 }
 
 Status Connection::RequestShutdown() {

@@ -15,13 +15,16 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
 #include "engine/session_host.h"
 #include "resp/resp_parser.h"
+#include "server/blocked_clients.h"
 
 struct event;
 
@@ -59,6 +62,15 @@ class Connection final : public engine::SessionHost {
 
   // SessionHost.
   void CloseAfterReply() override { close_after_reply_ = true; }
+  // The current command blocks (BLPOP on empty lists): recorded here, registered with the
+  // server's BlockedClients once the command returns. Also called by retries, from the thread
+  // that drains ready keys, while the worker runs nothing for this connection.
+  bool Block(engine::BlockRequest request) override;
+  void KeysReady(uint8_t db, const std::vector<std::string>& keys) override;
+
+  // The blocked command's reply (served or timed out): write it and go on with the commands
+  // that queued up meanwhile. Worker thread only.
+  void Unblock(resp::Reply reply);
   std::string ListClients(const std::vector<uint64_t>* ids) override;
   Status RequestShutdown() override;
   void AppendInfo(std::string_view section, std::string* out) override;
@@ -66,6 +78,9 @@ class Connection final : public engine::SessionHost {
  private:
   static void OnReadable(int fd, short what, void* arg);
   static void OnWritable(int fd, short what, void* arg);
+  static void OnBlockTimeout(int fd, short what, void* arg);
+  // Registers the command that just asked to block (block_request_) and arms its timer.
+  void StartBlocking(const std::vector<std::string>& argv);
   void HandleRead();
   // Runs every complete command in the parser. Returns false when the connection closed.
   bool RunCommands();
@@ -96,6 +111,11 @@ class Connection final : public engine::SessionHost {
   size_t output_sent_ = 0;
   bool close_after_reply_ = false;   // QUIT, a protocol error, or the server stopping
   bool shutdown_requested_ = false;  // SHUTDOWN: close without a reply
+  // Blocking commands (server/blocked_clients.h): the request of the command that just ran,
+  // and, while the client is blocked, its registration and its timeout.
+  std::optional<engine::BlockRequest> block_request_;
+  std::shared_ptr<Waiter> waiter_;
+  event* block_timer_ = nullptr;
   std::atomic<uint64_t> memory_{0};
   std::atomic<bool> evicting_{false};
 

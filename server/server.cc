@@ -470,7 +470,7 @@ void Server::AppendInfo(std::string_view section, std::string* out) {
     // Redis has these in its memory section, which kvlab does not have.
     line("mem_clients_normal", std::to_string(client_memory_.load()));
     line("maxmemory_clients", std::to_string(max_client_memory_.load()));
-    line("blocked_clients", "0");
+    line("blocked_clients", std::to_string(blocked_.blocked()));
   } else if (section == "stats") {
     uint64_t commands = 0, input = 0, output = 0, protocol = 0, query = 0, reply = 0;
     for (const auto& w : workers_) {

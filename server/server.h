@@ -32,6 +32,7 @@
 
 #include "base/status.h"
 #include "engine/engine.h"
+#include "server/blocked_clients.h"
 
 struct event_base;
 struct event;
@@ -117,6 +118,8 @@ class Server {
   uint64_t client_memory() const { return client_memory_.load(std::memory_order_relaxed); }
   uint64_t max_client_memory() const { return max_client_memory_.load(); }
   std::string ListClients(const std::vector<uint64_t>* ids);
+  // The clients blocked on keys (BLPOP, BLMOVE, ...).
+  BlockedClients& blocked() { return blocked_; }
   void AppendInfo(std::string_view section, std::string* out);
 
  private:
@@ -156,6 +159,8 @@ class Server {
   std::vector<std::unique_ptr<Worker>> workers_;
   size_t next_worker_ = 0;
   std::atomic<bool> shutting_down_{false};
+
+  BlockedClients blocked_;
 
   // Every open connection, by id. Connections register from their worker thread.
   std::mutex clients_mu_;

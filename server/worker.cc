@@ -77,6 +77,17 @@ void Worker::Evict(uint64_t id) {
   }
 }
 
+void Worker::Post(std::function<void()> task) {
+  {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  const uint64_t one = 1;
+  if (::write(wake_fd_, &one, sizeof(one)) < 0) {
+    // See Adopt.
+  }
+}
+
 void Worker::Stop() {
   {
     std::lock_guard lock(mu_);
@@ -99,13 +110,16 @@ void Worker::OnWake(int fd, short, void* arg) {
 void Worker::HandleInbox() {
   std::vector<Pending> pending;
   std::vector<uint64_t> evictions;
+  std::vector<std::function<void()>> tasks;
   bool stop = false;
   {
     std::lock_guard lock(mu_);
     pending.swap(inbox_);
     evictions.swap(evictions_);
+    tasks.swap(tasks_);
     stop = stop_requested_;
   }
+  for (auto& task : tasks) task();
   for (uint64_t id : evictions) {
     for (auto& [raw, owned] : connections_) {
       if (raw->id() == id) {

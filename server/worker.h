@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,9 @@ class Worker {
   void Adopt(int fd, std::string peer_address, std::string local_address, bool unix_socket);
   // Asks the worker to close its connection `id` now (maxmemory-clients). Thread-safe.
   void Evict(uint64_t id);
+  // Runs `task` on the worker's thread, soon (a blocked client's reply). Thread-safe. Tasks
+  // posted after Stop() are dropped.
+  void Post(std::function<void()> task);
   // Asks the worker to close its connections and exit. Thread-safe; returns at once.
   void Stop();
   void Join();
@@ -86,6 +90,7 @@ class Worker {
   std::mutex mu_;
   std::vector<Pending> inbox_;
   std::vector<uint64_t> evictions_;
+  std::vector<std::function<void()>> tasks_;
   bool stop_requested_ = false;
 
   bool stopping_ = false;  // worker thread only

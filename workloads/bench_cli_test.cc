@@ -159,9 +159,9 @@ TEST(BenchCli, CatalogueAndBadInput) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("unknown hash encode-version '9' (known: 0, 1, 2, 3)"), std::string::npos)
       << r.err;
-  r = Kvlab(Args({"bench", "run", "ycsb-a", "--encoding", "list=0"}), dir.path());
+  r = Kvlab(Args({"bench", "run", "ycsb-a", "--encoding", "stream=0"}), dir.path());
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("unknown type 'list'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown type 'stream'"), std::string::npos) << r.err;
 }
 
 // A `kvlab serve` in a child process, on a unix socket under dir, stopped at the end.
