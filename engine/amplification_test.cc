@@ -1,6 +1,6 @@
 // docs/amplification.md is exact: every row's formulas equal the counters of the command, at
-// several collection sizes, on the memory and RocksDB backends; and the table covers every
-// command for every encode-version the engine runs.
+// several collection sizes, on every backend (memory, RocksDB, LMDB, WiredTiger); and the table
+// covers every command for every encode-version the engine runs.
 #include <gtest/gtest.h>
 
 #include "engine/command_table.h"
@@ -102,7 +102,8 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, AmplificationTest, ::testing::Values("memory", "rocksdb"));
+INSTANTIATE_TEST_SUITE_P(Backends, AmplificationTest,
+                         ::testing::Values("memory", "rocksdb", "lmdb", "wiredtiger"));
 
 // Every command of the command table has a row, and every command of a registry type has a row
 // for every version of the type (testing::AmplificationCoverageGaps).

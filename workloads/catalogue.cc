@@ -193,6 +193,37 @@ constexpr const char* kGame = R"({
                    {"name": "get-score", "weight": 5, "commands": ["ZSCORE board {key}"]}]}]
 })";
 
+// Lists (issue 15). A job queue: producers LPUSH jobs, consumers BRPOP them (over RESP they
+// block when a queue runs dry, for at most 50 ms; in-process a dry queue is an error reply,
+// which the preloaded jobs and the producers' larger share make rare), and LLEN watches the
+// backlog. Run it over RESP with several threads to see blocking consumers:
+// kvlab bench run job-queue --resp 127.0.0.1:7000 --threads 8.
+constexpr const char* kJobQueue = R"({
+  "name": "job-queue",
+  "description": "A job queue: 50% LPUSH a job, 45% BRPOP one (0.05 s timeout), 5% LLEN; 16 queues of 100 preloaded jobs, 4 client threads",
+  "seed": 1,
+  "threads": 4,
+  "keyspace": {"type": "list", "records": 16, "key_prefix": "queue:", "elements": 100, "element_prefix": "job", "value_bytes": 64},
+  "load": {"batch": 100, "commands": ["RPUSH {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "uniform",
+           "ops": [{"name": "produce", "weight": 50, "commands": ["LPUSH {key} {value}"]},
+                   {"name": "consume", "weight": 45, "commands": ["BRPOP {key} 0.05"]},
+                   {"name": "backlog", "weight": 5, "commands": ["LLEN {key}"]}]}]
+})";
+
+// A capped list of recent items per user (a feed, a "recently viewed" list): push and trim to
+// the newest 100, read the newest 10.
+constexpr const char* kRecentItems = R"({
+  "name": "recent-items",
+  "description": "Capped recent-items lists: 50% LPUSH + LTRIM 0 99, 50% LRANGE 0 9; 1,000 lists of 100 items, zipfian users",
+  "seed": 1,
+  "keyspace": {"type": "list", "records": 1000, "key_prefix": "recent:", "elements": 100, "element_prefix": "item", "value_bytes": 64},
+  "load": {"batch": 100, "commands": ["RPUSH {key} {elements}"]},
+  "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "zipfian",
+           "ops": [{"name": "push", "weight": 50, "commands": ["LPUSH {key} item-{now}", "LTRIM {key} 0 99"]},
+                   {"name": "read", "weight": 50, "commands": ["LRANGE {key} 0 9"]}]}]
+})";
+
 }  // namespace
 
 const std::vector<CatalogueEntry>& Catalogue() {
@@ -211,6 +242,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"big-keys", kBigKeys},
       {"ttl-churn", kTtlChurn},
       {"game", kGame},
+      {"job-queue", kJobQueue},
+      {"recent-items", kRecentItems},
   };
   return kEntries;
 }

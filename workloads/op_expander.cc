@@ -157,12 +157,15 @@ void OpExpander::AppendPart(const TemplatePart& p, std::string* out) {
 
 void OpExpander::AppendElements(std::vector<std::string>* argv) {
   const bool zset = w_.keyspace.type == KeyspaceSpec::Type::kZset;
+  const bool list = w_.keyspace.type == KeyspaceSpec::Type::kList;
   const bool index_scores = w_.keyspace.load_score == KeyspaceSpec::LoadScore::kIndex;
   for (uint64_t j = elements_begin_; j < elements_end_; ++j) {
     std::string name = element_prefix_ + std::to_string(j);
     if (zset) {
       argv->push_back(std::to_string(index_scores ? j : rng_.Uniform(w_.keyspace.score_range)));
       argv->push_back(std::move(name));
+    } else if (list) {
+      argv->push_back(std::move(name));  // a list's elements are values: item0, item1, ...
     } else {
       argv->push_back(std::move(name));
       argv->emplace_back(RandomValue());

@@ -49,6 +49,22 @@ const std::vector<Probe>& Probes(const std::string& type) {
       {"ZCOUNT-all", {"ZCOUNT {key} -inf +inf"}},
       {"ZRANGE-all", {"ZRANGE {key} 0 -1"}},
   };
+  // A list's element at position p is "item<p>" (loaded by RPUSH, and the probes keep it
+  // so): LINDEX and LSET at {element_id} cost what a position costs (v1 walks to it), LINSERT
+  // before {element} and LREM of the inserted element cost a middle edit (v0 renumbers).
+  static const std::vector<Probe> kList = {
+      {"LINDEX", {"LINDEX {key} {element_id}"}},
+      {"LSET", {"LSET {key} {element_id} item{element_id}"}},
+      {"LPUSH+LPOP", {"LPUSH {key} {value}", "LPOP {key}"}},
+      {"RPUSH+RPOP", {"RPUSH {key} {value}", "RPOP {key}"}},
+      {"LINSERT+LREM", {"LINSERT {key} BEFORE {element} new{now}", "LREM {key} 1 new{now}"}},
+      {"LLEN", {"LLEN {key}"}},
+      {"LRANGE-10", {"LRANGE {key} 0 9"}},
+      {"LRANGE-last10", {"LRANGE {key} -10 -1"}},
+      {"LPOS", {"LPOS {key} {element}"}},
+      {"LRANGE-all", {"LRANGE {key} 0 -1"}},
+  };
+  if (type == "list") return kList;
   return type == "zset" ? kZset : kHash;
 }
 
@@ -316,8 +332,8 @@ std::vector<uint64_t> DecadeSizes(uint64_t max_size) {
 
 Status SweepWorkload(const std::string& type, uint64_t size, const SweepOptions& options,
                      Workload* out, std::optional<size_t> probe) {
-  if (type != "hash" && type != "zset") {
-    return Status::InvalidArgument("sweep type '" + type + "': expected hash or zset");
+  if (type != "hash" && type != "zset" && type != "list") {
+    return Status::InvalidArgument("sweep type '" + type + "': expected hash, zset or list");
   }
   nlohmann::json run = nlohmann::json::array();
   const std::vector<Probe>& probes = Probes(type);
@@ -331,20 +347,22 @@ Status SweepWorkload(const std::string& type, uint64_t size, const SweepOptions&
                    {"ops", {{{"name", p.name}, {"commands", p.commands}}}}});
   }
   if (run.empty()) return Status::InvalidArgument("no probe " + std::to_string(*probe));
-  nlohmann::json j = {
-      {"name", "sweep-" + type},
-      {"description", "size sweep probes of a " + type},
-      {"seed", options.seed},
-      {"keyspace",
-       {{"type", type},
-        {"records", 1},
-        {"key_prefix", "sweep:" + type + ":"},
-        {"elements", size},
-        {"value_bytes", options.value_bytes}}},
-      {"load",
-       {{"batch", 1000},
-        {"commands", {type == "hash" ? "HSET {key} {elements}" : "ZADD {key} {elements}"}}}},
-      {"run", run}};
+  nlohmann::json j = {{"name", "sweep-" + type},
+                      {"description", "size sweep probes of a " + type},
+                      {"seed", options.seed},
+                      {"keyspace",
+                       {{"type", type},
+                        {"records", 1},
+                        {"key_prefix", "sweep:" + type + ":"},
+                        {"elements", size},
+                        {"value_bytes", options.value_bytes}}},
+                      {"load",
+                       {{"batch", 1000},
+                        {"commands",
+                         {type == "hash"   ? "HSET {key} {elements}"
+                          : type == "zset" ? "ZADD {key} {elements}"
+                                           : "RPUSH {key} {elements}"}}}},
+                      {"run", run}};
   return ParseWorkload(j.dump(), "builtin:sweep-" + type, out);
 }
 

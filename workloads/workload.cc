@@ -195,7 +195,7 @@ Status Validate(const Workload& w) {
                                      "' uses elements but keyspace.elements is 0");
     }
     if (c.UsesElements() && w.keyspace.type == KeyspaceSpec::Type::kString) {
-      return Status::InvalidArgument(where + ": {elements} needs a hash or zset keyspace");
+      return Status::InvalidArgument(where + ": {elements} needs a hash, zset or list keyspace");
     }
     return Status::OK();
   };
@@ -242,6 +242,8 @@ const char* KeyspaceSpec::TypeName(Type t) {
       return "zset";
     case Type::kString:
       return "string";
+    case Type::kList:
+      return "list";
   }
   return "?";
 }
@@ -252,13 +254,15 @@ int64_t Workload::ClockStart() const {
 
 std::string Workload::ElementPrefix() const {
   if (!keyspace.element_prefix.empty()) return keyspace.element_prefix;
+  if (keyspace.type == KeyspaceSpec::Type::kList) return "item";
   return keyspace.type == KeyspaceSpec::Type::kZset ? "member" : "field";
 }
 
 bool Workload::UsesType(const encodings::TypeSpec& type) const {
   const bool keyspace_of_type =
       (keyspace.type == KeyspaceSpec::Type::kHash && type.type == encodings::KeyType::kHash) ||
-      (keyspace.type == KeyspaceSpec::Type::kZset && type.type == encodings::KeyType::kZset);
+      (keyspace.type == KeyspaceSpec::Type::kZset && type.type == encodings::KeyType::kZset) ||
+      (keyspace.type == KeyspaceSpec::Type::kList && type.type == encodings::KeyType::kList);
   return keyspace_of_type || GroupUsed(*this, std::string(type.command_group));
 }
 
@@ -352,8 +356,10 @@ Status ParseWorkload(const std::string& json_text, const std::string& source, Wo
       w.keyspace.type = KeyspaceSpec::Type::kZset;
     } else if (type == "string") {
       w.keyspace.type = KeyspaceSpec::Type::kString;
+    } else if (type == "list") {
+      w.keyspace.type = KeyspaceSpec::Type::kList;
     } else {
-      r.Fail("workload.keyspace.type: expected hash, zset or string");
+      r.Fail("workload.keyspace.type: expected hash, zset, list or string");
     }
     r.Unsigned("records", &w.keyspace.records, 1);
     r.String("key_prefix", &w.keyspace.key_prefix);
