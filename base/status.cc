@@ -28,6 +28,9 @@ std::string Status::ToString() const {
     case Code::kUnavailable:
       name = "Unavailable";
       break;
+    case Code::kAborted:
+      name = "Aborted";
+      break;
   }
   if (msg_.empty()) return name;
   return std::string(name) + ": " + msg_;

@@ -25,6 +25,7 @@ class [[nodiscard]] Status {
     kBusy,             // the resource is held by another process (a lock)
     kNotSupported,     // the backend lacks the capability (e.g. reverse scan)
     kUnavailable,      // a remote tier (a Redis server) cannot be reached
+    kAborted,          // stopped on request before the work was done
   };
 
   Status() = default;
@@ -40,6 +41,7 @@ class [[nodiscard]] Status {
     return Status(Code::kNotSupported, std::move(msg));
   }
   static Status Unavailable(std::string msg) { return Status(Code::kUnavailable, std::move(msg)); }
+  static Status Aborted(std::string msg) { return Status(Code::kAborted, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
@@ -49,6 +51,7 @@ class [[nodiscard]] Status {
   bool IsBusy() const { return code_ == Code::kBusy; }
   bool IsNotSupported() const { return code_ == Code::kNotSupported; }
   bool IsUnavailable() const { return code_ == Code::kUnavailable; }
+  bool IsAborted() const { return code_ == Code::kAborted; }
 
   Code code() const { return code_; }
   const std::string& message() const { return msg_; }

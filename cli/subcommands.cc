@@ -1,5 +1,6 @@
 #include "cli/subcommands.h"
 
+#include "cli/gc_command.h"
 #include "conformance/conform_command.h"
 #include "gate/gate_command.h"
 #include "server/serve_command.h"
@@ -14,8 +15,8 @@ using workloads::AddBenchCommand;
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
-      &AddServeCommand,      &AddBenchCommand,        &AddConformCommand,
-      &gate::AddGateCommand, &study::AddStudyCommand, &study::AddReportCommand,
+      &AddServeCommand,        &AddBenchCommand,         &AddConformCommand, &gate::AddGateCommand,
+      &study::AddStudyCommand, &study::AddReportCommand, &AddGcCommand,
   };
 }
 

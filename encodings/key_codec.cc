@@ -72,6 +72,25 @@ std::string KeyCodec::SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view k
   return out;
 }
 
+bool KeyCodec::DecodeSubKey(SubKeyTag tag, uint8_t db, std::string_view sub_key, std::string* key,
+                            uint64_t* key_version, size_t* prefix_bytes) const {
+  const std::string db_prefix = SubKeyDbPrefix(tag, db);
+  if (!sub_key.starts_with(db_prefix)) return false;
+  std::string_view rest = sub_key.substr(db_prefix.size());
+  if (options_.md5_prefix) {
+    if (rest.size() < kHashtagBytes) return false;
+    rest.remove_prefix(kHashtagBytes);
+  }
+  if (rest.size() < 4) return false;
+  const uint32_t key_bytes = DecodeFixed32BE(rest.data());
+  rest.remove_prefix(4);
+  if (rest.size() < uint64_t{key_bytes} + 8) return false;
+  key->assign(rest.substr(0, key_bytes));
+  *key_version = DecodeFixed64BE(rest.data() + key_bytes);
+  *prefix_bytes = sub_key.size() - rest.size() + key_bytes + 8;
+  return true;
+}
+
 std::vector<std::pair<std::string, std::string>> StoreFormatRecord(const KeyCodecOptions& options) {
   const std::string& ns = options.ns_prefix;
   const bool printable =

@@ -72,6 +72,12 @@ class KeyCodec {
                            uint64_t key_version) const;
   // tag "#" | namespace: every sub-key of that kind in the database.
   std::string SubKeyDbPrefix(SubKeyTag tag, uint8_t db) const;
+  // Recovers the key and key-version of a sub-key of kind `tag` in database db, and the length
+  // of its SubKeyPrefix (what precedes the suffix). False if the bytes are not one. Every tag
+  // uses the sub-key layout above: the garbage collector (engine/collector.h) finds the owner
+  // of any sub-key through it.
+  bool DecodeSubKey(SubKeyTag tag, uint8_t db, std::string_view sub_key, std::string* key,
+                    uint64_t* key_version, size_t* prefix_bytes) const;
 
  private:
   void AppendNamespace(std::string* out, uint8_t db) const;

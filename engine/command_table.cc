@@ -268,6 +268,10 @@ CommandTable::CommandTable() {
        "server", "Get array of Redis command details", "2.8.13"},
       {"info", -1, kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &InfoCommand, "server",
        "Get information and statistics about the server", "1.0.0"},
+      // kvlab's own (module-style name): one pass of the garbage collector (docs/gc.md).
+      {"kvlab.gc", 1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &KvlabGcCommand, "server",
+       "Reclaim the sub-keys of deleted, overwritten and expired keys and the expired key-metas",
+       "kvlab"},
       {"shutdown", -1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &ShutdownCommand,
        "server", "Synchronously save the dataset to disk and then shut down the server", "1.0.0"},
   };

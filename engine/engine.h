@@ -159,6 +159,16 @@ class Engine {
   Status CheckTier(encodings::KeyType type, uint8_t version) const;
   Status CheckTier(std::string_view type, uint8_t version) const;
 
+  // The garbage collector's reap (engine/collector.h): deletes the key-metas of those `keys`
+  // of database db that are expired, each checked again under its exclusive key lock, so that
+  // a key re-created or given a new expiry since the caller read it is kept. Runs each deleted
+  // key's OnDelete hook (zset v3's store zset goes with its meta), and writes the deletes as one
+  // atomic batch. Adds the metas deleted to *metas, those of versions that keep data in the
+  // Redis tier to *tier, and the KV operations it did to *kv. A key whose hook fails (the tier
+  // is down) is left for a later pass.
+  Status ReapExpired(uint8_t db, const std::vector<std::string>& keys, uint64_t* metas,
+                     uint64_t* tier, backends::OpCounts* kv);
+
   EngineConfig& config() { return config_; }
 
   // requirepass: the default user's password ("" for none). Thread-safe.

@@ -6,6 +6,9 @@ namespace kvlab::engine {
 
 class CommandContext;
 
+// collector.cc
+void KvlabGcCommand(CommandContext& ctx);
+
 // key_scan.cc
 void HscanCommand(CommandContext& ctx);
 void ZscanCommand(CommandContext& ctx);

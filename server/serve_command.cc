@@ -1,5 +1,6 @@
 #include "server/serve_command.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "base/version.h"
 #include "encodings/registry.h"
+#include "engine/collector.h"
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
 #include "server/server.h"
@@ -44,6 +46,9 @@ struct ServeFlags {
   std::string protected_mode = "yes";
   std::string max_client_memory = "25%";
   std::vector<std::pair<std::string, std::string>> renames;
+  // The scheduled garbage collector (engine/collector.h, docs/gc.md).
+  double gc_interval_s = 300;
+  uint64_t gc_rate = 10000;
 };
 
 // (flag, CONFIG name) of every flag that has a CONFIG parameter.
@@ -160,7 +165,17 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
     std::fprintf(stderr, "kvlab: %s\n", warning.c_str());
   }
   std::fflush(stderr);
+  std::unique_ptr<engine::BackgroundCollector> gc;
+  if (flags.gc_interval_s > 0) {
+    engine::GcOptions gc_options;
+    gc_options.max_records_per_second = flags.gc_rate;
+    gc = std::make_unique<engine::BackgroundCollector>(
+        &engine, std::chrono::milliseconds(static_cast<int64_t>(flags.gc_interval_s * 1000)),
+        std::move(gc_options),
+        [](const std::string& line) { std::fprintf(stderr, "kvlab: %s\n", line.c_str()); });
+  }
   server.Run();
+  gc.reset();  // stops a running pass after its current batch
   std::fprintf(stderr, "kvlab: every connection is closed; closing the store\n");
   return kExitOk;
 }
@@ -222,6 +237,15 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--rename-command", flags->renames,
                   "OLD NEW: rename a command; NEW \"\" disables it (repeatable; e.g. "
                   "--rename-command FLUSHALL \"\")");
+  cmd->add_option("--gc-interval", flags->gc_interval_s,
+                  "Seconds between passes of the garbage collector, which reclaims what DEL, "
+                  "overwrites and expiries leave behind (0: never; KVLAB.GC runs one on demand)")
+      ->check(flags::NonNegative())
+      ->capture_default_str();
+  cmd->add_option("--gc-rate", flags->gc_rate,
+                  "Most records a second the scheduled collector reads (0: no limit)")
+      ->check(flags::NonNegative())
+      ->capture_default_str();
   cmd->callback([cmd, flags, exit_code] { *exit_code = RunServe(*cmd, *flags); });
 }
 

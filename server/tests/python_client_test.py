@@ -198,6 +198,8 @@ class Session(unittest.TestCase):
         reference = self.r.command()
         fields = ("name", "arity", "first_key_pos", "last_key_pos", "step_count")
         for name, info in commands.items():
+            if name.startswith("kvlab."):
+                continue  # kvlab's own (KVLAB.GC): Redis has none to compare with
             self.assertEqual({f: info[f] for f in fields},
                              {f: reference[name][f] for f in fields}, name)
         self.assertEqual(commands["get"]["flags"], reference["get"]["flags"])

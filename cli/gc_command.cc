@@ -1,0 +1,107 @@
+#include "cli/gc_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "engine/collector.h"
+#include "engine/engine.h"
+#include "flags/common_flags.h"
+#include "flags/conventions.h"
+
+namespace kvlab::cli {
+
+using engine::Collector;
+using engine::Engine;
+using engine::GcOptions;
+using engine::GcProgress;
+using engine::GcStats;
+using flags::kExitCannotRun;
+using flags::kExitFailed;
+using flags::kExitInterrupted;
+using flags::kExitOk;
+using flags::UsageError;
+
+namespace {
+
+struct GcFlags {
+  flags::StoreFlags store;
+  flags::EngineFlags engine;
+  uint64_t batch = 1000;
+  uint64_t rate = 0;
+  bool quiet = false;
+};
+
+int RunGc(const GcFlags& f) {
+  if (f.store.dir.empty()) {
+    throw UsageError("kvlab gc collects an existing store: give its --dir (and --backend)");
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(f.store.dir, ec)) {
+    throw UsageError("--dir " + f.store.dir + ": no such directory, so no store to collect");
+  }
+  std::unique_ptr<backends::OpenedStore> opened = flags::OpenStoreOrReport(f.store, f.engine);
+  if (opened == nullptr) return kExitCannotRun;
+  Engine engine(opened->store(), f.engine.ToOptions(*opened));
+
+  flags::InstallInterruptHandlers();
+  std::atomic<bool> stop{false};
+  GcOptions options;
+  options.batch_records = static_cast<size_t>(f.batch);
+  options.max_records_per_second = f.rate;
+  options.stop = &stop;
+  // Progress on stderr: at most one line a second, rewritten in place on a terminal.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto last = std::chrono::steady_clock::now();
+  bool printed = false;
+  options.progress = [&](const GcProgress& p) {
+    if (*flags::InterruptFlag() != 0) stop = true;
+    const auto now = std::chrono::steady_clock::now();
+    if (f.quiet || now - last < std::chrono::seconds(1)) return;
+    last = now;
+    printed = true;
+    std::fprintf(stderr, "%sgc: db %d %s: scanned %llu records, reclaimed %llu%s", tty ? "\r" : "",
+                 p.db, p.phase.c_str(), static_cast<unsigned long long>(p.so_far.scanned),
+                 static_cast<unsigned long long>(p.so_far.reclaimed()), tty ? "\x1b[K" : "\n");
+  };
+  GcStats stats;
+  const Status s = Collector(&engine).RunPass(options, &stats);
+  if (printed && tty) std::fprintf(stderr, "\n");
+  std::printf("%s\n", stats.Line().c_str());
+  if (s.IsAborted()) {
+    std::fprintf(stderr, "kvlab gc: interrupted; what was reclaimed so far stays reclaimed\n");
+    return kExitInterrupted;
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab gc: %s\n", s.ToString().c_str());
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddGcCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "gc",
+      "Reclaim what deletes and expiries left in a store: the sub-keys of deleted, overwritten "
+      "and expired keys, expired key-metas, and their Redis-tier data (one pass)");
+  auto f = std::make_shared<GcFlags>();
+  f->store.AddTo(cmd);
+  f->engine.AddTo(cmd);
+  cmd->add_option("--batch", f->batch,
+                  "Records read per batch; their deletes are written as one batch")
+      ->check(flags::Positive())
+      ->capture_default_str();
+  cmd->add_option("--rate", f->rate, "At most this many records a second (0: no limit)")
+      ->check(flags::NonNegative())
+      ->capture_default_str();
+  cmd->add_flag("--quiet", f->quiet, "No progress lines on stderr");
+  cmd->callback([f, exit_code] { *exit_code = RunGc(*f); });
+}
+
+}  // namespace kvlab::cli

@@ -1,0 +1,324 @@
+#include "engine/collector.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "encodings/coding.h"
+#include "encodings/key_meta.h"
+#include "encodings/kv_txn.h"
+#include "encodings/type_encoding.h"
+#include "engine/command_context.h"
+#include "engine/engine.h"
+#include "engine/handlers.h"
+
+namespace kvlab::engine {
+
+using backends::CountingStore;
+using backends::IteratorOptions;
+using backends::OpCounts;
+using backends::WriteBatch;
+using encodings::KeyHandle;
+using encodings::KeyMeta;
+using encodings::KeyType;
+using encodings::KvTxn;
+using encodings::SubKeyTag;
+
+std::string GcStats::Line() const {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "gc: scanned %" PRIu64 " records, reclaimed %" PRIu64 " (sub-keys %" PRIu64
+                ", metas %" PRIu64 ", tier %" PRIu64 ") in %.2f s",
+                scanned, reclaimed(), reclaimed_sub_keys, reclaimed_metas, reclaimed_tier,
+                seconds);
+  std::string line = buf;
+  if (undecodable > 0) {
+    line += "; " + std::to_string(undecodable) + " records not kvlab's were left alone";
+  }
+  return line;
+}
+
+GcStats& GcStats::operator+=(const GcStats& o) {
+  scanned += o.scanned;
+  reclaimed_sub_keys += o.reclaimed_sub_keys;
+  reclaimed_metas += o.reclaimed_metas;
+  reclaimed_tier += o.reclaimed_tier;
+  undecodable += o.undecodable;
+  kv += o.kv;
+  seconds += o.seconds;
+  return *this;
+}
+
+Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uint64_t* metas,
+                           uint64_t* tier, OpCounts* kv) {
+  if (keys.empty()) return Status::OK();
+  KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
+  for (const std::string& key : keys) guard.Add(db, key);
+  guard.Lock();
+
+  OpCounts ops;
+  CountingStore counting(store_, &ops);
+  const int64_t now = clock_->NowMillis();
+  KvTxn txn(&counting, &codec_, &registry_, &versions_, db, now, tier_);
+  // The stored metas as they are (KvTxn::GetMetas would hide the expired ones).
+  std::vector<std::string> meta_keys;
+  meta_keys.reserve(keys.size());
+  for (const std::string& key : keys) meta_keys.push_back(codec_.MetaKey(db, key));
+  std::vector<std::string_view> views(meta_keys.begin(), meta_keys.end());
+  std::vector<std::optional<std::string>> values;
+  Status s = counting.MultiGet(views, &values);
+  if (s.ok()) {
+    uint64_t deleted = 0;
+    uint64_t tiered = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      KeyMeta meta;
+      if (!values[i] || !KeyMeta::Decode(*values[i], registry_, &meta).ok() ||
+          !meta.ExpiredAt(now)) {
+        continue;  // gone, not kvlab's, or live again since the scan: kept
+      }
+      if (meta.type != KeyType::kString) {
+        encodings::TypeEncoding* e = encoding(meta.type, meta.encode_version);
+        const KeyHandle h{keys[i], meta, false};
+        // An engine without the version's tier leaves the key to one that has it.
+        if (e == nullptr || !e->OnDelete(txn, h).ok()) continue;
+      }
+      txn.DeleteMeta(keys[i]);
+      ++deleted;
+      const encodings::EncodingSpec* row = registry_.Find(meta.type, meta.encode_version);
+      if (row != nullptr && meta.type != KeyType::kString &&
+          row->tier == encodings::TierUse::kStore) {
+        ++tiered;
+      }
+    }
+    if (!txn.batch().empty()) s = counting.Write(txn.batch());
+    if (s.ok()) {
+      // Best effort, as for DEL: a tier step that fails leaves its data to expire by its TTL.
+      for (auto& step : txn.after_commit()) step().IgnoreError();
+      *metas += deleted;
+      *tier += tiered;
+    }
+  }
+  *kv += ops;
+  return s;
+}
+
+namespace {
+
+// Reads up to `limit` records of [begin, end) from `from` on (inclusive), keys only or with
+// values. No iterator stays open after it returns, so the caller may write.
+Status ReadBatch(backends::KvStore* store, const std::string& from, const std::string& end,
+                 size_t limit, bool with_values, std::vector<std::pair<std::string, std::string>>* out) {
+  out->clear();
+  IteratorOptions io;
+  io.lower_bound = from;
+  io.upper_bound = end;
+  std::unique_ptr<backends::Iterator> it = store->NewIterator(io);
+  for (it->Seek(from); it->Valid() && out->size() < limit; it->Next()) {
+    out->emplace_back(std::string(it->key()), with_values ? std::string(it->value()) : "");
+  }
+  return it->status();
+}
+
+// The smallest key after `key`.
+std::string After(const std::string& key) { return key + '\0'; }
+
+}  // namespace
+
+Status Collector::RunPass(const GcOptions& options, GcStats* stats) {
+  start_ = std::chrono::steady_clock::now();
+  GcStats pass;
+  Status s;
+  const std::vector<SubKeyTag> tags = engine_->registry().AllSubKeyTags();
+  for (int db = 0; db < engine_->databases() && s.ok(); ++db) {
+    s = CollectMetas(db, options, &pass);
+    for (size_t t = 0; t < tags.size() && s.ok(); ++t) {
+      s = CollectSubKeys(db, static_cast<char>(tags[t]), options, &pass);
+    }
+  }
+  pass.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  *stats += pass;
+  return s;
+}
+
+bool Collector::Pace(const GcOptions& options, const GcStats& stats) {
+  if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) return false;
+  if (options.max_records_per_second == 0) return true;
+  const auto due = start_ + std::chrono::microseconds(stats.scanned * 1000000 /
+                                                      options.max_records_per_second);
+  // Sleep in short slices, so that a stop request is seen promptly.
+  while (std::chrono::steady_clock::now() < due) {
+    if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        due - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
+  }
+  return true;
+}
+
+Status Collector::CollectMetas(int db, const GcOptions& options, GcStats* stats) {
+  const encodings::KeyCodec& codec = engine_->codec();
+  const uint8_t d = static_cast<uint8_t>(db);
+  const std::string begin = codec.MetaPrefix(d);
+  const std::string end = encodings::PrefixSuccessor(begin);
+  OpCounts ops;
+  CountingStore counting(engine_->store(), &ops);
+  std::vector<std::pair<std::string, std::string>> records;
+  std::string from = begin;
+  Status s;
+  while (s.ok()) {
+    s = ReadBatch(&counting, from, end, options.batch_records, true, &records);
+    if (!s.ok() || records.empty()) break;
+    stats->scanned += records.size();
+    const int64_t now = engine_->clock().NowMillis();
+    std::vector<std::string> expired;
+    for (const auto& [meta_key, value] : records) {
+      std::string key;
+      KeyMeta meta;
+      if (!codec.DecodeMetaKey(d, meta_key, &key) ||
+          !KeyMeta::Decode(value, engine_->registry(), &meta).ok()) {
+        ++stats->undecodable;
+        continue;
+      }
+      if (meta.ExpiredAt(now)) expired.push_back(std::move(key));
+    }
+    s = engine_->ReapExpired(d, expired, &stats->reclaimed_metas, &stats->reclaimed_tier,
+                             &stats->kv);
+    from = After(records.back().first);
+    if (options.progress) options.progress({db, "metas", *stats});
+    if (s.ok() && !Pace(options, *stats)) s = Status::Aborted("gc stopped");
+  }
+  stats->kv += ops;
+  return s;
+}
+
+Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcStats* stats) {
+  const encodings::KeyCodec& codec = engine_->codec();
+  const uint8_t d = static_cast<uint8_t>(db);
+  const SubKeyTag sub_key_tag = static_cast<SubKeyTag>(tag);
+  const std::string begin = codec.SubKeyDbPrefix(sub_key_tag, d);
+  const std::string end = encodings::PrefixSuccessor(begin);
+  const std::string phase = std::string(1, tag) + "#";
+  OpCounts ops;
+  CountingStore counting(engine_->store(), &ops);
+  std::vector<std::pair<std::string, std::string>> records;
+  std::string from = begin;
+  Status s;
+  while (s.ok()) {
+    s = ReadBatch(&counting, from, end, options.batch_records, false, &records);
+    if (!s.ok() || records.empty()) break;
+    stats->scanned += records.size();
+    // The owner of each record, then one MultiGet for the distinct owners' metas.
+    struct Owner {
+      std::string key;
+      uint64_t version = 0;
+    };
+    std::vector<std::optional<Owner>> owners(records.size());
+    std::map<std::string, size_t> meta_index;  // key -> position in meta_keys
+    std::vector<std::string> meta_keys;
+    for (size_t i = 0; i < records.size(); ++i) {
+      Owner o;
+      size_t prefix_bytes = 0;
+      if (!codec.DecodeSubKey(sub_key_tag, d, records[i].first, &o.key, &o.version,
+                              &prefix_bytes)) {
+        ++stats->undecodable;
+        continue;
+      }
+      if (meta_index.emplace(o.key, meta_keys.size()).second) {
+        meta_keys.push_back(codec.MetaKey(d, o.key));
+      }
+      owners[i] = std::move(o);
+    }
+    std::vector<std::string_view> views(meta_keys.begin(), meta_keys.end());
+    std::vector<std::optional<std::string>> metas;
+    if (!views.empty()) s = counting.MultiGet(views, &metas);
+    if (!s.ok()) break;
+    // The key-version each owner's meta holds now (nullopt: no meta). An undecodable meta
+    // keeps its sub-keys: what it owns cannot be known.
+    std::vector<std::optional<uint64_t>> current(meta_keys.size());
+    std::vector<bool> unknown(meta_keys.size(), false);
+    for (size_t j = 0; j < metas.size(); ++j) {
+      if (!metas[j]) continue;
+      KeyMeta meta;
+      if (KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok()) {
+        current[j] = meta.key_version;
+      } else {
+        unknown[j] = true;
+      }
+    }
+    WriteBatch batch;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (!owners[i]) continue;
+      const size_t j = meta_index[owners[i]->key];
+      if (unknown[j] || current[j] == owners[i]->version) continue;
+      batch.Delete(records[i].first);
+    }
+    if (!batch.empty()) {
+      s = counting.Write(batch);
+      if (s.ok()) stats->reclaimed_sub_keys += batch.size();
+    }
+    from = After(records.back().first);
+    if (options.progress) options.progress({db, phase, *stats});
+    if (s.ok() && !Pace(options, *stats)) s = Status::Aborted("gc stopped");
+  }
+  stats->kv += ops;
+  return s;
+}
+
+// KVLAB.GC: one pass, synchronously, on the calling connection (others keep running: the
+// command holds no key lock; each reap locks only its own keys). Replies with the pass's line.
+void KvlabGcCommand(CommandContext& ctx) {
+  GcStats stats;
+  const Status s = Collector(&ctx.engine()).RunPass(GcOptions(), &stats);
+  if (!ctx.Check(s)) return;
+  ctx.reply = resp::Reply::Bulk(stats.Line());
+}
+
+BackgroundCollector::BackgroundCollector(Engine* engine, std::chrono::milliseconds interval,
+                                         GcOptions options,
+                                         std::function<void(const std::string&)> log)
+    : engine_(engine), interval_(interval), options_(std::move(options)), log_(std::move(log)) {
+  options_.stop = &stop_;
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      if (cv_.wait_for(lock, interval_, [this] { return stop_.load(); })) break;
+      lock.unlock();
+      Collector collector(engine_);
+      GcStats pass;
+      const Status s = collector.RunPass(options_, &pass);
+      if (log_ && !s.ok() && !(s.IsAborted() && stop_)) {
+        log_(pass.Line() + "; stopped: " + s.ToString());
+      } else if (log_ && s.ok() && pass.reclaimed() > 0) {
+        log_(pass.Line());
+      }
+      lock.lock();
+      totals_ += pass;
+      ++passes_;
+    }
+  });
+}
+
+BackgroundCollector::~BackgroundCollector() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+GcStats BackgroundCollector::totals() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return totals_;
+}
+
+uint64_t BackgroundCollector::passes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return passes_;
+}
+
+}  // namespace kvlab::engine

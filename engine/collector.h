@@ -1,0 +1,122 @@
+// Collector: the scanning garbage collector. It reclaims what lazy deletion leaves behind.
+//
+// DEL, an overwrite and an expiry cost O(1): they delete or replace a key's meta, and the old
+// incarnation's sub-keys become unreachable through their key-version (key_codec.h). Nothing
+// reads them again, but they stay in the store. A pass of the collector walks, for every
+// database:
+//   1. the key-metas ("m#"): each expired meta is deleted (reaped) through Engine::ReapExpired,
+//      which checks it again under the key's exclusive lock, so that a key re-created or
+//      extended since the scan read it is kept, and which runs the type's OnDelete hook (zset
+//      v3's store zset in the Redis tier goes with its meta);
+//   2. the sub-keys of every tag the registry's versions write (s#, k#, i#, ...): a sub-key
+//      whose key has no meta, or a meta of another key-version, is deleted. This needs no lock:
+//      key-versions are unique and never reused, and a command writes its meta and sub-keys in
+//      one atomic batch, so once a sub-key's key-version is not its key's current one, no
+//      command can make it current again. A sub-key of an expired meta that step 1 has not
+//      reaped yet (it expired during the pass) is kept, for the next pass.
+// So a key expired before a pass starts loses its meta in step 1 and its sub-keys in step 2 of
+// that same pass. Undecodable records are counted and never deleted.
+//
+// Work is done in bounded batches (`batch_records` records read, then their deletes written as
+// one batch) with no iterator open across a write, at most `max_records_per_second`, so that
+// the foreground keeps its latency. Thread-safe against any number of concurrent commands. Two
+// passes at once are safe too (deletes are idempotent), only wasteful.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "backends/counting_store.h"
+#include "base/status.h"
+
+namespace kvlab::engine {
+
+class Engine;
+
+struct GcStats {
+  uint64_t scanned = 0;             // records read (metas and sub-keys)
+  uint64_t reclaimed_sub_keys = 0;  // orphaned sub-keys deleted
+  uint64_t reclaimed_metas = 0;     // expired key-metas deleted
+  uint64_t reclaimed_tier = 0;      // Redis-tier data deleted with them (zset v3 store zsets)
+  uint64_t undecodable = 0;         // records that are not kvlab's: counted, never deleted
+  backends::OpCounts kv;            // the collector's own KV operations
+  double seconds = 0;
+
+  uint64_t reclaimed() const { return reclaimed_sub_keys + reclaimed_metas + reclaimed_tier; }
+  // "gc: scanned S records, reclaimed R (sub-keys X, metas Y, tier Z) in T s"
+  std::string Line() const;
+  GcStats& operator+=(const GcStats& o);
+};
+
+struct GcProgress {
+  int db = 0;
+  std::string phase;  // "metas", or the sub-key tag being walked ("s#")
+  GcStats so_far;
+};
+
+struct GcOptions {
+  // Records read per batch; their deletes are written as one batch.
+  size_t batch_records = 1000;
+  // 0: as fast as the store goes.
+  uint64_t max_records_per_second = 0;
+  // Called after each batch (from the collecting thread).
+  std::function<void(const GcProgress&)> progress;
+  // When set and true, the pass stops after the current batch (RunPass returns Aborted).
+  const std::atomic<bool>* stop = nullptr;
+};
+
+class Collector {
+ public:
+  // REQUIRES: engine outlives the collector.
+  explicit Collector(Engine* engine) : engine_(engine) {}
+
+  // One pass over every database. Adds what it did to *stats, also when it fails midway (a
+  // store error, or Aborted when options.stop was set).
+  Status RunPass(const GcOptions& options, GcStats* stats);
+
+ private:
+  Status CollectMetas(int db, const GcOptions& options, GcStats* stats);
+  Status CollectSubKeys(int db, char tag, const GcOptions& options, GcStats* stats);
+  // Sleeps as long as max_records_per_second asks; false when asked to stop.
+  bool Pace(const GcOptions& options, const GcStats& stats);
+
+  Engine* engine_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Runs a pass every `interval` on its own thread until destroyed (`kvlab serve`'s scheduled
+// GC). Passes do not overlap; the destructor stops a running pass after its current batch.
+class BackgroundCollector {
+ public:
+  // REQUIRES: engine outlives this object; interval > 0. `log` gets the Line() of each pass
+  // that reclaimed something or failed (an idle server logs nothing).
+  BackgroundCollector(Engine* engine, std::chrono::milliseconds interval, GcOptions options,
+                      std::function<void(const std::string&)> log);
+  ~BackgroundCollector();
+  BackgroundCollector(const BackgroundCollector&) = delete;
+  BackgroundCollector& operator=(const BackgroundCollector&) = delete;
+
+  // Totals over every pass so far (INFO).
+  GcStats totals() const;
+  uint64_t passes() const;
+
+ private:
+  Engine* engine_;
+  const std::chrono::milliseconds interval_;
+  GcOptions options_;
+  std::function<void(const std::string&)> log_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  GcStats totals_;
+  uint64_t passes_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace kvlab::engine
