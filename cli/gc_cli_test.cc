@@ -107,8 +107,8 @@ TEST(GcCli, KilledMidPassThenRunAgainLosesNothing) {
   const auto r = Kvlab({"gc", "--backend", "rocksdb", "--dir", store, "--quiet"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("gc: scanned "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("reclaimed " + std::to_string(left) + " (sub-keys " +
-                       std::to_string(left) + ", metas 0, tier 0)"),
+  EXPECT_NE(r.out.find("reclaimed " + std::to_string(left) + " (sub-keys " + std::to_string(left) +
+                       ", metas 0, tier 0)"),
             std::string::npos)
       << r.out;
   OpenEngine e(store);

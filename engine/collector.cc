@@ -33,8 +33,7 @@ std::string GcStats::Line() const {
   std::snprintf(buf, sizeof(buf),
                 "gc: scanned %" PRIu64 " records, reclaimed %" PRIu64 " (sub-keys %" PRIu64
                 ", metas %" PRIu64 ", tier %" PRIu64 ") in %.2f s",
-                scanned, reclaimed(), reclaimed_sub_keys, reclaimed_metas, reclaimed_tier,
-                seconds);
+                scanned, reclaimed(), reclaimed_sub_keys, reclaimed_metas, reclaimed_tier, seconds);
   std::string line = buf;
   if (undecodable > 0) {
     line += "; " + std::to_string(undecodable) + " records not kvlab's were left alone";
@@ -111,7 +110,8 @@ namespace {
 // Reads up to `limit` records of [begin, end) from `from` on (inclusive), keys only or with
 // values. No iterator stays open after it returns, so the caller may write.
 Status ReadBatch(backends::KvStore* store, const std::string& from, const std::string& end,
-                 size_t limit, bool with_values, std::vector<std::pair<std::string, std::string>>* out) {
+                 size_t limit, bool with_values,
+                 std::vector<std::pair<std::string, std::string>>* out) {
   out->clear();
   IteratorOptions io;
   io.lower_bound = from;
@@ -139,8 +139,7 @@ Status Collector::RunPass(const GcOptions& options, GcStats* stats) {
       s = CollectSubKeys(db, static_cast<char>(tags[t]), options, &pass);
     }
   }
-  pass.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   *stats += pass;
   return s;
 }
@@ -148,8 +147,8 @@ Status Collector::RunPass(const GcOptions& options, GcStats* stats) {
 bool Collector::Pace(const GcOptions& options, const GcStats& stats) {
   if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) return false;
   if (options.max_records_per_second == 0) return true;
-  const auto due = start_ + std::chrono::microseconds(stats.scanned * 1000000 /
-                                                      options.max_records_per_second);
+  const auto due =
+      start_ + std::chrono::microseconds(stats.scanned * 1000000 / options.max_records_per_second);
   // Sleep in short slices, so that a stop request is seen promptly.
   while (std::chrono::steady_clock::now() < due) {
     if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) return false;

@@ -49,8 +49,7 @@ std::string Elements(const std::string& head, int n, bool scored) {
 
 const std::map<std::string, TypeCommands>& CommandsByType() {
   static const auto* table = new std::map<std::string, TypeCommands>{
-      {"hash",
-       {"HSET %k a 1 b 2 c 3", Elements("HSET %k", 50, false), "HGETALL %k"}},
+      {"hash", {"HSET %k a 1 b 2 c 3", Elements("HSET %k", 50, false), "HGETALL %k"}},
       {"zset",
        // A long member too: zset v2/v3 keep it behind a ref (i#).
        {"ZADD %k 1 a 2 b 3 " + std::string(300, 'L'), Elements("ZADD %k", 50, true),
@@ -84,8 +83,8 @@ std::vector<Cell> Cells() {
   const auto& registry = encodings::EncodingRegistry::Builtin();
   for (const std::string backend : {"memory", "rocksdb", "lmdb", "wiredtiger"}) {
     for (const encodings::EncodingSpec& row : registry.rows()) {
-      out.push_back({backend, std::string(registry.FindType(row.type)->name),
-                     std::string(row.name)});
+      out.push_back(
+          {backend, std::string(registry.FindType(row.type)->name), std::string(row.name)});
     }
   }
   return out;
@@ -152,8 +151,8 @@ TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackendsAllVersions, CollectorMatrix, ::testing::ValuesIn(Cells()),
                          [](const ::testing::TestParamInfo<Cell>& p) {
-                           std::string name = p.param.backend + "_" + p.param.type + "_v" +
-                                              p.param.version;
+                           std::string name =
+                               p.param.backend + "_" + p.param.type + "_v" + p.param.version;
                            for (char& ch : name) {
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            }
@@ -277,7 +276,8 @@ TEST(Collector, ConcurrentWritersDeletesAndExpiriesLoseNothing) {
         return r;
       };
       for (int step = 0; step < kSteps; ++step) {
-        const std::string key = "w" + std::to_string(w) + "k" + std::to_string(rng() % kKeysPerWriter);
+        const std::string key =
+            "w" + std::to_string(w) + "k" + std::to_string(rng() % kKeysPerWriter);
         Model& m = models[w][key];
         if (m.deadline >= 0) {
           // Wait until the key has surely expired: every later command sees it gone.
