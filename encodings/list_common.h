@@ -2,11 +2,14 @@
 // count bound. Private to list_dense.cc and list_sparse.cc.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "encodings/coding.h"
+#include "encodings/kv_reads.h"
 #include "encodings/kv_txn.h"
 
 namespace kvlab::encodings::list_internal {
@@ -45,6 +48,19 @@ inline void StoreOrDelete(KvTxn& txn, KeyHandle* h) {
   } else {
     txn.PutMeta(h);
   }
+}
+
+// ListEncoding::Scan, the same in both versions (their indexes are in order, dense or not): the
+// first `limit` elements (all when 0) from the left, as (position, element). Stops on the last
+// one it needs: min(limit, count) - 1 nexts.
+inline Status ScanElements(KvTxn& txn, const KeyHandle& h, uint64_t limit,
+                           const std::function<bool(uint64_t, std::string_view)>& visit) {
+  const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
+  uint64_t position = 0;
+  return ScanRange(
+      txn.kv(), ElementKey(prefix, h.meta.list_head), ElementKey(prefix, h.meta.list_tail), false,
+      0, static_cast<int64_t>(limit == 0 ? h.meta.count : std::min<uint64_t>(limit, h.meta.count)),
+      [&](std::string_view, std::string_view v) { return visit(position++, v); });
 }
 
 }  // namespace kvlab::encodings::list_internal

@@ -20,6 +20,7 @@ using list_internal::Corrupt;
 using list_internal::ElementKey;
 using list_internal::IndexOf;
 using list_internal::kMiddle;
+using list_internal::ScanElements;
 using list_internal::StoreOrDelete;
 
 // Dropping this many elements at one end is point deletes; more is one range delete (a range
@@ -204,13 +205,7 @@ class DenseList final : public ListEncoding {
 
   Status Scan(KvTxn& txn, const KeyHandle& h, uint64_t limit,
               const std::function<bool(uint64_t, std::string_view)>& visit) override {
-    const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
-    uint64_t position = 0;
-    return ScanRange(
-        txn.kv(), ElementKey(prefix, h.meta.list_head), ElementKey(prefix, h.meta.list_tail), false,
-        0,
-        static_cast<int64_t>(limit == 0 ? h.meta.count : std::min<uint64_t>(limit, h.meta.count)),
-        [&](std::string_view, std::string_view v) { return visit(position++, v); });
+    return ScanElements(txn, h, limit, visit);
   }
 
  private:
