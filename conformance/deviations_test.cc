@@ -148,7 +148,7 @@ const encodings::EncodingRegistry& Small() {
           false,
           {encodings::SubKeyTag::kField},
           std::move(deviations),
-          [] {
+          [](const encodings::EncodingDeps&) {
             return std::unique_ptr<encodings::TypeEncoding>(encodings::NewCountedHashEncoding(0));
           }};
     };

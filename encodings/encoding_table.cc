@@ -4,6 +4,7 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/list_encoding.h"
 #include "encodings/registry.h"
+#include "encodings/tiered_encodings.h"
 #include "encodings/zset_encoding.h"
 
 namespace kvlab::encodings {
@@ -38,7 +39,9 @@ std::vector<EncodingSpec> Rows() {
        /*uses_reverse_scan=*/false,
        {kField},
        {},
-       [] { return std::unique_ptr<TypeEncoding>(NewCountedHashEncoding(0)); }},
+       [](const EncodingDeps&) {
+         return std::unique_ptr<TypeEncoding>(NewCountedHashEncoding(0));
+       }},
       {KeyType::kHash,
        1,
        "1",
@@ -50,7 +53,7 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kField},
        {"hash-blind-hset-count", "hash-blind-hdel-count"},
-       [] { return std::unique_ptr<TypeEncoding>(NewBlindHashEncoding(1)); }},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewBlindHashEncoding(1)); }},
       {KeyType::kHash,
        2,
        "2",
@@ -61,9 +64,9 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kField},
        {},
-       [] {
-         return std::unique_ptr<TypeEncoding>(
-             NewCachedHashEncoding(NewCountedHashEncoding(2), 2, /*length_from_cache=*/false));
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewCachedHashEncoding(
+             NewCountedHashEncoding(2), 2, /*length_from_cache=*/false, deps.tier));
        }},
       {KeyType::kHash,
        3,
@@ -75,9 +78,9 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kField},
        {"hash-blind-hset-count", "hash-blind-hdel-count"},
-       [] {
-         return std::unique_ptr<TypeEncoding>(
-             NewCachedHashEncoding(NewBlindHashEncoding(3), 3, /*length_from_cache=*/true));
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewCachedHashEncoding(
+             NewBlindHashEncoding(3), 3, /*length_from_cache=*/true, deps.tier));
        }},
 
       // Sorted set (../shared/spec/000_*, docs/encodings.md "Zset v0".."Zset v3").
@@ -93,7 +96,9 @@ std::vector<EncodingSpec> Rows() {
        {kField, kScore},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text"},
-       [] { return std::unique_ptr<TypeEncoding>(NewIndexedZsetEncoding(0)); }},
+       [](const EncodingDeps&) {
+         return std::unique_ptr<TypeEncoding>(NewIndexedZsetEncoding(0));
+       }},
       {KeyType::kZset,
        1,
        "1",
@@ -106,7 +111,9 @@ std::vector<EncodingSpec> Rows() {
        {kField},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text"},
-       [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(1)); }},
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(1, deps.tier));
+       }},
       {KeyType::kZset,
        2,
        "2",
@@ -118,7 +125,9 @@ std::vector<EncodingSpec> Rows() {
        {kField, kIndex},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text"},
-       [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(2)); }},
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(2, deps.tier));
+       }},
       {KeyType::kZset,
        3,
        "3",
@@ -131,7 +140,10 @@ std::vector<EncodingSpec> Rows() {
        {kIndex},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text"},
-       [] { return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3)); }},
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3, deps.tier));
+       },
+       /*count_added_later=*/true},
 
       // List (../shared/spec/004_*, docs/encodings.md "List v0", "List v1"). Camellia has no
       // list; both are kvlab's, from Kvrocks/NeoKV's head/tail metadata.
@@ -146,7 +158,7 @@ std::vector<EncodingSpec> Rows() {
        /*uses_reverse_scan=*/false,
        {kField},
        {},
-       [] { return std::unique_ptr<TypeEncoding>(NewDenseListEncoding(0)); }},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewDenseListEncoding(0)); }},
       {KeyType::kList,
        1,
        "1",
@@ -158,7 +170,7 @@ std::vector<EncodingSpec> Rows() {
        /*uses_reverse_scan=*/true,
        {kField},
        {},
-       [] { return std::unique_ptr<TypeEncoding>(NewSparseListEncoding(1)); }},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewSparseListEncoding(1)); }},
   };
 }
 

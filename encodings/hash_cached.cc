@@ -12,21 +12,24 @@
 // marks what writes could not update (redis/tier.h), so that no stale entry is ever served.
 #include "encodings/hash_encoding.h"
 #include "encodings/tier_ops.h"
+#include "encodings/tiered_encodings.h"
 
 namespace kvlab::encodings {
 
-using redis::TierRole;
 using resp::Reply;
 
 namespace {
 
 class CachedHash final : public HashEncoding {
  public:
-  CachedHash(std::unique_ptr<HashEncoding> inner, uint8_t version, bool length_from_cache)
-      : inner_(std::move(inner)), version_(version), length_from_cache_(length_from_cache) {}
+  CachedHash(std::unique_ptr<HashEncoding> inner, uint8_t version, bool length_from_cache,
+             redis::RedisTier* tier)
+      : inner_(std::move(inner)),
+        version_(version),
+        length_from_cache_(length_from_cache),
+        tier_(tier) {}
 
   uint8_t version() const override { return version_; }
-  std::vector<TierRole> tier_roles() const override { return {TierRole::kCache}; }
 
   Status Get(KvTxn& txn, const KeyHandle& h, std::string_view field,
              std::optional<std::string>* value) override {
@@ -39,7 +42,7 @@ class CachedHash final : public HashEncoding {
   Status MultiGet(KvTxn& txn, const KeyHandle& h, const std::vector<std::string_view>& fields,
                   std::vector<std::optional<std::string>>* values) override {
     values->assign(fields.size(), std::nullopt);
-    const std::string prefix = txn.TierPrefix(h);
+    const std::string prefix = Session(txn).Prefix(h);
     std::vector<size_t> from_kv;
     std::vector<std::string> mget = {"MGET"};
     for (size_t i = 0; i < fields.size(); ++i) {
@@ -50,7 +53,7 @@ class CachedHash final : public HashEncoding {
       }
     }
     std::vector<Reply> replies;
-    const bool cached = mget.size() > 1 && CacheRead(txn, prefix, {mget}, &replies);
+    const bool cached = mget.size() > 1 && CacheRead(Session(txn), prefix, {mget}, &replies);
     size_t j = 0;
     for (size_t i = 0; i < fields.size(); ++i) {
       if (fields[i].empty()) continue;
@@ -74,18 +77,19 @@ class CachedHash final : public HashEncoding {
       (*values)[from_kv[k]] = found[k];
       if (!cached || !found[k] || missing[k].empty()) continue;
       touched.push_back(prefix + std::string(missing[k]));
-      refill.push_back({"SET", touched.back(), *found[k], "PX", Ttl(txn, Kind::kField)});
+      refill.push_back({"SET", touched.back(), *found[k], "PX", Ttl(Kind::kField)});
     }
-    CacheWriteNow(txn, prefix, refill, touched);
+    CacheWriteNow(Session(txn), prefix, refill, touched);
     return Status::OK();
   }
 
   Status GetAll(KvTxn& txn, const KeyHandle& h, HashGetAllPart part,
                 std::vector<FieldValue>* out) override {
     out->clear();
-    const std::string prefix = txn.TierPrefix(h);
+    const std::string prefix = Session(txn).Prefix(h);
     std::vector<Reply> replies;
-    const bool cached = !h.is_new && CacheRead(txn, prefix, {{"HGETALL", prefix}}, &replies);
+    const bool cached =
+        !h.is_new && CacheRead(Session(txn), prefix, {{"HGETALL", prefix}}, &replies);
     if (cached && !replies[0].elements().empty()) {
       ++txn.tier_counts().cache_hits;
       const auto& e = replies[0].elements();
@@ -105,8 +109,8 @@ class CachedHash final : public HashEncoding {
         hset.push_back(v);
       }
       refill.push_back(std::move(hset));
-      refill.push_back({"PEXPIRE", prefix, Ttl(txn, Kind::kHash)});
-      CacheWriteNow(txn, prefix, refill, {prefix});
+      refill.push_back({"PEXPIRE", prefix, Ttl(Kind::kHash)});
+      CacheWriteNow(Session(txn), prefix, refill, {prefix});
     }
     for (auto& [f, v] : *out) {
       if (part == HashGetAllPart::kKeys) v.clear();
@@ -117,9 +121,9 @@ class CachedHash final : public HashEncoding {
 
   Status Length(KvTxn& txn, const KeyHandle& h, uint64_t* length) override {
     if (length_from_cache_ && !h.is_new) {
-      const std::string prefix = txn.TierPrefix(h);
+      const std::string prefix = Session(txn).Prefix(h);
       std::vector<Reply> replies;
-      if (CacheRead(txn, prefix, {{"HLEN", prefix}}, &replies)) {
+      if (CacheRead(Session(txn), prefix, {{"HLEN", prefix}}, &replies)) {
         if (replies[0].integer() > 0) {
           ++txn.tier_counts().cache_hits;
           *length = static_cast<uint64_t>(replies[0].integer());
@@ -165,9 +169,11 @@ class CachedHash final : public HashEncoding {
  private:
   enum class Kind { kField, kHash };
 
-  static std::string Ttl(KvTxn& txn, Kind kind) {
-    return std::to_string(kind == Kind::kField ? txn.tier()->hget_ttl_ms.load()
-                                               : txn.tier()->hgetall_ttl_ms.load());
+  TierSession Session(KvTxn& txn) const { return TierSession(tier_, &txn); }
+
+  std::string Ttl(Kind kind) const {
+    return std::to_string(kind == Kind::kField ? tier_->hget_ttl_ms.load()
+                                               : tier_->hgetall_ttl_ms.load());
   }
 
   // After the commit: rewrite the field entries that exist, and the whole-hash entry if it
@@ -175,8 +181,7 @@ class CachedHash final : public HashEncoding {
   void UpdateCache(KvTxn& txn, const KeyHandle& h,
                    const std::vector<std::pair<std::string_view, std::string_view>>& set,
                    const std::vector<std::string_view>& deleted) {
-    if (txn.tier() == nullptr) return;
-    const std::string prefix = txn.TierPrefix(h);
+    const std::string prefix = Session(txn).Prefix(h);
     std::vector<std::vector<std::string>> commands;
     std::vector<std::string> touched = {prefix};
     std::vector<std::string> hash_args;
@@ -186,7 +191,7 @@ class CachedHash final : public HashEncoding {
       if (field.empty()) continue;
       touched.push_back(prefix + std::string(field));
       commands.push_back(
-          {"SET", touched.back(), std::string(value), "XX", "PX", Ttl(txn, Kind::kField)});
+          {"SET", touched.back(), std::string(value), "XX", "PX", Ttl(Kind::kField)});
     }
     std::vector<std::string> del = {"DEL"};
     for (std::string_view field : deleted) {
@@ -203,19 +208,21 @@ class CachedHash final : public HashEncoding {
           IfExists(hash_command, prefix,
                    std::vector<std::string>(hash_args.begin() + start, hash_args.begin() + end)));
     }
-    CacheWriteAfterCommit(txn, prefix, std::move(commands), std::move(touched));
+    CacheWriteAfterCommit(Session(txn), prefix, std::move(commands), std::move(touched));
   }
 
   const std::unique_ptr<HashEncoding> inner_;
   const uint8_t version_;
   const bool length_from_cache_;
+  redis::RedisTier* const tier_;
 };
 
 }  // namespace
 
 std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding> inner,
-                                                    uint8_t version, bool length_from_cache) {
-  return std::make_unique<CachedHash>(std::move(inner), version, length_from_cache);
+                                                    uint8_t version, bool length_from_cache,
+                                                    redis::RedisTier* tier) {
+  return std::make_unique<CachedHash>(std::move(inner), version, length_from_cache, tier);
 }
 
 }  // namespace kvlab::encodings

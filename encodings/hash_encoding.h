@@ -74,9 +74,6 @@ class HashEncoding : public TypeEncoding {
 // `version` is the encode-version byte the encoding reports.
 std::unique_ptr<HashEncoding> NewCountedHashEncoding(uint8_t version);
 std::unique_ptr<HashEncoding> NewBlindHashEncoding(uint8_t version);
-// v2 and v3: `inner` (counted or blind) plus the hget and hgetall caches. v3's HLEN asks the
-// whole-hash cache first (length_from_cache).
-std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding> inner,
-                                                    uint8_t version, bool length_from_cache);
+// v2 and v3 (the KV-only logic above plus a Redis cache) are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

@@ -48,6 +48,7 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   const auto type = static_cast<KeyType>(static_cast<uint8_t>(bytes[1]));
   const auto version = static_cast<uint8_t>(bytes[0]);
   bool counted = false;
+  bool count_added_later = false;
   if (type == KeyType::kString) {
     if (version != 0) {
       return Status::Corruption("key-meta of a string has unknown encode-version " +
@@ -58,6 +59,7 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
                               std::to_string(static_cast<uint8_t>(bytes[1])));
   } else if (const EncodingSpec* row = registry.Find(type, version)) {
     counted = row->meta_has_count;
+    count_added_later = row->count_added_later;
   } else {
     return Status::Corruption(std::string("key-meta of a ") + KeyTypeName(type) +
                               " has unknown encode-version " + std::to_string(version));
@@ -82,8 +84,8 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
     meta->list_tail = DecodeFixed64BE(bytes.data() + 12);
   } else if (type == KeyType::kString) {
     meta->value.assign(bytes);
-  } else if (type == KeyType::kZset && version == 3 && bytes.empty()) {
-    meta->count_known = false;  // written before zset v3 kept a count
+  } else if (counted && count_added_later && bytes.empty()) {
+    meta->count_known = false;  // written before the version kept a count
   } else if (meta->has_count()) {
     if (bytes.size() != 4) return Status::Corruption("key-meta count is not 4 bytes");
     meta->count = DecodeFixed32BE(bytes.data());

@@ -19,9 +19,10 @@
 //                   version keeps in them).
 //
 // zset v3's count is kvlab's, not the spec's: the zset itself lives only in the store Redis,
-// and the count in KV is what lets kvlab notice that the store lost it (docs/engine.md). A v3
-// meta written before kvlab kept it has no extra bytes; it decodes with count_known false, and
-// the count is filled in from the store at the key's next use.
+// and the count in KV is what lets kvlab notice that the store lost it (docs/engine.md). A
+// version whose registry row says count_added_later (zset v3) also decodes a meta written
+// before it kept the count (no extra bytes), with count_known false; the count is filled in
+// from the store at the key's next use.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +59,8 @@ struct KeyMeta {
   // KvTxn::NewMeta and by Decode.
   bool counted = false;
   uint32_t count = 0;  // meaningful only when has_count()
-  // False only for a zset v3 meta written before v3 kept a count (no extra bytes). Not encoded:
-  // Encode always writes the count.
+  // False only for a meta of a count_added_later version (registry.h; zset v3) written before
+  // that version kept a count (no extra bytes). Not encoded: Encode always writes the count.
   bool count_known = true;
   // Lists only: the index range of the elements (list_encoding.h). Encoded after the count.
   uint64_t list_head = 0;

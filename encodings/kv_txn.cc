@@ -1,12 +1,8 @@
 #include "encodings/kv_txn.h"
 
 #include "encodings/registry.h"
-#include "encodings/tier_ops.h"
 
 namespace kvlab::encodings {
-
-using redis::TierRole;
-using resp::Reply;
 
 namespace {
 
@@ -27,17 +23,8 @@ const std::optional<KeyMeta>* KvTxn::Written(std::string_view key) const {
   return nullptr;
 }
 
-bool KvTxn::meta_cache() const { return tier_ != nullptr && tier_->meta_cache(); }
-
-std::string KvTxn::MetaCacheKey(std::string_view key) const {
-  std::string name = "c#" + codec_->Namespace(db_) + "{" + std::string(key) + "}meta";
-  const uint64_t generation = tier_->meta_cache_generation();
-  for (int i = 0; i < 8; ++i) name.push_back(static_cast<char>(generation >> (56 - 8 * i)));
-  return name;
-}
-
 Status KvTxn::GetMeta(std::string_view key, KeyMeta* meta, bool* found) {
-  if (!meta_cache()) {
+  if (meta_cache_ == nullptr) {
     // The common path, without GetMetas's vectors: one command, one key, one get.
     if (const std::optional<KeyMeta>* w = Written(key)) {
       *found = w->has_value() && !(*w)->ExpiredAt(now_ms_);
@@ -77,7 +64,7 @@ Status KvTxn::GetMetas(const std::vector<std::string_view>& keys,
   // The optional key-meta cache: one MGET, then KV for the misses (refilled).
   std::vector<std::optional<std::string>> values(from_store.size());
   std::vector<size_t> misses;
-  const bool cached = meta_cache() && ReadMetaCache(keys, from_store, &values);
+  const bool cached = meta_cache_ != nullptr && meta_cache_->Read(*this, keys, from_store, &values);
   for (size_t j = 0; j < from_store.size(); ++j) {
     if (!values[j]) misses.push_back(j);
   }
@@ -91,7 +78,7 @@ Status KvTxn::GetMetas(const std::vector<std::string_view>& keys,
     std::vector<std::optional<std::string>> read;
     KVLAB_RETURN_IF_ERROR(ReadMetasFromKv(miss_keys, &read));
     for (size_t m = 0; m < misses.size(); ++m) values[misses[m]] = std::move(read[m]);
-    if (cached) RefillMetaCache(keys, from_store, misses, values);
+    if (cached) meta_cache_->Refill(*this, keys, from_store, misses, values);
   }
   for (size_t j = 0; j < from_store.size(); ++j) {
     if (!values[j]) continue;
@@ -118,58 +105,15 @@ Status KvTxn::ReadMetasFromKv(const std::vector<std::string>& meta_keys,
   return kv_->MultiGet(views, values);
 }
 
-bool KvTxn::ReadMetaCache(const std::vector<std::string_view>& keys,
-                          const std::vector<size_t>& which,
-                          std::vector<std::optional<std::string>>* values) {
-  std::vector<std::vector<std::string>> commands(1, {"MGET"});
-  for (size_t i : which) commands[0].push_back(MetaCacheKey(keys[i]));
-  // A meta cache entry is its own dirty-tracking unit (the prefix is the entry's name).
-  for (size_t j = 0; j < which.size(); ++j) {
-    if (!tier_->CacheUsable(commands[0][j + 1], &tier_counts_)) return false;
-  }
-  std::vector<Reply> replies;
-  if (!tier_->Pipeline(TierRole::kCache, commands, &replies, &tier_counts_).ok() ||
-      replies[0].type() != Reply::Type::kArray) {
-    ++tier_counts_.degraded;
-    return false;
-  }
-  for (size_t j = 0; j < which.size(); ++j) {
-    const Reply& r = replies[0].elements()[j];
-    if (r.type() == Reply::Type::kBulk) (*values)[j] = r.str();
-  }
-  return true;
-}
-
-void KvTxn::RefillMetaCache(const std::vector<std::string_view>& keys,
-                            const std::vector<size_t>& which, const std::vector<size_t>& misses,
-                            const std::vector<std::optional<std::string>>& values) {
-  const std::string ttl = std::to_string(tier_->meta_cache_ttl_ms.load());
-  for (size_t j : misses) {
-    if (!values[j]) continue;  // absent keys are not cached
-    const std::string name = MetaCacheKey(keys[which[j]]);
-    CacheWriteNow(*this, name, {{"SET", name, *values[j], "PX", ttl}}, {name});
-  }
-}
-
 void KvTxn::PutMeta(std::string_view key, const KeyMeta& meta) {
   std::string bytes = meta.Encode();
-  if (meta_cache()) {
-    // Only an entry that exists is rewritten, after the commit.
-    const std::string name = MetaCacheKey(key);
-    CacheWriteAfterCommit(
-        *this, name,
-        {{"SET", name, bytes, "XX", "PX", std::to_string(tier_->meta_cache_ttl_ms.load())}},
-        {name});
-  }
+  if (meta_cache_ != nullptr) meta_cache_->Written(*this, key, &bytes);
   batch_.Put(codec_->MetaKey(db_, key), bytes);
   written_.emplace_back(std::string(key), meta);
 }
 
 void KvTxn::DeleteMeta(std::string_view key) {
-  if (meta_cache()) {
-    const std::string name = MetaCacheKey(key);
-    CacheWriteAfterCommit(*this, name, {{"DEL", name}}, {name});
-  }
+  if (meta_cache_ != nullptr) meta_cache_->Written(*this, key, nullptr);
   batch_.Delete(codec_->MetaKey(db_, key));
   written_.emplace_back(std::string(key), std::nullopt);
 }

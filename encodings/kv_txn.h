@@ -6,6 +6,13 @@
 // the command are remembered, so that a later read in the same command (DEL k k, MSET k 1 k 2)
 // sees them before the batch is committed.
 //
+// KvTxn knows nothing of the Redis tier: the KV-only encodings (whose registry row has
+// TierUse::kNone) see only this. The encodings that use the tier were given it when they were
+// built (registry.h, EncodingDeps); per command they open a TierSession (tier_ops.h) over this
+// transaction, which counts their round trips in tier_counts() and queues their post-commit
+// steps with AfterCommit. The optional key-meta cache plugs in as a KeyMetaCache
+// (meta_cache.h implements it over the tier).
+//
 // The engine's per-key locks guarantee that no other command writes the keys of this command
 // between its reads and its commit.
 #pragma once
@@ -20,11 +27,12 @@
 #include "encodings/key_codec.h"
 #include "encodings/key_meta.h"
 #include "encodings/key_version.h"
-#include "redis/tier.h"
+#include "redis/tier_counts.h"
 
 namespace kvlab::encodings {
 
 class EncodingRegistry;
+class KvTxn;
 
 // A Redis key as one command sees it: its name, its key-meta, and whether that meta is only in
 // memory so far (a key this command creates). A new key has a fresh key-version, so it has no
@@ -35,11 +43,34 @@ struct KeyHandle {
   bool is_new = false;
 };
 
+// A cache of key-metas in front of KV (kv.key.meta.cache.enable). A KvTxn given one consults it
+// on every meta read of the command and tells it every meta write. The entries hold the meta's
+// encoded bytes (KeyMeta::Encode).
+class KeyMetaCache {
+ public:
+  virtual ~KeyMetaCache() = default;
+  // Reads the cached metas of keys[which[j]] into values->at(j), left empty on a miss. Returns
+  // false when the cache cannot be used: KvTxn then reads KV and does not refill.
+  // REQUIRES: values->size() == which.size().
+  virtual bool Read(KvTxn& txn, const std::vector<std::string_view>& keys,
+                    const std::vector<size_t>& which,
+                    std::vector<std::optional<std::string>>* values) = 0;
+  // After a Read that returned true: the metas of keys[which[j]] for each j in `misses`, as
+  // read from KV (values[j]; empty when the key is absent).
+  virtual void Refill(KvTxn& txn, const std::vector<std::string_view>& keys,
+                      const std::vector<size_t>& which, const std::vector<size_t>& misses,
+                      const std::vector<std::optional<std::string>>& values) = 0;
+  // The command writes the meta of `key` (`bytes`), or deletes it (nullptr).
+  virtual void Written(KvTxn& txn, std::string_view key, const std::string* bytes) = 0;
+};
+
 class KvTxn {
  public:
-  // REQUIRES: every pointer outlives the transaction.
+  // REQUIRES: every pointer outlives the transaction. `meta_cache` is null when the key-meta
+  // cache is off.
   KvTxn(backends::KvStore* kv, const KeyCodec* codec, const EncodingRegistry* registry,
-        KeyVersionGenerator* versions, uint8_t db, int64_t now_ms, redis::RedisTier* tier = nullptr)
+        KeyVersionGenerator* versions, uint8_t db, int64_t now_ms,
+        KeyMetaCache* meta_cache = nullptr)
       : kv_(kv),
         caps_(kv->capabilities()),
         codec_(codec),
@@ -47,7 +78,7 @@ class KvTxn {
         versions_(versions),
         db_(db),
         now_ms_(now_ms),
-        tier_(tier) {}
+        meta_cache_(meta_cache) {}
 
   backends::KvStore& kv() { return *kv_; }
   const backends::Capabilities& capabilities() const { return caps_; }
@@ -79,14 +110,9 @@ class KvTxn {
     handle->is_new = false;
   }
 
-  // The Redis tier, or nullptr when the engine has none. Its calls are counted in
-  // tier_counts(), per command.
-  redis::RedisTier* tier() const { return tier_; }
+  // The command's Redis-tier round trips, commands, cache hits and misses, counted by whatever
+  // talks to the tier on its behalf (TierSession, the key-meta cache, the engine).
   redis::TierCounts& tier_counts() { return tier_counts_; }
-  // The Redis-tier key prefix of the key's current incarnation: "c#" ns "{" key "}" version.
-  std::string TierPrefix(const KeyHandle& handle) const {
-    return redis::TierKeyPrefix(codec_->Namespace(db_), handle.key, handle.meta.key_version);
-  }
 
   // Runs `step` after the command's batch has committed (Redis-tier writes that must follow
   // the KV commit). A failing step turns the reply into its error; later steps still run.
@@ -110,25 +136,15 @@ class KvTxn {
   KeyVersionGenerator* versions_;
   const uint8_t db_;
   const int64_t now_ms_;
-  redis::RedisTier* tier_;
+  KeyMetaCache* const meta_cache_;
   redis::TierCounts tier_counts_;
   std::vector<std::function<Status()>> after_commit_;
   std::vector<std::function<void()>> on_failure_;
   backends::WriteBatch batch_;
   // The meta this command wrote for key, if any: *written is false when it wrote none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;
-  // The optional key-meta cache (kv.key.meta.cache.enable): "c#" ns "{" key "}meta" generation
-  // (8 bytes, RedisTier::meta_cache_generation) -> meta.
-  bool meta_cache() const;
-  std::string MetaCacheKey(std::string_view key) const;
   Status ReadMetasFromKv(const std::vector<std::string>& meta_keys,
                          std::vector<std::optional<std::string>>* values);
-  // MGETs the cached metas of keys[which]; false when the cache is unusable.
-  bool ReadMetaCache(const std::vector<std::string_view>& keys, const std::vector<size_t>& which,
-                     std::vector<std::optional<std::string>>* values);
-  void RefillMetaCache(const std::vector<std::string_view>& keys, const std::vector<size_t>& which,
-                       const std::vector<size_t>& misses,
-                       const std::vector<std::optional<std::string>>& values);
 
   // Metas written by this command: (key, meta or nullopt for deleted). Usually 0-2 entries.
   std::vector<std::pair<std::string, std::optional<KeyMeta>>> written_;

@@ -30,9 +30,21 @@
 #include "encodings/key_codec.h"
 #include "encodings/key_meta.h"
 
+namespace kvlab::redis {
+class RedisTier;
+}  // namespace kvlab::redis
+
 namespace kvlab::encodings {
 
 class TypeEncoding;
+
+// What an encoding is built with (EncodingSpec::factory). Only the versions whose row uses the
+// Redis tier (TierUse::kCache, kStore) get the tier; the KV-only versions never see it, and
+// their code (the kvlab_encodings_kv library) does not link it.
+struct EncodingDeps {
+  // REQUIRES (rows with a tier): not null, and outlives the encoding.
+  redis::RedisTier* tier = nullptr;
+};
 
 // Whether a version keeps state in the Redis tier (redis/tier.h), and of which kind.
 enum class TierUse : uint8_t {
@@ -80,8 +92,13 @@ struct EncodingSpec {
   // The ids of the docs/deviations.json entries that hold for this version: the only ways its
   // replies may differ from Redis's.
   std::vector<std::string_view> deviations;
-  // Builds the encoding. Its interface is the type's (HashEncoding for hashes, ...).
-  std::unique_ptr<TypeEncoding> (*factory)();
+  // Builds the encoding. Its interface is the type's (HashEncoding for hashes, ...). `deps.tier`
+  // is set only for rows whose `tier` is not kNone.
+  std::unique_ptr<TypeEncoding> (*factory)(const EncodingDeps& deps);
+  // With meta_has_count: key-metas written before this version kept a count (no extra bytes)
+  // still decode, with KeyMeta::count_known false; the encoding's Reconcile fills the count in
+  // at the key's next use. zset v3 gained its count after release (docs/encodings.md).
+  bool count_added_later = false;
 
   // "hash v0", for messages.
   std::string DisplayName(const TypeSpec& type) const;

@@ -25,45 +25,45 @@ std::vector<std::string> IfExists(std::string_view command, const std::string& k
   return out;
 }
 
-bool CacheRead(KvTxn& txn, const std::string& prefix,
+bool CacheRead(const TierSession& t, const std::string& prefix,
                const std::vector<std::vector<std::string>>& commands, std::vector<Reply>* replies) {
-  RedisTier* tier = txn.tier();
-  if (tier == nullptr || !tier->CacheUsable(prefix, &txn.tier_counts())) return false;
-  if (!tier->Pipeline(TierRole::kCache, commands, replies, &txn.tier_counts()).ok()) {
-    ++txn.tier_counts().degraded;
+  RedisTier& tier = t.tier();
+  if (!tier.CacheUsable(prefix, t.counts())) return false;
+  if (!tier.Pipeline(TierRole::kCache, commands, replies, t.counts()).ok()) {
+    ++t.counts()->degraded;
     return false;
   }
   for (const Reply& r : *replies) {
     if (r.is_error()) {
-      ++txn.tier_counts().degraded;
+      ++t.counts()->degraded;
       return false;
     }
   }
   return true;
 }
 
-void CacheWriteNow(KvTxn& txn, const std::string& prefix,
+void CacheWriteNow(const TierSession& t, const std::string& prefix,
                    const std::vector<std::vector<std::string>>& commands,
                    const std::vector<std::string>& touched_keys) {
-  RedisTier* tier = txn.tier();
-  if (tier == nullptr || commands.empty()) return;
-  if (tier->CacheUsable(prefix, &txn.tier_counts())) {
+  if (commands.empty()) return;
+  RedisTier& tier = t.tier();
+  if (tier.CacheUsable(prefix, t.counts())) {
     std::vector<Reply> replies;
-    bool ok = tier->Pipeline(TierRole::kCache, commands, &replies, &txn.tier_counts()).ok();
+    bool ok = tier.Pipeline(TierRole::kCache, commands, &replies, t.counts()).ok();
     for (const Reply& r : replies) ok = ok && !r.is_error();
     if (ok) return;
-    ++txn.tier_counts().degraded;
+    ++t.counts()->degraded;
   }
-  tier->MarkDirty(prefix, touched_keys);
+  tier.MarkDirty(prefix, touched_keys);
 }
 
-void CacheWriteAfterCommit(KvTxn& txn, const std::string& prefix,
+void CacheWriteAfterCommit(const TierSession& t, const std::string& prefix,
                            std::vector<std::vector<std::string>> commands,
                            std::vector<std::string> touched_keys) {
-  if (txn.tier() == nullptr || commands.empty()) return;
-  txn.AfterCommit(
-      [&txn, prefix, commands = std::move(commands), touched_keys = std::move(touched_keys)] {
-        CacheWriteNow(txn, prefix, commands, touched_keys);
+  if (commands.empty()) return;
+  t.txn().AfterCommit(
+      [t, prefix, commands = std::move(commands), touched_keys = std::move(touched_keys)] {
+        CacheWriteNow(t, prefix, commands, touched_keys);
         return Status::OK();
       });
 }

@@ -22,9 +22,6 @@ class TypeEncoding {
 
   // The encode-version this encoding writes into new key-metas (its registry row's id).
   virtual uint8_t version() const = 0;
-  // The Redis-tier roles this version keeps state in (empty: KV only). A version whose tier
-  // cannot be reached runs degraded: its numbers are not the version's.
-  virtual std::vector<redis::TierRole> tier_roles() const { return {}; }
 
   // Keyspace hooks, for versions that keep data outside KV (zset v3's store). `h.meta` is the
   // new meta (OnExpire: its expire-time changed; the old one is old_expire_ms) or the deleted

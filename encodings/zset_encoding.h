@@ -143,7 +143,6 @@ bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first,
 
 // v0: s# + k# in KV, count in the meta. `version` is the encode-version byte it reports.
 std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version);
-// v1, v2 and v3: the Redis-tier versions (zset_tiered.cc).
-std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version);
+// v1, v2 and v3, the Redis-tier versions, are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

@@ -24,6 +24,7 @@
 #include "encodings/md5.h"
 #include "encodings/score_codec.h"
 #include "encodings/tier_ops.h"
+#include "encodings/tiered_encodings.h"
 #include "encodings/zset_encoding.h"
 #include "encodings/zset_memory.h"
 #include "encodings/zset_tier_scripts.h"
@@ -88,13 +89,8 @@ std::vector<ScoredMember> Pairs(const Reply& flat) {
 
 class TieredZset final : public ZsetEncoding {
  public:
-  explicit TieredZset(uint8_t version) : version_(version) {}
+  TieredZset(uint8_t version, RedisTier* tier) : version_(version), tier_(tier) {}
   uint8_t version() const override { return version_; }
-  // v1/v2 cache the zset; v3 stores it, and caches the members of long refs.
-  std::vector<TierRole> tier_roles() const override {
-    if (stored()) return {TierRole::kStore, TierRole::kCache};
-    return {TierRole::kCache};
-  }
 
   // --- reads -----------------------------------------------------------------------------
 
@@ -123,7 +119,7 @@ class TieredZset final : public ZsetEncoding {
       }
       return Status::OK();
     }
-    std::vector<std::string> cmd = {"ZMSCORE", txn.TierPrefix(h)};
+    std::vector<std::string> cmd = {"ZMSCORE", Session(txn).Prefix(h)};
     for (std::string_view m : members) cmd.push_back(RefOf(m));
     std::vector<Reply> r;
     KVLAB_RETURN_IF_ERROR(StoreChecked(txn, h, {cmd}, &r));
@@ -136,7 +132,7 @@ class TieredZset final : public ZsetEncoding {
 
   Status RangeByRank(KvTxn& txn, const KeyHandle& h, int64_t start, int64_t stop, bool reverse,
                      std::vector<ScoredMember>* out) override {
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     std::vector<std::string> cmd =
         refs() ? Script(zset_scripts::kRankWindow, key,
                         {std::to_string(start), std::to_string(stop), reverse ? "1" : "0"})
@@ -167,7 +163,7 @@ class TieredZset final : public ZsetEncoding {
                       const RangeLimit& limit, std::vector<ScoredMember>* out) override {
     out->clear();
     if (range.IsEmpty()) return Status::OK();
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     const std::string lo = BoundText(range.min), hi = BoundText(range.max);
     const std::string off = std::to_string(limit.offset), cnt = std::to_string(limit.count);
     std::vector<std::string> cmd =
@@ -200,7 +196,7 @@ class TieredZset final : public ZsetEncoding {
     if (range.IsEmpty()) return Status::OK();
     auto local = [&](const SortedMembers& z) { *out = z.RangeByLex(range, reverse, limit); };
     if (refs()) return ReadWhole(txn, h, local);
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     std::vector<std::string> args = {LexText(reverse ? range.max : range.min),
                                      LexText(reverse ? range.min : range.max), "BYLEX"};
     if (reverse) args.push_back("REV");
@@ -218,7 +214,7 @@ class TieredZset final : public ZsetEncoding {
                       uint64_t* count) override {
     *count = 0;
     if (range.IsEmpty()) return Status::OK();
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     return Read(
         txn, h, IfExists("ZCOUNT", key, {BoundText(range.min), BoundText(range.max)}),
         [&](const Reply& r) -> Status {
@@ -235,7 +231,8 @@ class TieredZset final : public ZsetEncoding {
     auto local = [&](const SortedMembers& z) { *count = z.CountByLex(range); };
     if (refs()) return ReadWhole(txn, h, local);
     return Read(
-        txn, h, IfExists("ZLEXCOUNT", txn.TierPrefix(h), {LexText(range.min), LexText(range.max)}),
+        txn, h,
+        IfExists("ZLEXCOUNT", Session(txn).Prefix(h), {LexText(range.min), LexText(range.max)}),
         [&](const Reply& r) -> Status {
           *count = static_cast<uint64_t>(r.elements()[0].integer());
           return Status::OK();
@@ -246,7 +243,7 @@ class TieredZset final : public ZsetEncoding {
   Status Rank(KvTxn& txn, const KeyHandle& h, std::string_view member, bool reverse,
               std::optional<uint64_t>* rank) override {
     rank->reset();
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     std::vector<std::string> cmd =
         refs() ? Script(zset_scripts::kRankOf, key, {RefOf(member)})
                : IfExists(reverse ? "ZREVRANK" : "ZRANK", key, {std::string(member)});
@@ -301,7 +298,8 @@ class TieredZset final : public ZsetEncoding {
     // v3: Redis's own ZSCAN over the store, its cursor carried in kvlab's.
     std::vector<Reply> r;
     KVLAB_RETURN_IF_ERROR(StoreChecked(
-        txn, h, {{"ZSCAN", txn.TierPrefix(h), after.value_or("0"), "COUNT", std::to_string(count)}},
+        txn, h,
+        {{"ZSCAN", Session(txn).Prefix(h), after.value_or("0"), "COUNT", std::to_string(count)}},
         &r));
     if (r[0].elements().size() != 2) return Status::OK();
     std::vector<ScoredMember> items = Pairs(r[0].elements()[1]);
@@ -343,7 +341,7 @@ class TieredZset final : public ZsetEncoding {
       zadd.push_back(refs() ? ref : std::string(m));
       adds.push_back(!plan.before[i].has_value());
     }
-    const std::string key = txn.TierPrefix(*h);
+    const std::string key = Session(txn).Prefix(*h);
     if (stored()) return AddStored(txn, h, key, index_first, zadd, adds, *result);
     if (result->added > 0 || h->is_new) {
       if (h->meta.count + static_cast<uint64_t>(result->added) > UINT32_MAX) {
@@ -362,7 +360,7 @@ class TieredZset final : public ZsetEncoding {
                    std::vector<std::string>(
                        zadd.begin() + s, zadd.begin() + std::min(zadd.size(), s + kMaxLuaArgs))));
     }
-    CacheWriteAfterCommit(txn, key, std::move(cmds), {key});
+    CacheWriteAfterCommit(Session(txn), key, std::move(cmds), {key});
     return Status::OK();
   }
 
@@ -422,8 +420,8 @@ class TieredZset final : public ZsetEncoding {
     if (!stored()) return Status::OK();
     // Before the commit: the later of the two expiries (so that the store never expires before
     // the meta, whatever happens to the commit); after it: the new one.
-    const std::string key = txn.TierPrefix(h);
-    const int64_t margin = txn.tier()->store_ttl_margin_ms();
+    const std::string key = Session(txn).Prefix(h);
+    const int64_t margin = tier_->store_ttl_margin_ms();
     auto ttl_command = [&](int64_t expire) -> std::vector<std::string> {
       // No TTL when none is set, or when expiry plus margin would overflow: the store then
       // outlives the key-meta, which is safe (the collector reclaims it).
@@ -437,12 +435,12 @@ class TieredZset final : public ZsetEncoding {
     std::vector<Reply> r;
     KVLAB_RETURN_IF_ERROR(Store(txn, {ttl_command(later)}, &r));
     std::vector<std::string> after = ttl_command(h.meta.expire_ms);
-    txn.AfterCommit([&txn, after] {
+    txn.AfterCommit([this, &txn, after] {
       std::vector<Reply> ignored;
       TierCounts& counts = txn.tier_counts();
       // Best effort: on failure the store key keeps the later expiry set before the commit, so
       // it outlives the key-meta, which is safe (the collector reclaims it).
-      txn.tier()->Pipeline(TierRole::kStore, {after}, &ignored, &counts).IgnoreError();
+      tier_->Pipeline(TierRole::kStore, {after}, &ignored, &counts).IgnoreError();
       return Status::OK();
     });
     return Status::OK();
@@ -450,14 +448,14 @@ class TieredZset final : public ZsetEncoding {
 
   Status Reconcile(KvTxn& txn, KeyHandle* h, bool uncertain, bool* exists) override {
     *exists = true;
-    if (!stored() || txn.tier() == nullptr) return Status::OK();
-    RedisTier* tier = txn.tier();
+    if (!stored() || tier_ == nullptr) return Status::OK();
+    RedisTier* tier = tier_;
     // A new fence first (acknowledged): a late write of the uncertain one is refused from now
     // on if it has not run, so what the store holds next is final.
     std::string fence;
     Status s = tier->StoreFence(&txn.tier_counts(), &fence);
     if (!s.ok()) return StoreUnavailable(txn, s);
-    const std::string key = txn.TierPrefix(*h);
+    const std::string key = Session(txn).Prefix(*h);
     std::vector<Reply> r;
     KVLAB_RETURN_IF_ERROR(Store(txn, {{"ZCARD", key}}, &r));
     const int64_t held = r[0].integer();
@@ -479,13 +477,12 @@ class TieredZset final : public ZsetEncoding {
   }
 
   Status OnDelete(KvTxn& txn, const KeyHandle& h) override {
-    if (!stored() || txn.tier() == nullptr) return Status::OK();
-    const std::string key = txn.TierPrefix(h);
-    txn.AfterCommit([&txn, key] {
+    if (!stored() || tier_ == nullptr) return Status::OK();
+    const std::string key = Session(txn).Prefix(h);
+    txn.AfterCommit([this, &txn, key] {
       // Best effort: an unreachable zset is garbage either way; a failure leaves it for GC.
       std::vector<Reply> ignored;
-      txn.tier()
-          ->Pipeline(TierRole::kStore, {{"UNLINK", key}}, &ignored, &txn.tier_counts())
+      tier_->Pipeline(TierRole::kStore, {{"UNLINK", key}}, &ignored, &txn.tier_counts())
           .IgnoreError();
       return Status::OK();
     });
@@ -513,12 +510,12 @@ class TieredZset final : public ZsetEncoding {
     return head;
   }
 
-  static Status StoreOn(KvTxn& txn, const std::vector<std::vector<std::string>>& cmds,
-                        std::vector<Reply>* replies) {
-    if (txn.tier() == nullptr) return Status::Unavailable("zset v3 needs the Redis tier");
-    Status s = txn.tier()->Pipeline(TierRole::kStore, cmds, replies, &txn.tier_counts());
+  Status StoreOn(KvTxn& txn, const std::vector<std::vector<std::string>>& cmds,
+                 std::vector<Reply>* replies) const {
+    if (tier_ == nullptr) return Status::Unavailable("zset v3 needs the Redis tier");
+    Status s = tier_->Pipeline(TierRole::kStore, cmds, replies, &txn.tier_counts());
     if (!s.ok()) {
-      return Status::Unavailable("the zset store (" + txn.tier()->Describe(TierRole::kStore) +
+      return Status::Unavailable("the zset store (" + tier_->Describe(TierRole::kStore) +
                                  ") is unavailable: " + s.message());
     }
     for (const Reply& r : *replies) {
@@ -541,7 +538,7 @@ class TieredZset final : public ZsetEncoding {
       local(SortedMembers({}));
       return Status::OK();
     }
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     std::vector<Reply> r;
     if (stored()) {
       // A v3 zset of a live key-meta is never empty: a missing one is lost data, an error.
@@ -549,7 +546,7 @@ class TieredZset final : public ZsetEncoding {
       if (r[0].type() == Reply::Type::kNil) return StoreDisagrees(txn, h, 0);
       return remote(r[0]);
     }
-    const bool usable = CacheRead(txn, key, {cmd}, &r);
+    const bool usable = CacheRead(Session(txn), key, {cmd}, &r);
     if (usable && r[0].type() != Reply::Type::kNil) {
       ++txn.tier_counts().cache_hits;
       return remote(r[0]);
@@ -568,7 +565,7 @@ class TieredZset final : public ZsetEncoding {
   Status ReadWhole(KvTxn& txn, const KeyHandle& h,
                    const std::function<void(const SortedMembers&)>& local) {
     return Read(
-        txn, h, IfExists("ZRANGE", txn.TierPrefix(h), {"0", "-1", "WITHSCORES"}),
+        txn, h, IfExists("ZRANGE", Session(txn).Prefix(h), {"0", "-1", "WITHSCORES"}),
         [&](const Reply& r) -> Status {
           std::vector<ScoredMember> all = Pairs(r.elements()[0]);
           KVLAB_RETURN_IF_ERROR(ResolveInPlace(txn, h, &all));
@@ -592,10 +589,10 @@ class TieredZset final : public ZsetEncoding {
   // Puts a zset loaded from KV in the cache (and, for v2, its long members' ref entries).
   void Refill(KvTxn& txn, const KeyHandle& h, const std::vector<ScoredMember>& all) {
     if (all.empty()) return;
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     std::vector<std::vector<std::string>> cmds;
     std::vector<std::string> touched = {key};
-    const std::string member_ttl = std::to_string(txn.tier()->zset_member_ttl_ms.load());
+    const std::string member_ttl = std::to_string(tier_->zset_member_ttl_ms.load());
     for (size_t s = 0; s < all.size(); s += kMaxLuaArgs / 2) {
       std::vector<std::string> zadd = {"ZADD", key};
       for (size_t i = s; i < std::min(all.size(), s + kMaxLuaArgs / 2); ++i) {
@@ -609,14 +606,14 @@ class TieredZset final : public ZsetEncoding {
       }
       cmds.push_back(std::move(zadd));
     }
-    cmds.push_back({"PEXPIRE", key, std::to_string(txn.tier()->zset_range_ttl_ms.load())});
+    cmds.push_back({"PEXPIRE", key, std::to_string(tier_->zset_range_ttl_ms.load())});
     if (all.size() > kMaxLuaArgs / 2) {
       // Several ZADDs: one transaction, so that a reader sharing the key's lock (reads take
       // shared locks) never sees a partly refilled zset as the whole one.
       cmds.insert(cmds.begin(), {"MULTI"});
       cmds.push_back({"EXEC"});
     }
-    CacheWriteNow(txn, key, cmds, touched);
+    CacheWriteNow(Session(txn), key, cmds, touched);
   }
 
   // Members of refs: short refs carry them; long ones come from the ref cache, else from i#
@@ -633,11 +630,11 @@ class TieredZset final : public ZsetEncoding {
       }
     }
     if (longs.empty()) return Status::OK();
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     std::vector<std::string> mget = {"MGET"};
     for (size_t i : longs) mget.push_back(key + refs_in[i]);
     std::vector<Reply> r;
-    const bool cached = CacheRead(txn, key, {mget}, &r);
+    const bool cached = CacheRead(Session(txn), key, {mget}, &r);
     std::vector<size_t> from_kv;
     for (size_t j = 0; j < longs.size(); ++j) {
       if (cached && r[0].elements()[j].type() == Reply::Type::kBulk) {
@@ -656,7 +653,7 @@ class TieredZset final : public ZsetEncoding {
         ReadPoints(txn.kv(), txn.SubKeyPrefix(SubKeyTag::kIndex, h), suffixes, &found));
     std::vector<std::vector<std::string>> refill;
     std::vector<std::string> touched;
-    const std::string ttl = std::to_string(txn.tier()->zset_member_ttl_ms.load());
+    const std::string ttl = std::to_string(tier_->zset_member_ttl_ms.load());
     for (size_t k = 0; k < from_kv.size(); ++k) {
       if (!found[k]) return Status::Corruption("zset ref without its member index (i#)");
       (*members)[from_kv[k]] = *found[k];
@@ -664,7 +661,7 @@ class TieredZset final : public ZsetEncoding {
       touched.push_back(key + refs_in[from_kv[k]]);
       refill.push_back({"SET", touched.back(), *found[k], "PX", ttl});
     }
-    CacheWriteNow(txn, key, refill, touched);
+    CacheWriteNow(Session(txn), key, refill, touched);
     return Status::OK();
   }
 
@@ -714,7 +711,7 @@ class TieredZset final : public ZsetEncoding {
       h->meta.count -= static_cast<uint32_t>(victims.size());
       txn.PutMeta(h);
     }
-    const std::string key = txn.TierPrefix(*h);
+    const std::string key = Session(txn).Prefix(*h);
     std::vector<std::vector<std::string>> cmds;
     for (size_t s = 0; s < elems.size(); s += kMaxLuaArgs) {
       cmds.push_back(IfExists(
@@ -722,7 +719,7 @@ class TieredZset final : public ZsetEncoding {
           std::vector<std::string>(elems.begin() + s,
                                    elems.begin() + std::min(elems.size(), s + kMaxLuaArgs))));
     }
-    CacheWriteAfterCommit(txn, key, std::move(cmds), {key});
+    CacheWriteAfterCommit(Session(txn), key, std::move(cmds), {key});
     return Status::OK();
   }
 
@@ -784,7 +781,7 @@ class TieredZset final : public ZsetEncoding {
       all_members = true;
       if (members.empty()) return Status::OK();
     }
-    const std::string key = txn.TierPrefix(*h);
+    const std::string key = Session(txn).Prefix(*h);
     const std::string index_prefix = txn.SubKeyPrefix(SubKeyTag::kIndex, *h);
     std::vector<std::string> refs_given;
     for (std::string_view m : members) refs_given.push_back(RefOf(m));
@@ -824,9 +821,9 @@ class TieredZset final : public ZsetEncoding {
   Status StoreWrites(KvTxn& txn, const KeyHandle& h, const char* command, uint64_t count_before,
                      const std::vector<std::pair<std::vector<std::string>, uint64_t>>& chunks,
                      std::vector<Reply>* replies) {
-    RedisTier* tier = txn.tier();
+    RedisTier* tier = tier_;
     if (tier == nullptr) return Status::Unavailable("zset v3 needs the Redis tier");
-    const std::string key = txn.TierPrefix(h);
+    const std::string key = Session(txn).Prefix(h);
     const bool adding = std::string_view(command) == "ZADD";
     for (int attempt = 0;; ++attempt) {
       std::string fence;
@@ -877,23 +874,23 @@ class TieredZset final : public ZsetEncoding {
     }
   }
 
-  static Status StoreUnavailable(KvTxn& txn, const Status& s) {
+  Status StoreUnavailable(KvTxn& txn, const Status& s) const {
     if (s.IsInvalidArgument()) return s;  // a refused configuration says so itself
-    return Status::Unavailable("the zset store (" + txn.tier()->Describe(TierRole::kStore) +
+    return Status::Unavailable("the zset store (" + tier_->Describe(TierRole::kStore) +
                                ") is unavailable: " + s.message());
   }
 
-  static void MarkUncertain(KvTxn& txn, const KeyHandle& h) {
-    txn.tier()->MarkUncertain(txn.TierPrefix(h),
-                              {txn.db(), std::string(h.key), h.meta.key_version});
+  void MarkUncertain(KvTxn& txn, const KeyHandle& h) const {
+    tier_->MarkUncertain(Session(txn).Prefix(h),
+                         {txn.db(), std::string(h.key), h.meta.key_version});
   }
 
   // After a store write that succeeded: if the command's KV batch then fails, the store is
   // ahead of KV, and the key is reconciled before its next use.
-  static void ReconcileIfCommitFails(KvTxn& txn, const KeyHandle& h) {
-    RedisTier* tier = txn.tier();
+  void ReconcileIfCommitFails(KvTxn& txn, const KeyHandle& h) const {
+    RedisTier* tier = tier_;
     RedisTier::UncertainKey key{txn.db(), std::string(h.key), h.meta.key_version};
-    const std::string name = txn.TierPrefix(h);
+    const std::string name = Session(txn).Prefix(h);
     txn.OnCommitFailure([tier, key, name] { tier->MarkUncertain(name, key); });
   }
 
@@ -923,7 +920,7 @@ class TieredZset final : public ZsetEncoding {
   // empty or short answer. The ZCARD's reply is removed.
   Status StoreChecked(KvTxn& txn, const KeyHandle& h, std::vector<std::vector<std::string>> cmds,
                       std::vector<Reply>* replies) const {
-    cmds.push_back({"ZCARD", txn.TierPrefix(h)});
+    cmds.push_back({"ZCARD", Session(txn).Prefix(h)});
     KVLAB_RETURN_IF_ERROR(Store(txn, cmds, replies));
     const int64_t held = replies->back().integer();
     replies->pop_back();
@@ -931,13 +928,16 @@ class TieredZset final : public ZsetEncoding {
     return Status::OK();
   }
 
+  TierSession Session(KvTxn& txn) const { return TierSession(tier_, &txn); }
+
   const uint8_t version_;
+  RedisTier* const tier_;
 };
 
 }  // namespace
 
-std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version) {
-  return std::make_unique<TieredZset>(version);
+std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version, RedisTier* tier) {
+  return std::make_unique<TieredZset>(version, tier);
 }
 
 }  // namespace kvlab::encodings

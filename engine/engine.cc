@@ -63,6 +63,20 @@ std::array<unsigned char, 32> Sha256(std::string_view data) {
   return digest;
 }
 
+// The Redis-tier roles a version keeps state in, from its registry row: the cache for cache
+// versions; the store and the cache (members of long refs) for store versions.
+std::vector<TierRole> TierRolesOf(encodings::TierUse use) {
+  switch (use) {
+    case encodings::TierUse::kNone:
+      return {};
+    case encodings::TierUse::kCache:
+      return {TierRole::kCache};
+    case encodings::TierUse::kStore:
+      return {TierRole::kStore, TierRole::kCache};
+  }
+  return {};
+}
+
 bool ArityOk(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
@@ -76,6 +90,7 @@ Engine::Engine(KvStore* store, EngineOptions options)
       own_tier_(options_.tier == nullptr ? std::make_unique<RedisTier>(options_.tier_options)
                                          : nullptr),
       tier_(options_.tier != nullptr ? options_.tier : own_tier_.get()),
+      meta_cache_(tier_),
       codec_(options_.keys),
       versions_(clock_),
       commands_(CommandTable::Get()),
@@ -89,7 +104,10 @@ Engine::Engine(KvStore* store, EngineOptions options)
     if (row.tier != encodings::TierUse::kNone && tier_ == nullptr) continue;
     auto& by_id = types_[static_cast<uint8_t>(row.type)].by_id;
     if (by_id.size() <= row.id) by_id.resize(row.id + 1);
-    std::unique_ptr<encodings::TypeEncoding> encoding = row.factory();
+    // Only the versions that use the tier are given it (their row says so).
+    encodings::EncodingDeps deps;
+    if (row.tier != encodings::TierUse::kNone) deps.tier = tier_;
+    std::unique_ptr<encodings::TypeEncoding> encoding = row.factory(deps);
     if (row.type == KeyType::kHash && options_.hash_decorator) {
       // The registry makes hash rows' encodings HashEncodings (encoding_table.cc).
       std::unique_ptr<HashEncoding> hash(static_cast<HashEncoding*>(encoding.release()));
@@ -103,6 +121,10 @@ Engine::Engine(KvStore* store, EngineOptions options)
         it != options_.versions.end() ? it->second : registry_.DefaultVersion(type.type).id);
   }
   RegisterConfig();
+}
+
+encodings::KeyMetaCache* Engine::MetaCacheForCommand() {
+  return tier_ != nullptr && tier_->meta_cache() ? &meta_cache_ : nullptr;
 }
 
 Engine::~Engine() {
@@ -151,8 +173,9 @@ Status Engine::CheckTier(encodings::KeyType type, uint8_t version) const {
     return Status::InvalidArgument("no " + std::string(t ? t->name : "such type") +
                                    " encode-version " + std::to_string(version));
   }
-  const std::string_view name = registry_.Find(type, version)->name;
-  for (TierRole role : e->tier_roles()) {
+  const encodings::EncodingSpec* row = registry_.Find(type, version);
+  const std::string_view name = row->name;
+  for (TierRole role : TierRolesOf(row->tier)) {
     Status s = tier_->Probe(role);
     if (!s.ok()) {
       return Status::Unavailable(std::string(t->name) + " encode-version " + std::string(name) +
@@ -327,7 +350,8 @@ void Engine::ReconcileUncertain() {
     KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
     guard.Add(k.db, k.key);
     guard.Lock();
-    KvTxn txn(store_, &codec_, &registry_, &versions_, k.db, clock_->NowMillis(), tier_);
+    KvTxn txn(store_, &codec_, &registry_, &versions_, k.db, clock_->NowMillis(),
+              MetaCacheForCommand());
     KeyHandle h;
     h.key = k.key;
     bool exists = false;
@@ -415,7 +439,8 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   PhysicalCounters physical_before;
   if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
 
-  KvTxn txn(&counting, &codec_, &registry_, &versions_, session.db, clock_->NowMillis(), tier_);
+  KvTxn txn(&counting, &codec_, &registry_, &versions_, session.db, clock_->NowMillis(),
+            MetaCacheForCommand());
   CommandContext ctx(this, &session, &argv, &txn);
   spec.handler(ctx);
   // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
@@ -483,8 +508,9 @@ bool CommandContext::Load(std::string_view key, KeyType type, KeyHandle* h, bool
   }
   // A zset whose store write had an unknown outcome, or whose meta predates its count: make KV
   // agree with the store before the command reads either (one atomic load when none is).
-  if (*exists && type == KeyType::kZset && txn_->tier() != nullptr) {
-    const bool uncertain = txn_->tier()->IsUncertain(txn_->TierPrefix(*h));
+  if (*exists && type == KeyType::kZset && engine_->tier() != nullptr) {
+    const bool uncertain = engine_->tier()->IsUncertain(
+        redis::TierKeyPrefix(txn_->codec().Namespace(txn_->db()), h->key, h->meta.key_version));
     if (uncertain || !h->meta.count_known) {
       if (!Check(Zset(h->meta).Reconcile(*txn_, h, uncertain, exists))) return false;
     }

@@ -31,6 +31,7 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/key_codec.h"
 #include "encodings/key_version.h"
+#include "encodings/meta_cache.h"
 #include "encodings/registry.h"
 #include "encodings/type_encoding.h"
 #include "encodings/zset_encoding.h"
@@ -209,6 +210,8 @@ class Engine {
   // Reconciles the zset v3 keys whose store write had an unknown outcome (RedisTier): one pass,
   // on the reconciler thread, which WakeReconciler starts on first use.
   void ReconcileUncertain();
+  // The key-meta cache a command's KvTxn consults: null while kv.key.meta.cache.enable is off.
+  encodings::KeyMetaCache* MetaCacheForCommand();
   void WakeReconciler();
   // Runs the command; *ready_keys gets the keys it made ready for blocked clients (once it has
   // committed; CommandContext::KeyReady).
@@ -221,6 +224,7 @@ class Engine {
   const encodings::Clock* clock_;
   std::unique_ptr<redis::RedisTier> own_tier_;
   redis::RedisTier* tier_;
+  encodings::TierMetaCache meta_cache_;  // kv.key.meta.cache.enable
   const encodings::KeyCodec codec_;
   encodings::KeyVersionGenerator versions_;
   const CommandTable& commands_;

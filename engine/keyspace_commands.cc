@@ -159,7 +159,7 @@ void TtlGeneric(CommandContext& ctx, bool millis, bool absolute) {
 // FLUSHALL is run again.
 void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
   const KeyCodec& codec = ctx.txn().codec();
-  if (RedisTier* tier = ctx.txn().tier()) {
+  if (RedisTier* tier = ctx.engine().tier()) {
     for (int db = first_db; db <= last_db; ++db) {
       const std::string ns = "c#" + codec.Namespace(static_cast<uint8_t>(db));
       bool store_touched = false;

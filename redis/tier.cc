@@ -7,23 +7,6 @@ namespace kvlab::redis {
 
 using resp::Reply;
 
-TierCounts& TierCounts::operator+=(const TierCounts& o) {
-  round_trips += o.round_trips;
-  commands += o.commands;
-  cache_hits += o.cache_hits;
-  cache_misses += o.cache_misses;
-  degraded += o.degraded;
-  return *this;
-}
-
-std::vector<std::pair<const char*, uint64_t>> TierCounts::Fields() const {
-  return {{"tier_round_trips", round_trips},
-          {"tier_commands", commands},
-          {"cache_hits", cache_hits},
-          {"cache_misses", cache_misses},
-          {"cache_degraded", degraded}};
-}
-
 std::string TierKeyPrefix(std::string_view ns, std::string_view key, uint64_t key_version) {
   std::string out = "c#";
   out.append(ns);

@@ -38,23 +38,12 @@
 #include "base/status.h"
 #include "redis/client.h"
 #include "redis/server_process.h"
+#include "redis/tier_counts.h"
 #include "resp/reply.h"
 
 namespace kvlab::redis {
 
 enum class TierRole { kCache, kStore };
-
-// What one command cost in the Redis tier.
-struct TierCounts {
-  uint64_t round_trips = 0;  // pipelines sent
-  uint64_t commands = 0;     // Redis commands in them
-  uint64_t cache_hits = 0;
-  uint64_t cache_misses = 0;
-  uint64_t degraded = 0;  // cache reads or writes skipped because the cache was unusable
-  TierCounts& operator+=(const TierCounts& o);
-  bool operator==(const TierCounts&) const = default;
-  std::vector<std::pair<const char*, uint64_t>> Fields() const;
-};
 
 struct RedisTierOptions {
   std::string cache_url;  // empty: a private redis-server, started on first use

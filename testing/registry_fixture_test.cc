@@ -44,7 +44,9 @@ EncodingSpec FixtureRow() {
           /*uses_reverse_scan=*/false,
           {SubKeyTag::kField},
           /*deviations=*/{},
-          [] { return std::unique_ptr<TypeEncoding>(encodings::NewCountedHashEncoding(4)); }};
+          [](const encodings::EncodingDeps&) {
+            return std::unique_ptr<TypeEncoding>(encodings::NewCountedHashEncoding(4));
+          }};
 }
 
 const EncodingRegistry& Fixture() {

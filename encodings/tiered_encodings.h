@@ -1,0 +1,27 @@
+// The factories of the encode-versions that keep state in the Redis tier (their registry rows'
+// `tier` is not TierUse::kNone). They are built in the kvlab_encodings library, which links the
+// tier; the KV-only versions (hash_encoding.h, zset_encoding.h) are in kvlab_encodings_kv, which
+// does not (encodings/CMakeLists.txt).
+//
+// Common REQUIRES: `tier` is not null and outlives the encoding.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "encodings/hash_encoding.h"
+#include "encodings/zset_encoding.h"
+#include "redis/tier.h"
+
+namespace kvlab::encodings {
+
+// Hash v2 and v3: `inner` (counted or blind) plus the hget and hgetall caches. v3's HLEN asks
+// the whole-hash cache first (length_from_cache).
+std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding> inner,
+                                                    uint8_t version, bool length_from_cache,
+                                                    redis::RedisTier* tier);
+
+// Zset v1, v2 and v3 (zset_tiered.cc).
+std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version, redis::RedisTier* tier);
+
+}  // namespace kvlab::encodings
