@@ -29,20 +29,44 @@ const EncodingRegistry& KvOnly() {
     auto* r = new EncodingRegistry();
     const Status s = EncodingRegistry::Make(
         {{KeyType::kHash, "hash", "h", "hash"}, {KeyType::kZset, "zset", "z", "sorted-set"}},
-        {EncodingSpec{KeyType::kHash, 0, "0", "counted", "#000001", true, TierUse::kNone, false,
-                      {SubKeyTag::kField}, {},
+        {EncodingSpec{KeyType::kHash,
+                      0,
+                      "0",
+                      "counted",
+                      "#000001",
+                      true,
+                      TierUse::kNone,
+                      false,
+                      {SubKeyTag::kField},
+                      {},
                       [](const EncodingDeps& deps) {
                         EXPECT_EQ(deps.tier, nullptr);
                         return std::unique_ptr<TypeEncoding>(NewCountedHashEncoding(0));
                       }},
-         EncodingSpec{KeyType::kHash, 1, "1", "blind", "#000002", false, TierUse::kNone, false,
-                      {SubKeyTag::kField}, {},
+         EncodingSpec{KeyType::kHash,
+                      1,
+                      "1",
+                      "blind",
+                      "#000002",
+                      false,
+                      TierUse::kNone,
+                      false,
+                      {SubKeyTag::kField},
+                      {},
                       [](const EncodingDeps& deps) {
                         EXPECT_EQ(deps.tier, nullptr);
                         return std::unique_ptr<TypeEncoding>(NewBlindHashEncoding(1));
                       }},
-         EncodingSpec{KeyType::kZset, 0, "0", "indexed", "#000003", true, TierUse::kNone, true,
-                      {SubKeyTag::kField, SubKeyTag::kScore}, {},
+         EncodingSpec{KeyType::kZset,
+                      0,
+                      "0",
+                      "indexed",
+                      "#000003",
+                      true,
+                      TierUse::kNone,
+                      true,
+                      {SubKeyTag::kField, SubKeyTag::kScore},
+                      {},
                       [](const EncodingDeps& deps) {
                         EXPECT_EQ(deps.tier, nullptr);
                         return std::unique_ptr<TypeEncoding>(NewIndexedZsetEncoding(0));

@@ -56,8 +56,7 @@ void TierMetaCache::Written(KvTxn& txn, std::string_view key, const std::string*
   // Only an entry that exists is rewritten, after the commit.
   CacheWriteAfterCommit(
       TierSession(tier_, &txn), name,
-      {{"SET", name, *bytes, "XX", "PX", std::to_string(tier_->meta_cache_ttl_ms.load())}},
-      {name});
+      {{"SET", name, *bytes, "XX", "PX", std::to_string(tier_->meta_cache_ttl_ms.load())}}, {name});
 }
 
 }  // namespace kvlab::encodings

@@ -27,8 +27,7 @@ class TierMetaCache final : public KeyMetaCache {
   // REQUIRES: tier is not null and outlives this cache.
   explicit TierMetaCache(redis::RedisTier* tier) : tier_(tier) {}
 
-  bool Read(KvTxn& txn, const std::vector<std::string_view>& keys,
-            const std::vector<size_t>& which,
+  bool Read(KvTxn& txn, const std::vector<std::string_view>& keys, const std::vector<size_t>& which,
             std::vector<std::optional<std::string>>* values) override;
   void Refill(KvTxn& txn, const std::vector<std::string_view>& keys,
               const std::vector<size_t>& which, const std::vector<size_t>& misses,
