@@ -62,7 +62,7 @@ Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uin
   OpCounts ops;
   CountingStore counting(store_, &ops);
   const int64_t now = clock_->NowMillis();
-  KvTxn txn(&counting, &codec_, &registry_, &versions_, db, now, tier_);
+  KvTxn txn(&counting, &codec_, &registry_, &versions_, db, now, MetaCacheForCommand());
   // The stored metas as they are (KvTxn::GetMetas would hide the expired ones).
   std::vector<std::string> meta_keys;
   meta_keys.reserve(keys.size());
