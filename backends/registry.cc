@@ -36,10 +36,6 @@ OpenFn FindBackend(const std::string& name) {
 
 using FormatRecord = std::vector<std::pair<std::string, std::string>>;
 
-std::string MarkerTextV1(const std::string& backend) {
-  return "kvlab-store 1\nbackend " + backend + "\n";
-}
-
 std::string MarkerText(const std::string& backend, const FormatRecord& format) {
   std::string text = "kvlab-store 2\nbackend " + backend + "\n";
   for (const auto& [name, value] : format) text += "format " + name + " " + value + "\n";

@@ -86,7 +86,9 @@ class KvOnlyTest : public ::testing::Test {
   void Command(const std::function<void(KvTxn&)>& body) {
     KvTxn txn(store_->store(), &codec_, &KvOnly(), &versions_, 0, clock_.NowMillis());
     body(txn);
-    if (!txn.batch().empty()) ASSERT_TRUE(store_->store()->Write(txn.batch()).ok());
+    if (!txn.batch().empty()) {
+      ASSERT_TRUE(store_->store()->Write(txn.batch()).ok());
+    }
     for (auto& step : txn.after_commit()) ASSERT_TRUE(step().ok());
     EXPECT_EQ(txn.tier_counts(), redis::TierCounts());
   }
