@@ -83,6 +83,21 @@ std::vector<EncodingSpec> Rows() {
              NewBlindHashEncoding(3), 3, /*length_from_cache=*/true, deps.tier));
        }},
 
+      // Kvrocks/NeoKV's layout (../shared/spec/004_*, docs/encodings.md "Hash kvrocks"): the id is
+      // the Kvrocks flags byte of a hash (key_meta.h), which its key-metas start with.
+      {KeyType::kHash,
+       KvrocksFlags(KeyType::kHash),
+       "kvrocks",
+       "Kvrocks/NeoKV: flags, expiry, version and a 64-bit size in the key-meta; counted like h0, "
+       "and HSET writes no field whose value is unchanged",
+       "#0f7b7b",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {kField},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewKvrocksHashEncoding()); }},
+
       // Sorted set (../shared/spec/000_*, docs/encodings.md "Zset v0".."Zset v3").
       {KeyType::kZset,
        0,
@@ -144,6 +159,23 @@ std::vector<EncodingSpec> Rows() {
          return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3, deps.tier));
        },
        /*count_added_later=*/true},
+
+      // Kvrocks/NeoKV's layout (../shared/spec/004_*, docs/encodings.md "Zset kvrocks"): z0's
+      // member records and score index, which are the spec's DATA_CF and REDIS_ZSET_SCORE_CF keys,
+      // under the Kvrocks key-meta (flags byte 0x85 = the id).
+      {KeyType::kZset,
+       KvrocksFlags(KeyType::kZset),
+       "kvrocks",
+       "Kvrocks/NeoKV: flags, expiry, version and a 64-bit size in the key-meta; member records "
+       "and a score index in KV, as z0",
+       "#e7298a",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/true,
+       {kField, kScore},
+       {"zset-negative-zero-score", "zset-negative-zero-increment",
+        "zset-zscan-integral-score-text"},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewKvrocksZsetEncoding()); }},
 
       // List (../shared/spec/004_*, docs/encodings.md "List v0", "List v1"). Camellia has no
       // list; both are kvlab's, from Kvrocks/NeoKV's head/tail metadata.

@@ -12,6 +12,9 @@
 //       deviation); HLEN counts by a prefix scan.
 //   v2  v0 plus a Redis cache of fields and of whole hashes.
 //   v3  v1 plus the same Redis cache.
+//   kvrocks  Kvrocks/NeoKV's layout (004_*): v0's field records (byte for byte the spec's
+//            DATA_CF sub-keys) under Kvrocks's key-meta (key_meta.h); HSET skips fields whose
+//            value is unchanged, as Kvrocks's Hash::MSet does.
 //
 // Common REQUIREs of every method: `h` holds the live key-meta of a hash of this encoding's
 // version, or, for writes only, a new one (h->is_new) from KvTxn::NewMeta.
@@ -74,6 +77,9 @@ class HashEncoding : public TypeEncoding {
 // `version` is the encode-version byte the encoding reports.
 std::unique_ptr<HashEncoding> NewCountedHashEncoding(uint8_t version);
 std::unique_ptr<HashEncoding> NewBlindHashEncoding(uint8_t version);
+// kvrocks: the counted logic under Kvrocks's key-meta (flags 0x82, u64 size), writing no field
+// whose value an HSET leaves as it was.
+std::unique_ptr<HashEncoding> NewKvrocksHashEncoding();
 // v2 and v3 (the KV-only logic above plus a Redis cache) are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

@@ -1,7 +1,10 @@
-// Hash v0 (counted) and v1 (blind writes), stored in the KV store only.
+// Hash v0 (counted), v1 (blind writes) and kvrocks (counted, Kvrocks's key-meta), stored in the
+// KV store only.
 //
 //   key-meta  m# ... -> version | 2 | key-version | expire | [count u32, v0 only]
+//             kvrocks: 0x82 | expire (0 = none) | key-version | size u64 (key_meta.h)
 //   field     s# ... | key-version | field -> value
+//             (kvrocks: 004_*'s DATA_CF sub-key, metadata key prefix | version | field)
 //
 // KV operations per command: docs/amplification.md, checked by amplification_test.cc.
 #include <unordered_map>
@@ -92,11 +95,14 @@ class KvHashBase : public HashEncoding {
   const uint8_t version_;
 };
 
-// v0 (and the KV half of v2): the element count lives in the key-meta, and every write first
-// reads which of its fields exist, so that replies and the count stay exact.
+// v0 (and the KV half of v2), and kvrocks: the element count lives in the key-meta, and every
+// write first reads which of its fields exist, so that replies and the count stay exact. With
+// skip_unchanged (Kvrocks's Hash::MSet), HSET writes no field whose stored value it already
+// holds: the read it does anyway tells it.
 class CountedHash final : public KvHashBase {
  public:
-  using KvHashBase::KvHashBase;
+  CountedHash(uint8_t version, bool skip_unchanged)
+      : KvHashBase(version), skip_unchanged_(skip_unchanged) {}
 
   Status Length(KvTxn&, const KeyHandle& h, uint64_t* length) override {
     *length = h.meta.count;
@@ -109,6 +115,7 @@ class CountedHash final : public KvHashBase {
     const auto distinct = Distinct(pairs);
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, *h);
     std::vector<bool> exists(distinct.size(), false);
+    std::vector<bool> unchanged(distinct.size(), false);
     if (!h->is_new) {
       // A new key has a fresh key-version: none of its fields can exist yet.
       std::vector<std::string_view> fields;
@@ -116,11 +123,15 @@ class CountedHash final : public KvHashBase {
       for (const auto& fv : distinct) fields.push_back(fv.first);
       std::vector<std::optional<std::string>> found;
       KVLAB_RETURN_IF_ERROR(ReadPoints(txn.kv(), prefix, fields, &found));
-      for (size_t i = 0; i < found.size(); ++i) exists[i] = found[i].has_value();
+      for (size_t i = 0; i < found.size(); ++i) {
+        exists[i] = found[i].has_value();
+        if (skip_unchanged_ && exists[i] && *found[i] == distinct[i].second) unchanged[i] = true;
+      }
     }
     int64_t added = 0;
     std::string sub_key;
     for (size_t i = 0; i < distinct.size(); ++i) {
+      if (unchanged[i]) continue;
       sub_key.assign(prefix).append(distinct[i].first);
       txn.batch().Put(sub_key, distinct[i].second);
       if (!exists[i]) ++added;
@@ -148,13 +159,13 @@ class CountedHash final : public KvHashBase {
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, *h);
     std::vector<std::optional<std::string>> found;
     KVLAB_RETURN_IF_ERROR(ReadPoints(txn.kv(), prefix, distinct, &found));
-    uint32_t removed = 0;
+    uint64_t removed = 0;
     for (size_t i = 0; i < distinct.size(); ++i) {
       if (!found[i]) continue;
       txn.batch().Delete(prefix + std::string(distinct[i]));
       ++removed;
     }
-    *reply = removed;
+    *reply = static_cast<int64_t>(removed);
     if (removed == 0) return Status::OK();
     if (removed >= h->meta.count) {
       txn.DeleteMeta(h->key);  // the hash is empty: the key no longer exists
@@ -168,13 +179,16 @@ class CountedHash final : public KvHashBase {
  private:
   static Status AddToCount(KvTxn& txn, KeyHandle* h, int64_t added) {
     if (added == 0 && !h->is_new) return Status::OK();
-    if (h->meta.count + static_cast<uint64_t>(added) > UINT32_MAX) {
-      return Status::InvalidArgument("a hash of this encoding holds at most 4294967295 fields");
+    if (static_cast<uint64_t>(added) > h->meta.MaxCount() - h->meta.count) {
+      return Status::InvalidArgument("a hash of this encoding holds at most " +
+                                     std::to_string(h->meta.MaxCount()) + " fields");
     }
-    h->meta.count += static_cast<uint32_t>(added);
+    h->meta.count += static_cast<uint64_t>(added);
     txn.PutMeta(h);
     return Status::OK();
   }
+
+  const bool skip_unchanged_;
 };
 
 // v1 (and the KV half of v3): no count. Writes are blind, so HSET and HDEL cannot know how many
@@ -240,7 +254,11 @@ class BlindHash final : public KvHashBase {
 }  // namespace
 
 std::unique_ptr<HashEncoding> NewCountedHashEncoding(uint8_t version) {
-  return std::make_unique<CountedHash>(version);
+  return std::make_unique<CountedHash>(version, /*skip_unchanged=*/false);
+}
+
+std::unique_ptr<HashEncoding> NewKvrocksHashEncoding() {
+  return std::make_unique<CountedHash>(KvrocksFlags(KeyType::kHash), /*skip_unchanged=*/true);
 }
 
 std::unique_ptr<HashEncoding> NewBlindHashEncoding(uint8_t version) {

@@ -21,7 +21,88 @@ const char* KeyTypeName(KeyType type) {
   return "none";
 }
 
+uint8_t KvrocksTypeOf(KeyType type) {
+  switch (type) {
+    case KeyType::kString:
+      return 1;
+    case KeyType::kHash:
+      return 2;
+    case KeyType::kList:
+      return 3;
+    case KeyType::kSet:
+      return 4;
+    case KeyType::kZset:
+      return 5;
+  }
+  return 0;
+}
+
+namespace {
+
+// The KeyType of a Kvrocks flags byte's type bits, or false for kRedisNone and unknown types.
+bool KeyTypeOfKvrocks(uint8_t flags, KeyType* type) {
+  for (KeyType t :
+       {KeyType::kString, KeyType::kHash, KeyType::kList, KeyType::kSet, KeyType::kZset}) {
+    if (KvrocksTypeOf(t) == (flags & kKvrocksTypeMask)) {
+      *type = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+// 004_*'s RedisMetadata::encode: flags | expire (0 = none) | version | size [| head | tail].
+std::string EncodeKvrocks(const KeyMeta& m) {
+  std::string out;
+  out.reserve(KeyMeta::kKvrocksHeaderBytes + 8 + (m.type == KeyType::kList ? 16 : 0));
+  out.push_back(static_cast<char>(m.encode_version));
+  PutFixed64BE(&out, m.has_expire() ? static_cast<uint64_t>(m.expire_ms) : 0);
+  PutFixed64BE(&out, m.key_version);
+  PutFixed64BE(&out, m.count);
+  if (m.type == KeyType::kList) {
+    PutFixed64BE(&out, m.list_head);
+    PutFixed64BE(&out, m.list_tail);
+  }
+  return out;
+}
+
+Status DecodeKvrocks(std::string_view bytes, const EncodingRegistry& registry, KeyMeta* meta) {
+  const auto flags = static_cast<uint8_t>(bytes[0]);
+  KeyType type;
+  if ((flags & ~(kKvrocksMarker | kKvrocksTypeMask)) != 0 || !KeyTypeOfKvrocks(flags, &type)) {
+    return Status::Corruption("Kvrocks key-meta has unknown flags " + std::to_string(flags));
+  }
+  const EncodingSpec* row = type == KeyType::kString ? nullptr : registry.Find(type, flags);
+  if (row == nullptr) {
+    return Status::Corruption(std::string("Kvrocks key-meta of a ") + KeyTypeName(type) +
+                              ", which this registry has no Kvrocks version of");
+  }
+  const size_t size = KeyMeta::kKvrocksHeaderBytes + 8 + (type == KeyType::kList ? 16 : 0);
+  if (bytes.size() != size) {
+    return Status::Corruption(std::string("Kvrocks key-meta of a ") + KeyTypeName(type) + " is " +
+                              std::to_string(bytes.size()) + " bytes, not " + std::to_string(size));
+  }
+  const uint64_t expire = DecodeFixed64BE(bytes.data() + 1);
+  meta->encode_version = flags;
+  meta->type = type;
+  meta->counted = true;
+  meta->count_known = true;
+  meta->expire_ms = expire == 0 ? KeyMeta::kNoExpire : static_cast<int64_t>(expire);
+  meta->key_version = DecodeFixed64BE(bytes.data() + 9);
+  meta->count = DecodeFixed64BE(bytes.data() + 17);
+  meta->value.clear();
+  meta->list_head = meta->list_tail = 0;
+  if (type == KeyType::kList) {
+    meta->list_head = DecodeFixed64BE(bytes.data() + 25);
+    meta->list_tail = DecodeFixed64BE(bytes.data() + 33);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 std::string KeyMeta::Encode() const {
+  if (kvrocks_layout()) return EncodeKvrocks(*this);
   std::string out;
   out.reserve(kHeaderBytes + (type == KeyType::kString ? value.size() : 4));
   out.push_back(static_cast<char>(encode_version));
@@ -31,7 +112,7 @@ std::string KeyMeta::Encode() const {
   if (type == KeyType::kString) {
     out.append(value);
   } else if (has_count()) {
-    PutFixed32BE(&out, count);
+    PutFixed32BE(&out, static_cast<uint32_t>(count));
   }
   if (type == KeyType::kList) {
     PutFixed64BE(&out, list_head);
@@ -41,6 +122,9 @@ std::string KeyMeta::Encode() const {
 }
 
 Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry, KeyMeta* meta) {
+  if (!bytes.empty() && IsKvrocksId(static_cast<uint8_t>(bytes[0]))) {
+    return DecodeKvrocks(bytes, registry, meta);
+  }
   if (bytes.size() < kHeaderBytes) {
     return Status::Corruption("key-meta of " + std::to_string(bytes.size()) +
                               " bytes is too short");

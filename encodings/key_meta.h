@@ -1,11 +1,15 @@
 // KeyMeta: the one record every Redis key has, at KeyCodec::MetaKey.
 //
-// Value layout (big-endian; sizes in bytes; the spec's tables say "bit" but mean bytes):
+// Two value layouts, told apart by bit 7 of the first byte (big-endian; sizes in bytes; the
+// spec's tables say "bit" but mean bytes). The registry row of the key's version says which
+// (registry.h): a row whose id has bit 7 set is a Kvrocks/NeoKV row, and its id is the flags byte.
+//
+// Camellia (../shared/spec/000_*), ids 0x00-0x7f:
 //
 //   encode-version (1) | key-type (1) | key-version (8) | expire-time (8) | extra
 //
 //   encode-version  the encoding the key was created with: the id of its registry row
-//                   (registry.h; hash 0-3, zset 0-3), 0 for strings.
+//                   (registry.h; hash 0-3, zset 0-3), 0 for strings. Below 0x80.
 //                   A key keeps it for life; the runtime switch only affects new keys.
 //   key-type        KeyType below.
 //   key-version     unique and monotonic (KeyVersionGenerator); sub-keys carry it.
@@ -17,6 +21,25 @@
 //                   list (every version): count (u32) | head (u64) | tail (u64), the
 //                   element indexes of 004_*'s list metadata (list_encoding.h says what each
 //                   version keeps in them).
+//
+// Kvrocks/NeoKV (../shared/spec/004_*, RedisMetadata::encode), the rows named "kvrocks":
+//
+//   flags (1) | expire-time (8) | key-version (8) | size (8) [| head (8) | tail (8)]
+//
+//   flags           0x80 (the 64-bit encoding marker, always set) | the Kvrocks type in the low
+//                   4 bits (KvrocksTypeOf: hash 2, list 3, set 4, zset 5); bits 4-6 are 0.
+//                   It is also the encode-version id of the key's registry row, so a type has
+//                   at most one Kvrocks version (the flags byte has no room for more).
+//   expire-time     absolute Unix time in ms, unsigned; 0 when the key has no TTL (Kvrocks's
+//                   convention; kvlab never stores an expiry at or before the epoch: a key
+//                   given one is deleted at once).
+//   key-version     as above: 004_*'s microsecond timestamp and counter.
+//   size            the element count, u64.
+//   list only       then head (u64) | tail (u64), as in Camellia's layout above.
+//
+// Camellia's first byte is an encode-version below 0x80 and never has the marker bit, so one
+// Decode reads both families: the engine runs keys of every family side by side, and each key
+// keeps the family that created it.
 //
 // zset v3's count is kvlab's, not the spec's: the zset itself lives only in the store Redis,
 // and the count in KV is what lets kvlab notice that the store lost it (docs/engine.md). A
@@ -47,8 +70,20 @@ const char* KeyTypeName(KeyType type);
 
 class EncodingRegistry;
 
+// The Kvrocks/NeoKV layout (004_*). DO NOT CHANGE: these reach disk.
+inline constexpr uint8_t kKvrocksMarker = 0x80;    // METADATA_64BIT_ENCODING_MASK
+inline constexpr uint8_t kKvrocksTypeMask = 0x0f;  // METADATA_TYPE_MASK
+// Whether an encode-version id (the first byte of a key-meta) is a Kvrocks flags byte.
+inline constexpr bool IsKvrocksId(uint8_t id) { return (id & kKvrocksMarker) != 0; }
+// Kvrocks's RedisType of a key type (string 1, hash 2, list 3, set 4, zset 5): its numbering
+// differs from KeyType's.
+uint8_t KvrocksTypeOf(KeyType type);
+// The flags byte of a Kvrocks key-meta of this type: the id of the type's Kvrocks row.
+inline uint8_t KvrocksFlags(KeyType type) { return kKvrocksMarker | KvrocksTypeOf(type); }
+
 struct KeyMeta {
-  static constexpr size_t kHeaderBytes = 18;
+  static constexpr size_t kHeaderBytes = 18;         // Camellia: version, type, key-version, expiry
+  static constexpr size_t kKvrocksHeaderBytes = 17;  // Kvrocks: flags, expiry, key-version
   static constexpr int64_t kNoExpire = -1;
 
   uint8_t encode_version = 0;
@@ -58,7 +93,8 @@ struct KeyMeta {
   // Whether the version keeps an element count (its registry row's meta_has_count): set by
   // KvTxn::NewMeta and by Decode.
   bool counted = false;
-  uint32_t count = 0;  // meaningful only when has_count()
+  // Meaningful only when has_count(). At most MaxCount(): the layout's count field bounds it.
+  uint64_t count = 0;
   // False only for a meta of a count_added_later version (registry.h; zset v3) written before
   // that version kept a count (no extra bytes). Not encoded: Encode always writes the count.
   bool count_known = true;
@@ -68,9 +104,17 @@ struct KeyMeta {
   std::string value;  // strings only
 
   bool has_count() const { return counted; }
+  bool kvrocks_layout() const { return IsKvrocksId(encode_version); }
+  // The largest element count the layout records: u32 in Camellia's, and in Kvrocks's (u64) the
+  // largest a Redis integer reply holds.
+  uint64_t MaxCount() const {
+    return kvrocks_layout() ? uint64_t{INT64_MAX} : uint64_t{UINT32_MAX};
+  }
   bool has_expire() const { return expire_ms != kNoExpire; }
   bool ExpiredAt(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
 
+  // REQUIRES: a Kvrocks-layout meta (kvrocks_layout()) is not a string's, is counted, and has
+  // no expiry or one after the epoch.
   std::string Encode() const;
   // Fails with Corruption when the bytes are not a key-meta of a string or of a type and
   // version of `registry`.

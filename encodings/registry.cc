@@ -92,6 +92,17 @@ Status EncodingRegistry::Make(std::vector<TypeSpec> types, std::vector<EncodingS
       return Status::InvalidArgument(what + ": colour '" + std::string(r.color) +
                                      "' is not a fresh #rrggbb (lower case)");
     }
+    if (IsKvrocksId(r.id)) {
+      // The id is the Kvrocks flags byte every key-meta of the version starts with (key_meta.h).
+      if (r.id != KvrocksFlags(r.type)) {
+        return Status::InvalidArgument(what + ": an id with bit 7 set is a Kvrocks flags byte; a " +
+                                       std::string(t->name) + "'s is " +
+                                       std::to_string(KvrocksFlags(r.type)));
+      }
+      if (!r.meta_has_count || r.count_added_later) {
+        return Status::InvalidArgument(what + ": a Kvrocks key-meta always keeps the size");
+      }
+    }
     if (r.factory == nullptr) return Status::InvalidArgument(what + ": no factory");
     if (r.sub_keys.empty()) return Status::InvalidArgument(what + ": no sub-key kinds");
   }

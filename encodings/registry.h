@@ -71,7 +71,9 @@ struct TypeSpec {
 struct EncodingSpec {
   KeyType type;
   // The encode-version byte written in the key-meta of every key of this version. It reaches
-  // disk: DO NOT CHANGE the id of a released row.
+  // disk: DO NOT CHANGE the id of a released row. It also says the key-meta's layout
+  // (key_meta.h): Camellia's ids are below 0x80; a Kvrocks/NeoKV row's id is the Kvrocks flags
+  // byte of its type (KvrocksFlags: 0x80 | Kvrocks's type number), so a type has at most one.
   uint8_t id;
   // The version's name wherever a user names it. Unique within the type; [a-z0-9-]+.
   std::string_view name;
@@ -79,8 +81,9 @@ struct EncodingSpec {
   std::string_view summary;
   // The version's colour in every plot, "#rrggbb"; distinct across all rows.
   std::string_view color;
-  // The key-meta carries an element count (u32 after the header): HLEN/ZCARD are free and
-  // write replies are exact, at the price of reading before writing.
+  // The key-meta carries an element count (u32 after Camellia's header, u64 in Kvrocks's):
+  // HLEN/ZCARD are free and write replies are exact, at the price of reading before writing.
+  // Kvrocks rows always have it.
   bool meta_has_count;
   TierUse tier;
   // Its plans differ when the store lacks reverse scan (TiKV-like stores): the amplification

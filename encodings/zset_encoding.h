@@ -10,6 +10,8 @@
 //   v1  s# in KV, the whole zset cached in Redis.
 //   v2  s# (+ i# for long members) in KV, a zset of refs cached in Redis.
 //   v3  the zset of refs stored in Redis, i# for long members in KV, no count.
+//   kvrocks  Kvrocks/NeoKV's layout (004_*): v0's s# and k# records (byte for byte the spec's
+//            DATA_CF and REDIS_ZSET_SCORE_CF keys) under Kvrocks's key-meta (key_meta.h).
 //
 // Scores reaching an encoding are never NaN and never -0 (the engine normalises -0 to +0).
 // Common REQUIREs: `h` holds the live key-meta of a zset of this encoding's version, or, for
@@ -143,6 +145,9 @@ bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first,
 
 // v0: s# + k# in KV, count in the meta. `version` is the encode-version byte it reports.
 std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version);
+// kvrocks: v0's logic under Kvrocks's key-meta (flags 0x85, u64 size); Kvrocks's ZADD reads
+// each member, as v0's does, and rewrites only the members whose score changes.
+std::unique_ptr<ZsetEncoding> NewKvrocksZsetEncoding();
 // v1, v2 and v3, the Redis-tier versions, are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

@@ -1,8 +1,10 @@
-// Zset v0: member -> score and a score index, both in KV; the count in the key-meta.
+// Zset v0 and kvrocks: member -> score and a score index, both in KV; the count in the key-meta.
 //
 //   key-meta  m# ... -> 0 | 3 | key-version | expire | count u32
+//             kvrocks: 0x85 | expire (0 = none) | key-version | size u64 (key_meta.h)
 //   member    s# ... | key-version | member -> score (8 bytes, score_codec.h)
 //   index     k# ... | key-version | score (8 bytes, score_codec.h) | member -> ""
+//             (kvrocks: s# is 004_*'s DATA_CF and k# its REDIS_ZSET_SCORE_CF, byte for byte)
 //
 // Score order is k# order, so rank and score ranges walk k#; lex ranges walk s# (member order,
 // which is the zset's order when all scores are equal, the only case where Redis defines them).
@@ -50,10 +52,11 @@ class IndexedZset final : public ZsetEncoding {
     }
     // No new member: the count is unchanged, and a new key stays absent (ZADD XX).
     if (result->added == 0) return Status::OK();
-    if (h->meta.count + static_cast<uint64_t>(result->added) > UINT32_MAX) {
-      return Status::InvalidArgument("a zset of this encoding holds at most 4294967295 members");
+    if (static_cast<uint64_t>(result->added) > h->meta.MaxCount() - h->meta.count) {
+      return Status::InvalidArgument("a zset of this encoding holds at most " +
+                                     std::to_string(h->meta.MaxCount()) + " members");
     }
-    h->meta.count += static_cast<uint32_t>(result->added);
+    h->meta.count += static_cast<uint64_t>(result->added);
     txn.PutMeta(h);
     return Status::OK();
   }
@@ -334,7 +337,7 @@ class IndexedZset final : public ZsetEncoding {
       txn.DeleteMeta(h->key);
       return Status::OK();
     }
-    h->meta.count -= static_cast<uint32_t>(victims.size());
+    h->meta.count -= victims.size();
     txn.PutMeta(h);
     return Status::OK();
   }
@@ -344,6 +347,10 @@ class IndexedZset final : public ZsetEncoding {
 
 std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version) {
   return std::make_unique<IndexedZset>(version);
+}
+
+std::unique_ptr<ZsetEncoding> NewKvrocksZsetEncoding() {
+  return std::make_unique<IndexedZset>(KvrocksFlags(KeyType::kZset));
 }
 
 }  // namespace kvlab::encodings
