@@ -62,7 +62,14 @@ bool IsUnorderedReply(const std::vector<std::string>& argv) {
   if (argv.empty()) return false;
   const std::string c = LowerCommand(argv[0]);
   if (c == "config") return argv.size() > 1 && LowerCommand(argv[1]) == "get";
-  return c == "hgetall" || c == "hkeys" || c == "hvals" || c == "keys";
+  return c == "hgetall" || c == "hkeys" || c == "hvals" || c == "keys" || c == "smembers" ||
+         c == "sinter" || c == "sunion" || c == "sdiff";
+}
+
+bool IsRandomReply(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  const std::string c = LowerCommand(argv[0]);
+  return c == "srandmember" || c == "spop";
 }
 
 bool IsScanCommand(const std::string& command) {

@@ -93,6 +93,70 @@ void Judge(const RunContext& context, const std::vector<std::string>& argv, cons
   out->subject = subject;
 }
 
+// The members a random reply names (one bulk, or an array of bulks). False for another shape.
+bool ChosenMembers(const Reply& r, std::vector<std::string>* out) {
+  out->clear();
+  if (r.type() == Reply::Type::kBulk) {
+    out->push_back(r.str());
+    return true;
+  }
+  if (r.type() != Reply::Type::kArray) return false;
+  for (const Reply& e : r.elements()) {
+    if (e.type() != Reply::Type::kBulk) return false;
+    out->push_back(e.str());
+  }
+  return true;
+}
+
+// Judges a random choice (SRANDMEMBER, SPOP): the subject's reply must be one Redis could have
+// given from the same state. Redis's own reply fixes the shape and the count; the subject's
+// members must be distinct where Redis's must be (SPOP, a positive count), and each one must be
+// a member of the set before the command. For SPOP the reference then pops what the subject
+// popped (Redis's choices go back, the subject's come out), so both hold the same set again.
+void JudgeRandom(const RunContext& context, ReplyTarget& reference,
+                 const std::vector<std::string>& argv, const Reply& redis_raw,
+                 const Reply& subject_raw, StepOutcome* out) {
+  const Reply redis = redis_raw.AsResp2(), subject = subject_raw.AsResp2();
+  std::vector<std::string> by_redis, by_subject;
+  if (argv.size() < 2 || redis.type() != subject.type() || !ChosenMembers(redis, &by_redis) ||
+      !ChosenMembers(subject, &by_subject) || by_redis.size() != by_subject.size()) {
+    return Judge(context, argv, redis_raw, subject_raw, out);  // compared as they are
+  }
+  const bool pop = LowerCommand(argv[0]) == "spop";
+  const bool distinct = pop || argv.size() < 3 || argv[2].empty() || argv[2][0] != '-';
+  std::vector<std::string> sorted = by_subject;
+  std::sort(sorted.begin(), sorted.end());
+  bool valid = !distinct || std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  const std::string& key = argv[1];
+  if (pop && !by_redis.empty()) {
+    std::vector<std::string> sadd = {"SADD", key};
+    sadd.insert(sadd.end(), by_redis.begin(), by_redis.end());
+    reference.Execute(sadd);
+  }
+  if (valid && !by_subject.empty()) {
+    std::vector<std::string> probe = {"SMISMEMBER", key};
+    probe.insert(probe.end(), by_subject.begin(), by_subject.end());
+    const Reply found = reference.Execute(probe);
+    valid = found.type() == Reply::Type::kArray && found.elements().size() == by_subject.size();
+    for (size_t i = 0; valid && i < by_subject.size(); ++i) {
+      valid =
+          found.elements()[i].type() == Reply::Type::kInteger && found.elements()[i].integer() == 1;
+    }
+  }
+  if (pop && !by_subject.empty()) {
+    // After a failure too: keep the two states as close as the subject's reply allows.
+    std::vector<std::string> srem = {"SREM", key};
+    srem.insert(srem.end(), by_subject.begin(), by_subject.end());
+    reference.Execute(srem);
+  }
+  Judge(context, argv, redis_raw, valid ? redis_raw : subject_raw, out);
+  if (!valid && out->verdict == Verdict::kFail) {
+    out->explanation +=
+        " (not a choice Redis could make: members must be distinct where Redis's "
+        "are, and each one a member of the set)";
+  }
+}
+
 void TierFailure(const std::vector<std::string>& argv, const Status& s, StepOutcome* out) {
   out->verdict = Verdict::kFail;
   out->argv = argv;
@@ -163,11 +227,21 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
       continue;
     }
     const Reply expected = RunOnReference(reference, step.argv);
+    const bool random = IsRandomReply(step.argv);
     if (context.tier == TierState::kWarm && IsReadOnlyCommand(step.argv[0])) {
-      Judge(context, step.argv, expected, Run(subject, step.argv), &outcome);  // fills the cache
+      const Reply warming = Run(subject, step.argv);  // fills the cache
+      if (random) {
+        JudgeRandom(context, reference, step.argv, expected, warming, &outcome);
+      } else {
+        Judge(context, step.argv, expected, warming, &outcome);
+      }
     }
     const Reply actual = Run(subject, step.argv);
-    Judge(context, step.argv, expected, actual, &outcome);
+    if (random) {
+      JudgeRandom(context, reference, step.argv, expected, actual, &outcome);
+    } else {
+      Judge(context, step.argv, expected, actual, &outcome);
+    }
     if (context.observe) context.observe(step.argv, expected, actual, outcome);
     out.steps.push_back(std::move(outcome));
   }

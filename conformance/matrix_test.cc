@@ -113,6 +113,7 @@ TEST(Matrix, ServerWithoutVersionsRunsOnceAsConfigured) {
   EXPECT_EQ(Labels(p), (std::vector<std::string>{"as configured"}));
   EXPECT_EQ(VersionLabel("hset", p[0]), "as configured");
   plan.versions["zset"] = {"0"};
+  plan.versions["set"] = {"0"};
   ASSERT_TRUE(PlanProfiles(plain, plan, &p).ok());
   EXPECT_EQ(Labels(p), (std::vector<std::string>{"as configured"}));
 }
@@ -223,6 +224,7 @@ TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
   plan.versions["hash"] = {"0", "1"};
   plan.versions["zset"] = {"0"};
   plan.versions["list"] = {"0"};
+  plan.versions["set"] = {"0"};
   plan.corpus = {Case("HSET h f v\nHGET h f\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
@@ -263,6 +265,7 @@ TEST(Matrix, BlindHashDeviatesAsCataloguedAndTheReportsSaySo) {
   plan.catalogue = &catalogue;
   plan.versions["hash"] = {"0", "1"};
   plan.versions["zset"] = {"0"};
+  plan.versions["set"] = {"0"};
   plan.corpus = {Case("HSET h a 1 b 2\nHSET h a 3 c 4\nHDEL h a x\nHGETALL h\nZADD z 1 m\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());

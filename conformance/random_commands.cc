@@ -16,7 +16,9 @@ using Words = std::vector<std::string>;
 const Words kHashKeys = {"h1", "h2"};
 const Words kZsetKeys = {"z1", "z2"};
 const Words kStringKeys = {"s1", "s2"};
-const Words kAllKeys = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "zw", "hw", ""};
+const Words kSetKeys = {"t1", "t2"};
+const Words kAllKeys = {"h1", "h2",    "z1", "z2", "l1", "s1", "s2",
+                        "x",  "nokey", "zw", "hw", "",   "t1"};
 // The 521-byte words share their first 520 bytes: past LMDB's 511-byte key limit, their records
 // land in one LongKeyStore bucket (backends/long_key_store.h).
 const Words kFields = {"f1",
@@ -154,7 +156,7 @@ Argv Scan(Gen& g) {
   if (g.Chance(40)) a.insert(a.end(), {"MATCH", g.Pick(kPatterns)});
   if (g.Chance(40)) a.insert(a.end(), {"COUNT", Number(g, Words{"1", "2", "10"})});
   if (g.Chance(30)) {
-    a.insert(a.end(), {"TYPE", g.Pick(Words{"string", "hash", "zset", "list", "nosuch"})});
+    a.insert(a.end(), {"TYPE", g.Pick(Words{"string", "hash", "zset", "list", "set", "nosuch"})});
   }
   return a;
 }
@@ -289,6 +291,34 @@ Argv BlockingPop(Gen& g, const char* cmd) {
   Argv a = {cmd, ListKey(g)};
   if (g.Chance(40)) a.push_back(ListKey(g));
   a.push_back(g.Pick(kBadTimeouts));
+  return a;
+}
+// Sets. Members come from the zset alphabet (empty, binary, long and LMDB-bucket members).
+Argv SetMembers(Gen& g, const char* cmd) {
+  Argv a = {cmd, Key(g, kSetKeys)};
+  for (uint64_t n = 1 + g.Below(3); n > 0; --n) a.push_back(g.Pick(kMembers));
+  return a;
+}
+Argv SetKeys(Gen& g, Argv a) {
+  for (uint64_t n = 1 + g.Below(3); n > 0; --n) a.push_back(Key(g, kSetKeys));
+  return a;
+}
+Argv SetCount(Gen& g, const char* cmd) {
+  Argv a = {cmd, Key(g, kSetKeys)};
+  if (g.Chance(60)) a.push_back(Number(g, Words{"1", "2", "0", "-1", "-5", "3", "10", "-20"}));
+  return a;
+}
+Argv Sintercard(Gen& g) {
+  const uint64_t keys = 1 + g.Below(3);
+  Argv a = {"SINTERCARD", g.Chance(92) ? std::to_string(keys) : g.Pick(Words{"0", "-1", "5"})};
+  for (uint64_t i = 0; i < keys; ++i) a.push_back(Key(g, kSetKeys));
+  if (g.Chance(40)) a.insert(a.end(), {"LIMIT", Number(g, Words{"0", "1", "2", "-1"})});
+  return a;
+}
+Argv Sscan(Gen& g) {
+  Argv a = {"SSCAN", Key(g, kSetKeys), g.Chance(95) ? "0" : "abc"};
+  if (g.Chance(40)) a.insert(a.end(), {"MATCH", g.Pick(Words{"a*", "*", "?", "[ab]"})});
+  if (g.Chance(40)) a.insert(a.end(), {"COUNT", Number(g, Words{"1", "2", "10"})});
   return a;
 }
 
@@ -629,6 +659,44 @@ const std::vector<Entry>& Table() {
          return Argv{"HINCRBYFLOAT", Key(g, kHashKeys), g.Pick(kFields),
                      Number(g, kFloatIncrements)};
        }},
+      {"sadd", 6, [](Gen& g) { return SetMembers(g, "SADD"); }},
+      {"srem", 3, [](Gen& g) { return SetMembers(g, "SREM"); }},
+      {"scard", 2,
+       [](Gen& g) {
+         return Argv{"SCARD", Key(g, kSetKeys)};
+       }},
+      {"sismember", 2,
+       [](Gen& g) {
+         return Argv{"SISMEMBER", Key(g, kSetKeys), g.Pick(kMembers)};
+       }},
+      {"smismember", 1, [](Gen& g) { return SetMembers(g, "SMISMEMBER"); }},
+      {"smembers", 2,
+       [](Gen& g) {
+         return Argv{"SMEMBERS", Key(g, kSetKeys)};
+       }},
+      {"srandmember", 2, [](Gen& g) { return SetCount(g, "SRANDMEMBER"); }},
+      {"spop", 2, [](Gen& g) { return SetCount(g, "SPOP"); }},
+      {"smove", 2,
+       [](Gen& g) {
+         return Argv{"SMOVE", Key(g, kSetKeys), Key(g, kSetKeys), g.Pick(kMembers)};
+       }},
+      {"sinter", 2, [](Gen& g) { return SetKeys(g, {"SINTER"}); }},
+      {"sunion", 2, [](Gen& g) { return SetKeys(g, {"SUNION"}); }},
+      {"sdiff", 2, [](Gen& g) { return SetKeys(g, {"SDIFF"}); }},
+      {"sinterstore", 1,
+       [](Gen& g) {
+         return SetKeys(g, {"SINTERSTORE", Key(g, kSetKeys)});
+       }},
+      {"sunionstore", 1,
+       [](Gen& g) {
+         return SetKeys(g, {"SUNIONSTORE", Key(g, kSetKeys)});
+       }},
+      {"sdiffstore", 1,
+       [](Gen& g) {
+         return SetKeys(g, {"SDIFFSTORE", Key(g, kSetKeys)});
+       }},
+      {"sintercard", 2, Sintercard},
+      {"sscan", 1, Sscan},
       {"zadd", 8, Zadd},
       {"zincrby", 3, Zincrby},
       {"zcard", 2, [](Gen& g) { return ZsetKeyOnly(g, "ZCARD"); }},

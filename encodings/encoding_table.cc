@@ -4,6 +4,7 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/list_encoding.h"
 #include "encodings/registry.h"
+#include "encodings/set_encoding.h"
 #include "encodings/tiered_encodings.h"
 #include "encodings/zset_encoding.h"
 
@@ -19,11 +20,12 @@ std::vector<TypeSpec> Types() {
       {KeyType::kHash, "hash", "h", "hash"},
       {KeyType::kZset, "zset", "z", "sorted-set"},
       {KeyType::kList, "list", "l", "list"},
+      {KeyType::kSet, "set", "s", "set"},
   };
 }
 
-// Colours: one hue family per type (hash blues and greens, zset reds and oranges) so that a
-// plot mixing both types stays readable, each version clearly apart from its neighbours and
+// Colours: one hue family per type (hash blues and greens, zset reds and oranges, list purple
+// and brown, set greys) so that a plot mixing types stays readable, each version clearly apart from its neighbours and
 // readable by colour-blind readers in the pairs compared most (v0 against v1).
 std::vector<EncodingSpec> Rows() {
   return {
@@ -203,6 +205,62 @@ std::vector<EncodingSpec> Rows() {
        {kField},
        {},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewSparseListEncoding(1)); }},
+
+      // Set (../shared/spec/000_* "set数据结构", docs/encodings.md "Set v0".."Set v3"). The
+      // spec's set tables say key-type 2; its KeyType enum (and kvlab) say 5.
+      {KeyType::kSet,
+       0,
+       "0",
+       "counted: the key-meta keeps the member count, so SCARD is one get, SADD/SREM replies are "
+       "exact and SINTER starts from the smallest set; every write first reads which members "
+       "exist",
+       "#252525",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {kField},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewCountedSetEncoding(0)); }},
+      {KeyType::kSet,
+       1,
+       "1",
+       "blind: no count, writes do not read first; SCARD scans every member and SADD/SREM "
+       "replies count the arguments",
+       "#969696",
+       false,
+       TierUse::kNone,
+       false,
+       {kField},
+       {"set-blind-sadd-count", "set-blind-srem-count"},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewBlindSetEncoding(1)); }},
+      {KeyType::kSet,
+       2,
+       "2",
+       "s0 in KV plus a cache Redis of whole sets (cache-aside)",
+       "#525252",
+       true,
+       TierUse::kCache,
+       false,
+       {kField},
+       {},
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewCachedSetEncoding(
+             NewCountedSetEncoding(2), 2, /*size_from_cache=*/false, deps.tier));
+       }},
+      {KeyType::kSet,
+       3,
+       "3",
+       "s1 in KV plus the same cache Redis; SCARD asks the cache first",
+       "#bdbdbd",
+       false,
+       TierUse::kCache,
+       false,
+       {kField},
+       {"set-blind-sadd-count", "set-blind-srem-count"},
+       [](const EncodingDeps& deps) {
+         return std::unique_ptr<TypeEncoding>(NewCachedSetEncoding(
+             NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));
+       }},
   };
 }
 

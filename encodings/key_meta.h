@@ -9,7 +9,8 @@
 //   encode-version (1) | key-type (1) | key-version (8) | expire-time (8) | extra
 //
 //   encode-version  the encoding the key was created with: the id of its registry row
-//                   (registry.h; hash 0-3, zset 0-3), 0 for strings. Below 0x80.
+//                   (registry.h; hash 0-3, zset 0-3, list 0-1, set 0-3), 0 for strings.
+//                   Below 0x80.
 //                   A key keeps it for life; the runtime switch only affects new keys.
 //   key-type        KeyType below.
 //   key-version     unique and monotonic (KeyVersionGenerator); sub-keys carry it.
@@ -17,7 +18,7 @@
 //                   expired once the current time is past it (Redis: now > when).
 //   extra           string: the value itself.
 //                   versions whose registry row says meta_has_count (hash v0, v2, zset
-//                   v0-v3): element count, u32. The others: nothing.
+//                   v0-v3, set v0, v2): element count, u32. The others: nothing.
 //                   list (every version): count (u32) | head (u64) | tail (u64), the
 //                   element indexes of 004_*'s list metadata (list_encoding.h says what each
 //                   version keeps in them).
@@ -62,7 +63,7 @@ enum class KeyType : uint8_t {
   kHash = 2,
   kZset = 3,
   kList = 4,
-  kSet = 5,  // reserved by the spec; kvlab does not implement sets
+  kSet = 5,  // the spec's set section says "key-type 2": a typo, its KeyType enum says 5
 };
 
 // The Redis TYPE name of a key type: "string", "hash", "zset", "list", "set".

@@ -1,7 +1,7 @@
 // The factories of the encode-versions that keep state in the Redis tier (their registry rows'
 // `tier` is not TierUse::kNone). They are built in the kvlab_encodings library, which links the
-// tier; the KV-only versions (hash_encoding.h, zset_encoding.h) are in kvlab_encodings_kv, which
-// does not (encodings/CMakeLists.txt).
+// tier; the KV-only versions (hash_encoding.h, zset_encoding.h, set_encoding.h) are in
+// kvlab_encodings_kv, which does not (encodings/CMakeLists.txt).
 //
 // Common REQUIRES: `tier` is not null and outlives the encoding.
 #pragma once
@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "encodings/hash_encoding.h"
+#include "encodings/set_encoding.h"
 #include "encodings/zset_encoding.h"
 #include "redis/tier.h"
 
@@ -23,5 +24,12 @@ std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding
 
 // Zset v1, v2 and v3 (zset_tiered.cc).
 std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version, redis::RedisTier* tier);
+
+// Set v2 and v3: `inner` (counted or blind) plus the whole-set cache (c# ns {key} key-version ->
+// Redis set, kv.cache.smembers.cache.millis). v3's SCARD asks the cache first
+// (size_from_cache).
+std::unique_ptr<SetEncoding> NewCachedSetEncoding(std::unique_ptr<SetEncoding> inner,
+                                                  uint8_t version, bool size_from_cache,
+                                                  redis::RedisTier* tier);
 
 }  // namespace kvlab::encodings

@@ -55,12 +55,13 @@ class CommandContext {
   // Load, then, for an absent key, a new handle with the configured encode-version.
   bool LoadOrCreate(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h);
 
-  // The encoding a key's meta names (Load checked that the engine runs it). Hash and Zset
-  // REQUIRE the meta's type to be theirs.
+  // The encoding a key's meta names (Load checked that the engine runs it). Hash, Zset, List and
+  // Set REQUIRE the meta's type to be theirs.
   encodings::TypeEncoding& Encoding(const encodings::KeyMeta& meta);
   encodings::HashEncoding& Hash(const encodings::KeyMeta& meta);
   encodings::ZsetEncoding& Zset(const encodings::KeyMeta& meta);
   encodings::ListEncoding& List(const encodings::KeyMeta& meta);
+  encodings::SetEncoding& Set(const encodings::KeyMeta& meta);
 
   // Parses argument i as Redis's integer; sets the standard error reply and returns false.
   bool ArgInt64(size_t i, int64_t* out);

@@ -241,6 +241,7 @@ void Engine::RegisterConfig() {
   millis_param("kv.cache.zset.member.cache.millis", &tier_->zset_member_ttl_ms);
   millis_param("kv.cache.zset.range.cache.millis", &tier_->zset_range_ttl_ms);
   millis_param("kv.key.meta.cache.millis", &tier_->meta_cache_ttl_ms);
+  millis_param("kv.cache.smembers.cache.millis", &tier_->smembers_ttl_ms);
   {
     EngineConfig::Param p;
     p.name = "kv.key.meta.cache.enable";
@@ -542,6 +543,10 @@ ZsetEncoding& CommandContext::Zset(const KeyMeta& meta) {
 
 encodings::ListEncoding& CommandContext::List(const KeyMeta& meta) {
   return static_cast<encodings::ListEncoding&>(Encoding(meta));
+}
+
+encodings::SetEncoding& CommandContext::Set(const KeyMeta& meta) {
+  return static_cast<encodings::SetEncoding&>(Encoding(meta));
 }
 
 bool CommandContext::ArgInt64(size_t i, int64_t* out) {

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -33,6 +34,7 @@
 #include "encodings/key_version.h"
 #include "encodings/meta_cache.h"
 #include "encodings/registry.h"
+#include "encodings/set_encoding.h"
 #include "encodings/type_encoding.h"
 #include "encodings/zset_encoding.h"
 #include "engine/config.h"
@@ -99,6 +101,8 @@ struct Session {
   // are trusted; a server connection starts authenticated only when no password is required
   // (Engine::AuthRequired at connect time, as Redis decides when a client connects).
   bool authenticated = true;
+  // SRANDMEMBER's and SPOP's choices: per session, so that no two connections share state.
+  std::mt19937_64 random{std::random_device{}()};
 };
 
 // What one command cost.

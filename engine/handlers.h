@@ -12,6 +12,7 @@ void KvlabGcCommand(CommandContext& ctx);
 // key_scan.cc
 void HscanCommand(CommandContext& ctx);
 void ZscanCommand(CommandContext& ctx);
+void SscanCommand(CommandContext& ctx);
 
 // keyspace_commands.cc
 void DelCommand(CommandContext& ctx);
@@ -132,6 +133,25 @@ void BrpopCommand(CommandContext& ctx);
 void BlmoveCommand(CommandContext& ctx);
 void BrpoplpushCommand(CommandContext& ctx);
 void BlmpopCommand(CommandContext& ctx);
+// set_commands.cc
+void SaddCommand(CommandContext& ctx);
+void SremCommand(CommandContext& ctx);
+void ScardCommand(CommandContext& ctx);
+void SismemberCommand(CommandContext& ctx);
+void SmismemberCommand(CommandContext& ctx);
+void SmembersCommand(CommandContext& ctx);
+void SrandmemberCommand(CommandContext& ctx);
+void SpopCommand(CommandContext& ctx);
+void SmoveCommand(CommandContext& ctx);
+
+// set_algebra_commands.cc
+void SinterCommand(CommandContext& ctx);
+void SunionCommand(CommandContext& ctx);
+void SdiffCommand(CommandContext& ctx);
+void SinterstoreCommand(CommandContext& ctx);
+void SunionstoreCommand(CommandContext& ctx);
+void SdiffstoreCommand(CommandContext& ctx);
+void SintercardCommand(CommandContext& ctx);
 
 // server_commands.cc
 void PingCommand(CommandContext& ctx);

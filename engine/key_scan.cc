@@ -155,7 +155,7 @@ void KeyspaceScanCommand(CommandContext& ctx) {
 namespace kvlab::engine {
 namespace {
 
-// Options of HSCAN and ZSCAN (scanGenericCommand with an object: no TYPE).
+// Options of HSCAN, ZSCAN and SSCAN (scanGenericCommand with an object: no TYPE).
 bool ParseCollectionScanOptions(CommandContext& ctx, std::optional<std::string>* pattern,
                                 int64_t* count) {
   *count = 10;
@@ -264,6 +264,28 @@ void ZscanCommand(CommandContext& ctx) {
     items.push_back(Reply::Bulk(std::move(m.member)));
     // As Redis answers for a zset of up to 128 members (listpack-encoded, the common case).
     items.push_back(Reply::Bulk(FormatListpackScore(m.score)));
+  }
+  ScanReply(ctx, h.meta, next, std::move(items));
+}
+
+void SscanCommand(CommandContext& ctx) {
+  KeyHandle h;
+  uint64_t cursor = 0;
+  std::optional<std::string> pattern;
+  int64_t count = 0;
+  if (!BeginCollectionScan(ctx, KeyType::kSet, &h, &cursor, &pattern, &count)) return;
+  std::optional<std::string> after;
+  if (!ResumeAfter(ctx, cursor, h.meta, &after)) return;
+  std::vector<std::string> members;
+  std::optional<std::string> next;
+  if (!ctx.Check(ctx.Set(h.meta).Scan(ctx.txn(), h, after, static_cast<uint64_t>(count), &members,
+                                      &next))) {
+    return;
+  }
+  std::vector<Reply> items;
+  for (auto& m : members) {
+    if (pattern && !GlobMatch(*pattern, m)) continue;
+    items.push_back(Reply::Bulk(std::move(m)));
   }
   ScanReply(ctx, h.meta, next, std::move(items));
 }

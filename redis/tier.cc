@@ -70,6 +70,7 @@ RedisTier::RedisTier(RedisTierOptions options)
       zset_member_ttl_ms(options.zset_member_ttl_ms),
       zset_range_ttl_ms(options.zset_range_ttl_ms),
       meta_cache_ttl_ms(options.meta_cache_ttl_ms),
+      smembers_ttl_ms(options.smembers_ttl_ms),
       options_(std::move(options)),
       cache_(new Role),
       store_(new Role),

@@ -59,6 +59,7 @@ struct RedisTierOptions {
   int64_t hgetall_ttl_ms = 300000;
   int64_t zset_member_ttl_ms = 300000;
   int64_t zset_range_ttl_ms = 300000;
+  int64_t smembers_ttl_ms = 300000;  // kv.cache.smembers.cache.millis (set v2/v3)
   // How long a v3 store zset outlives its key's expiry, so that the key-meta always expires
   // first and the data is reaped after.
   int64_t store_ttl_margin_ms = 60000;
@@ -139,6 +140,7 @@ class RedisTier {
   // Runtime-settable options (CONFIG SET).
   std::atomic<int64_t> hget_ttl_ms, hgetall_ttl_ms, zset_member_ttl_ms, zset_range_ttl_ms;
   std::atomic<int64_t> meta_cache_ttl_ms;
+  std::atomic<int64_t> smembers_ttl_ms;
   // The key-meta cache (kv.key.meta.cache.enable). While it is off, writes do not reach its
   // entries, so turning it on starts a new generation: the entries of earlier generations are
   // never read again (they expire by their TTL). A new process starts a new generation too.

@@ -169,6 +169,10 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kList;
     } else if (d == "list l of 2n+1 elements, m in the middle") {
       row.dataset = AmplificationRow::Dataset::kListMiddle;
+    } else if (d == "set s of n members") {
+      row.dataset = AmplificationRow::Dataset::kSet;
+    } else if (d == "sets a of n and b of 2n members") {
+      row.dataset = AmplificationRow::Dataset::kSetPair;
     } else {
       return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
     }
@@ -247,6 +251,20 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
         for (int64_t i = 1; i <= n; ++i) cmd.push_back("f" + std::to_string(i));
       }
       return {cmd};
+    case AmplificationRow::Dataset::kSet:
+    case AmplificationRow::Dataset::kSetPair: {
+      // s (or a) holds m1..mn; b holds m1..m2n.
+      std::vector<std::vector<std::string>> out;
+      for (const auto& [key, size] :
+           dataset == AmplificationRow::Dataset::kSet
+               ? std::vector<std::pair<std::string, int64_t>>{{"s", n}}
+               : std::vector<std::pair<std::string, int64_t>>{{"a", n}, {"b", 2 * n}}) {
+        cmd = {"SADD", key};
+        for (int64_t i = 1; i <= size; ++i) cmd.push_back("m" + std::to_string(i));
+        out.push_back(cmd);
+      }
+      return out;
+    }
   }
   return {};
 }
@@ -264,6 +282,10 @@ std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset d
     case AmplificationRow::Dataset::kZsetEqualScores:
     case AmplificationRow::Dataset::kZsetLong:
       return {{"ZRANGE", "z", "0", "-1"}};
+    case AmplificationRow::Dataset::kSet:
+      return {{"SMEMBERS", "s"}};
+    case AmplificationRow::Dataset::kSetPair:
+      return {{"SMEMBERS", "a"}, {"SMEMBERS", "b"}};
     default:
       return {};
   }

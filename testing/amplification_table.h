@@ -10,7 +10,8 @@
 //   DATASET    "empty", "string s", "hash h of n fields", "zset z of n members",
 //              "zset z of n members, equal scores", "zset z of n long members",
 //              "list l of n elements" (RPUSH l e1 .. en), "list l of 2n+1 elements, m in the
-//              middle" (RPUSH l e1 .. en m f1 .. fn)
+//              middle" (RPUSH l e1 .. en m f1 .. fn),
+//              "set s of n members", "sets a of n and b of 2n members"
 //   OPERATIONS space-separated counter=expression; expressions are integers, n, + - *, and
 //              min(a,b) / max(a,b). Counters not named are 0; "none" names none. KV counters are
 //              OpCounts' names; the tier column's are TierCounts' names.
@@ -44,6 +45,8 @@ struct AmplificationRow {
     kZsetLong,
     kList,
     kListMiddle,
+    kSet,
+    kSetPair,
   } dataset;
   std::string operations;       // KV counters, the formula text
   std::string tier_operations;  // Redis-tier counters
@@ -58,7 +61,7 @@ Status EvaluateOperations(const std::string& operations, int64_t n,
 // The commands that build a row's dataset at size n (run before the measured command).
 std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset dataset, int64_t n);
 // The reads that warm the Redis tier's caches for a dataset: every field of a hash, both
-// through HGETALL and HMGET; the whole zset through ZRANGE.
+// through HGETALL and HMGET; the whole zset through ZRANGE; every set through SMEMBERS.
 std::vector<std::vector<std::string>> WarmUpCommands(AmplificationRow::Dataset dataset, int64_t n);
 // The name of the i-th member of the long-member dataset (15 bytes or more: ref'd by md5).
 std::string LongMemberName(int64_t i);

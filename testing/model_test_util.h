@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -17,7 +18,8 @@ namespace kvlab::testing {
 
 using Hash = std::map<std::string, std::string>;
 using Zset = std::map<std::string, double>;  // member -> score
-using Value = std::variant<std::string, Hash, Zset>;
+using SetValue = std::set<std::string>;
+using Value = std::variant<std::string, Hash, Zset, SetValue>;
 
 inline constexpr const char* kWrongType =
     "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -25,7 +27,8 @@ inline constexpr const char* kWrongType =
 // The model: Redis semantics for the commands the generator issues, replies in Describe() form.
 class Model {
  public:
-  explicit Model(bool blind_hash) : blind_hash_(blind_hash) {}
+  explicit Model(bool blind_hash, bool blind_set = false)
+      : blind_hash_(blind_hash), blind_set_(blind_set) {}
 
   std::string Apply(const std::vector<std::string>& a) {
     const std::string& cmd = a[0];
@@ -44,9 +47,11 @@ class Model {
     if (cmd == "EXISTS") return Int(data_.count(key));
     if (cmd == "TYPE") {
       if (it == data_.end()) return "none";
-      return it->second.index() == 0 ? "string" : it->second.index() == 1 ? "hash" : "zset";
+      static const char* const kNames[] = {"string", "hash", "zset", "set"};
+      return kNames[it->second.index()];
     }
     if (cmd[0] == 'H') return ApplyHash(a, it);
+    if (cmd[0] == 'S') return ApplySet(a);
     return ApplyZset(a, it);
   }
 
@@ -186,15 +191,93 @@ class Model {
     return "(model: unknown " + cmd + ")";
   }
 
+  // Sets: SADD, SREM, SCARD, SISMEMBER, SMEMBERS, SINTER, SUNION, SDIFF, SINTERSTORE, SMOVE
+  // (RandomSetCommand). Aggregates answer in member order (SortedIfUnordered sorts the engine's).
+  std::string ApplySet(const std::vector<std::string>& a) {
+    const std::string& cmd = a[0];
+    const bool store = cmd == "SINTERSTORE";
+    const size_t first = store ? 2 : 1;
+    const size_t last = cmd == "SINTER" || cmd == "SUNION" || cmd == "SDIFF" || store ? a.size()
+                        : cmd == "SMOVE"                                              ? 3
+                                                                                      : 2;
+    for (size_t i = first; i < last; ++i) {
+      auto k = data_.find(a[i]);
+      if (cmd == "SMOVE" && i == 1 && k == data_.end()) return Int(0);
+      if (k != data_.end() && !std::holds_alternative<SetValue>(k->second)) return kWrongType;
+    }
+    auto get = [&](const std::string& key) {
+      auto k = data_.find(key);
+      return k == data_.end() ? SetValue() : std::get<SetValue>(k->second);
+    };
+    auto put = [&](const std::string& key, SetValue v) {
+      if (v.empty()) {
+        data_.erase(key);
+      } else {
+        data_[key] = std::move(v);
+      }
+    };
+    auto members = [](const SetValue& v) {
+      std::vector<resp::Reply> out;
+      for (const std::string& m : v) out.push_back(resp::Reply::Bulk(m));
+      return resp::Reply::Array(std::move(out)).Describe();
+    };
+    SetValue s = store ? SetValue() : get(a[1]);  // a STORE's destination may be any type
+    if (cmd == "SADD" || cmd == "SREM") {
+      if (cmd == "SREM" && s.empty()) return Int(0);
+      int64_t changed = 0;
+      for (size_t i = 2; i < a.size(); ++i)
+        changed += cmd == "SADD" ? s.insert(a[i]).second : s.erase(a[i]);
+      put(a[1], std::move(s));
+      return Int(blind_set_ ? static_cast<int64_t>(a.size() - 2) : changed);
+    }
+    if (cmd == "SCARD") return Int(static_cast<int64_t>(s.size()));
+    if (cmd == "SISMEMBER") return Int(s.count(a[2]) ? 1 : 0);
+    if (cmd == "SMEMBERS") return members(s);
+    if (cmd == "SMOVE") {
+      if (!s.count(a[3])) return Int(0);
+      if (a[1] == a[2]) return Int(1);
+      s.erase(a[3]);
+      SetValue d = get(a[2]);
+      d.insert(a[3]);
+      put(a[1], std::move(s));
+      put(a[2], std::move(d));
+      return Int(1);
+    }
+    SetValue result = get(a[first]);
+    for (size_t i = first + 1; i < a.size(); ++i) {
+      const SetValue other = get(a[i]);
+      SetValue next;
+      for (const std::string& m : cmd == "SUNION" ? other : result) {
+        if (cmd == "SUNION" || (cmd == "SDIFF") != (other.count(m) > 0)) next.insert(m);
+      }
+      if (cmd == "SUNION") next.insert(result.begin(), result.end());
+      result = std::move(next);
+    }
+    if (!store) return members(result);
+    const int64_t n = static_cast<int64_t>(result.size());
+    put(a[1], std::move(result));
+    return Int(n);
+  }
+
   const bool blind_hash_;
+  const bool blind_set_;
   std::map<std::string, Value> data_;
 };
 
 // A reply in Describe() form, with HGETALL's field-value pairs sorted by field: Redis leaves
 // their order unspecified (the Redis-tier versions answer in the cache's order), the model
-// answers in field order.
+// answers in field order; the members of set replies likewise, sorted.
 inline std::string SortedIfUnordered(const std::vector<std::string>& cmd,
                                      const resp::Reply& reply) {
+  if (reply.is_aggregate() &&
+      (cmd[0] == "SMEMBERS" || cmd[0] == "SINTER" || cmd[0] == "SUNION" || cmd[0] == "SDIFF")) {
+    std::vector<std::string> members;
+    for (const resp::Reply& e : reply.elements()) members.push_back(e.str());
+    std::sort(members.begin(), members.end());
+    std::vector<resp::Reply> out;
+    for (auto& m : members) out.push_back(resp::Reply::Bulk(std::move(m)));
+    return resp::Reply::Array(std::move(out)).Describe();
+  }
   if (cmd[0] != "HGETALL" || !reply.is_aggregate()) return reply.Describe();
   std::vector<std::pair<std::string, std::string>> pairs;
   const auto& e = reply.elements();
@@ -267,6 +350,44 @@ inline std::vector<std::string> RandomCommand(std::mt19937_64& rng) {
       return {rng() % 2 ? "ZRANK" : "ZREVRANK", key, member()};
     default:
       return {rng() % 2 ? "ZPOPMIN" : "ZPOPMAX", key, pick({"1", "2"})};
+  }
+}
+
+// Random set commands over the keys RandomCommand uses, with a few strings among them.
+inline std::vector<std::string> RandomSetCommand(std::mt19937_64& rng) {
+  auto pick = [&](std::initializer_list<const char*> options) {
+    return std::string(options.begin()[rng() % options.size()]);
+  };
+  auto key = [&] { return pick({"a", "b", "c", "d"}); };
+  auto member = [&] { return pick({"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"}); };
+  switch (rng() % 14) {
+    case 0:
+    case 1:
+      return {"SADD", key(), member(), member()};
+    case 2:
+      return {"SADD", key(), member()};
+    case 3:
+      return {"SREM", key(), member()};
+    case 4:
+      return {"SCARD", key()};
+    case 5:
+      return {"SISMEMBER", key(), member()};
+    case 6:
+    case 7:
+      return {"SMEMBERS", key()};
+    case 8:
+      return {"SINTER", key(), key()};
+    case 9:
+      return {"SUNION", key(), key()};
+    case 10:
+      return {"SDIFF", key(), key()};
+    case 11:
+      return {"SINTERSTORE", key(), key(), key()};
+    case 12:
+      return {"SMOVE", key(), key(), member()};
+    default:
+      return rng() % 4 ? std::vector<std::string>{"DEL", key()}
+                       : std::vector<std::string>{"SET", key(), "x"};
   }
 }
 

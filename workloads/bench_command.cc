@@ -63,7 +63,7 @@ struct BenchFlags {
   std::vector<std::string> workloads;
   // sweep
   std::string sweep_kind;
-  std::vector<std::string> sweep_types = {"hash", "zset", "list"};
+  std::vector<std::string> sweep_types = {"hash", "zset", "list", "set"};
   uint64_t max_size = 100000;
   std::vector<uint64_t> sizes;
   uint64_t calls = 200;
@@ -563,9 +563,9 @@ void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {
   sweep->add_option("kind", f->sweep_kind, "size or rtt")
       ->required()
       ->check(CLI::IsMember({"size", "rtt"}));
-  sweep->add_option("--types", f->sweep_types, "Types swept: hash, zset, list (default: all)")
+  sweep->add_option("--types", f->sweep_types, "Types swept: hash, zset, list, set (default: all)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"hash", "zset", "list"}));
+      ->check(CLI::IsMember({"hash", "zset", "list", "set"}));
   sweep->add_option("--max-size", f->max_size, "Largest size (decade steps from 10)")
       ->check(NonNegative() & CLI::Range(uint64_t{10}, uint64_t{100000000}))
       ->capture_default_str();

@@ -173,6 +173,21 @@ constexpr const char* kTtlChurn = R"({
                    {"name": "ttl", "weight": 10, "commands": ["PTTL {key}"]}]}]
 })";
 
+// Tags and membership: each record is a tag's set of item ids. SISMEMBER asks whether an item
+// carries a tag, SINTER finds the items of two tags, SMEMBERS lists a tag, SADD tags an item.
+constexpr const char* kTags = R"({
+  "name": "tags",
+  "description": "Tags and membership over sets of item ids: SISMEMBER, SADD, SINTER of two tag sets, SMEMBERS; zipfian tags",
+  "seed": 1,
+  "keyspace": {"type": "set", "records": 1000, "key_prefix": "tag:", "elements": 200, "element_prefix": "item"},
+  "load": {"commands": ["SADD {key} {elements}"]},
+  "run": [{"name": "run", "operations": 50000, "warmup_operations": 500, "key_distribution": "zipfian",
+           "ops": [{"name": "is-tagged", "weight": 40, "commands": ["SISMEMBER {key} {element}"]},
+                   {"name": "tag", "weight": 20, "commands": ["SADD {key} item{int:0:399}"]},
+                   {"name": "both-tags", "weight": 20, "commands": ["SINTER {key} tag:{int:0:999}"]},
+                   {"name": "list-tag", "weight": 20, "commands": ["SMEMBERS {key}"]}]}]
+})";
+
 // Hashes and a zset in one workload: what `kvlab study` runs by default, so that one study
 // ranks the versions of both types. Player profiles are hashes of 10 fields; one leaderboard
 // zset holds every player.
@@ -244,6 +259,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"game", kGame},
       {"job-queue", kJobQueue},
       {"recent-items", kRecentItems},
+      {"tags", kTags},
   };
   return kEntries;
 }

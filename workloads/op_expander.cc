@@ -164,8 +164,9 @@ void OpExpander::AppendElements(std::vector<std::string>* argv) {
     if (zset) {
       argv->push_back(std::to_string(index_scores ? j : rng_.Uniform(w_.keyspace.score_range)));
       argv->push_back(std::move(name));
-    } else if (list) {
-      argv->push_back(std::move(name));  // a list's elements are values: item0, item1, ...
+    } else if (list || w_.keyspace.type == KeyspaceSpec::Type::kSet) {
+      // A list's elements are values (item0, item1, ...); a set's are members alone.
+      argv->push_back(std::move(name));
     } else {
       argv->push_back(std::move(name));
       argv->emplace_back(RandomValue());

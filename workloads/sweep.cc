@@ -64,7 +64,16 @@ const std::vector<Probe>& Probes(const std::string& type) {
       {"LPOS", {"LPOS {key} {element}"}},
       {"LRANGE-all", {"LRANGE {key} 0 -1"}},
   };
+  static const std::vector<Probe> kSet = {
+      {"SISMEMBER", {"SISMEMBER {key} {element}"}},
+      {"SADD-existing", {"SADD {key} {element}"}},
+      {"SADD-new+SREM", {"SADD {key} new{now}", "SREM {key} new{now}"}},
+      {"SCARD", {"SCARD {key}"}},
+      {"SSCAN-10", {"SSCAN {key} 0 COUNT 10"}},
+      {"SMEMBERS", {"SMEMBERS {key}"}},
+  };
   if (type == "list") return kList;
+  if (type == "set") return kSet;
   return type == "zset" ? kZset : kHash;
 }
 
@@ -93,8 +102,9 @@ Status FillCache(const std::string& type, Target& target) {
   KVLAB_RETURN_IF_ERROR(target.Connect(&c));
   const std::string key = "sweep:" + type + ":0";
   const std::vector<std::string> argv =
-      type == "zset" ? std::vector<std::string>{"ZRANGE", key, "0", "-1", "WITHSCORES"}
-                     : std::vector<std::string>{"HGETALL", key};
+      type == "zset"  ? std::vector<std::string>{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+      : type == "set" ? std::vector<std::string>{"SMEMBERS", key}
+                      : std::vector<std::string>{"HGETALL", key};
   Reply reply;
   CommandSample sample;
   KVLAB_RETURN_IF_ERROR(c->Execute(argv, &reply, &sample));
@@ -332,8 +342,8 @@ std::vector<uint64_t> DecadeSizes(uint64_t max_size) {
 
 Status SweepWorkload(const std::string& type, uint64_t size, const SweepOptions& options,
                      Workload* out, std::optional<size_t> probe) {
-  if (type != "hash" && type != "zset" && type != "list") {
-    return Status::InvalidArgument("sweep type '" + type + "': expected hash, zset or list");
+  if (type != "hash" && type != "zset" && type != "list" && type != "set") {
+    return Status::InvalidArgument("sweep type '" + type + "': expected hash, zset, list or set");
   }
   nlohmann::json run = nlohmann::json::array();
   const std::vector<Probe>& probes = Probes(type);
@@ -361,6 +371,7 @@ Status SweepWorkload(const std::string& type, uint64_t size, const SweepOptions&
                         {"commands",
                          {type == "hash"   ? "HSET {key} {elements}"
                           : type == "zset" ? "ZADD {key} {elements}"
+                          : type == "set"  ? "SADD {key} {elements}"
                                            : "RPUSH {key} {elements}"}}}},
                       {"run", run}};
   return ParseWorkload(j.dump(), "builtin:sweep-" + type, out);

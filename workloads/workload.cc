@@ -244,6 +244,8 @@ const char* KeyspaceSpec::TypeName(Type t) {
       return "string";
     case Type::kList:
       return "list";
+    case Type::kSet:
+      return "set";
   }
   return "?";
 }
@@ -255,14 +257,17 @@ int64_t Workload::ClockStart() const {
 std::string Workload::ElementPrefix() const {
   if (!keyspace.element_prefix.empty()) return keyspace.element_prefix;
   if (keyspace.type == KeyspaceSpec::Type::kList) return "item";
-  return keyspace.type == KeyspaceSpec::Type::kZset ? "member" : "field";
+  return keyspace.type == KeyspaceSpec::Type::kZset || keyspace.type == KeyspaceSpec::Type::kSet
+             ? "member"
+             : "field";
 }
 
 bool Workload::UsesType(const encodings::TypeSpec& type) const {
   const bool keyspace_of_type =
       (keyspace.type == KeyspaceSpec::Type::kHash && type.type == encodings::KeyType::kHash) ||
       (keyspace.type == KeyspaceSpec::Type::kZset && type.type == encodings::KeyType::kZset) ||
-      (keyspace.type == KeyspaceSpec::Type::kList && type.type == encodings::KeyType::kList);
+      (keyspace.type == KeyspaceSpec::Type::kList && type.type == encodings::KeyType::kList) ||
+      (keyspace.type == KeyspaceSpec::Type::kSet && type.type == encodings::KeyType::kSet);
   return keyspace_of_type || GroupUsed(*this, std::string(type.command_group));
 }
 
@@ -358,8 +363,10 @@ Status ParseWorkload(const std::string& json_text, const std::string& source, Wo
       w.keyspace.type = KeyspaceSpec::Type::kString;
     } else if (type == "list") {
       w.keyspace.type = KeyspaceSpec::Type::kList;
+    } else if (type == "set") {
+      w.keyspace.type = KeyspaceSpec::Type::kSet;
     } else {
-      r.Fail("workload.keyspace.type: expected hash, zset, list or string");
+      r.Fail("workload.keyspace.type: expected hash, zset, list, set or string");
     }
     r.Unsigned("records", &w.keyspace.records, 1);
     r.String("key_prefix", &w.keyspace.key_prefix);
