@@ -230,8 +230,8 @@ TEST(Matrix, EngineSubjectAttachesTheTierToTierVersionsOnly) {
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
   std::vector<std::string> labels;
   for (const ProfileRun& run : r.runs) labels.push_back(run.profile.Label());
-  EXPECT_EQ(labels, (std::vector<std::string>{"h0 z0 l0", "h1 z0 l0 cold", "h1 z0 l0 warm",
-                                              "h1 z0 l0 flushed"}));
+  EXPECT_EQ(labels, (std::vector<std::string>{"h0 z0 l0 s0", "h1 z0 l0 s0 cold", "h1 z0 l0 s0 warm",
+                                              "h1 z0 l0 s0 flushed"}));
   EXPECT_EQ(*flushes, 1 + 2);  // cold: once per case; flushed: before each of the 2 commands
   EXPECT_EQ(r.cells.at({"memory", "hash v1 warm", "hget"}).pass, 1u);
 }

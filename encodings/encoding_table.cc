@@ -25,8 +25,8 @@ std::vector<TypeSpec> Types() {
 }
 
 // Colours: one hue family per type (hash blues and greens, zset reds and oranges, list purple
-// and brown, set greys) so that a plot mixing types stays readable, each version clearly apart from its neighbours and
-// readable by colour-blind readers in the pairs compared most (v0 against v1).
+// and brown, set greys) so that a plot mixing types stays readable, each version clearly apart from
+// its neighbours and readable by colour-blind readers in the pairs compared most (v0 against v1).
 std::vector<EncodingSpec> Rows() {
   return {
       // Hash (../shared/spec/000_*, docs/encodings.md "Hash v0".."Hash v3").
@@ -258,8 +258,8 @@ std::vector<EncodingSpec> Rows() {
        {kField},
        {"set-blind-sadd-count", "set-blind-srem-count"},
        [](const EncodingDeps& deps) {
-         return std::unique_ptr<TypeEncoding>(NewCachedSetEncoding(
-             NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));
+         return std::unique_ptr<TypeEncoding>(
+             NewCachedSetEncoding(NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));
        }},
   };
 }

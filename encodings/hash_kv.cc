@@ -59,18 +59,11 @@ class KvHashBase : public HashEncoding {
               std::optional<std::string>* next) override {
     out->clear();
     next->reset();
-    if (h.is_new || count == 0) return Status::OK();
-    const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
-    std::string lower = prefix;
-    if (after) lower.append(*after).push_back('\0');  // the first field after *after
-    KVLAB_RETURN_IF_ERROR(
-        ScanRange(txn.kv(), lower, PrefixSuccessor(prefix), false, 0, static_cast<int64_t>(count),
-                  [&](std::string_view k, std::string_view v) {
-                    out->emplace_back(std::string(k.substr(prefix.size())), std::string(v));
-                    return true;
-                  }));
-    if (out->size() == count) *next = out->back().first;
-    return Status::OK();
+    if (h.is_new) return Status::OK();
+    return ScanPage(txn.kv(), txn.SubKeyPrefix(SubKeyTag::kField, h), after, count, next,
+                    [&](std::string_view field, std::string_view value) {
+                      out->emplace_back(std::string(field), std::string(value));
+                    });
   }
 
  protected:
@@ -239,13 +232,8 @@ class BlindHash final : public KvHashBase {
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, *h);
     std::unordered_set<std::string_view> deleted(fields.begin(), fields.end());
     for (std::string_view f : deleted) txn.batch().Delete(prefix + std::string(f));
-    // Does any field survive? The deletes are not committed yet, so look for the first field
-    // that is not one of them: a one-row scan when the first field survives.
     bool survivor = false;
-    KVLAB_RETURN_IF_ERROR(ScanPrefix(txn.kv(), prefix, [&](std::string_view f, std::string_view) {
-      survivor = !deleted.contains(f);
-      return !survivor;
-    }));
+    KVLAB_RETURN_IF_ERROR(AnySurvivor(txn.kv(), prefix, deleted, &survivor));
     if (!survivor) txn.DeleteMeta(h->key);
     return Status::OK();
   }

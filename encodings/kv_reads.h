@@ -1,12 +1,15 @@
 // Read patterns the encodings share, so that each costs the same KV operations everywhere:
 // - ReadPoints: one Get for one key, one MultiGet for several;
 // - ScanPrefix: one seek, then one next per row (the last next steps off the end), unless the
-//   visitor stops early.
+//   visitor stops early;
+// - ScanPage: a page of HSCAN or SSCAN, ScanRange from a cursor;
+// - AnySurvivor: the emptiness check of a blind delete, ScanPrefix stopped at the first survivor.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "backends/kv_store.h"
@@ -76,6 +79,40 @@ Status ScanPrefix(backends::KvStore& kv, std::string_view prefix, Visitor&& visi
   return ScanRange(
       kv, std::string(prefix), PrefixSuccessor(prefix), false, 0, -1,
       [&](std::string_view k, std::string_view v) { return visit(k.substr(prefix.size()), v); });
+}
+
+// One page of a collection scan (HSCAN, SSCAN): visit(suffix, value) for the first `count` rows
+// under `prefix` whose suffix sorts after `*after` (from the first row when `after` is empty).
+// *next is the suffix of the page's last row when the page is full (the walk may go on), empty
+// otherwise.
+template <typename Visitor>
+Status ScanPage(backends::KvStore& kv, std::string_view prefix,
+                const std::optional<std::string>& after, uint64_t count,
+                std::optional<std::string>* next, Visitor&& visit) {
+  next->reset();
+  if (count == 0) return Status::OK();
+  std::string lower(prefix);
+  if (after) lower.append(*after).push_back('\0');  // the first row after *after
+  uint64_t seen = 0;
+  return ScanRange(kv, lower, PrefixSuccessor(prefix), false, 0, static_cast<int64_t>(count),
+                   [&](std::string_view k, std::string_view v) {
+                     const std::string_view suffix = k.substr(prefix.size());
+                     if (++seen == count) next->emplace(suffix);
+                     visit(suffix, v);
+                     return true;
+                   });
+}
+
+// Whether a row under `prefix` survives deleting the suffixes in `deleted`, asked before the
+// deletes commit (a blind delete's check that the collection is now empty): a scan that stops at
+// the first row not among them, one row when the first row survives.
+inline Status AnySurvivor(backends::KvStore& kv, std::string_view prefix,
+                          const std::unordered_set<std::string_view>& deleted, bool* survivor) {
+  *survivor = false;
+  return ScanPrefix(kv, prefix, [&](std::string_view suffix, std::string_view) {
+    *survivor = !deleted.contains(suffix);
+    return !*survivor;
+  });
 }
 
 }  // namespace kvlab::encodings

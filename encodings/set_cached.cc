@@ -39,7 +39,10 @@ class CachedSet final : public SetEncoding {
  public:
   CachedSet(std::unique_ptr<SetEncoding> inner, uint8_t version, bool size_from_cache,
             redis::RedisTier* tier)
-      : inner_(std::move(inner)), version_(version), size_from_cache_(size_from_cache), tier_(tier) {}
+      : inner_(std::move(inner)),
+        version_(version),
+        size_from_cache_(size_from_cache),
+        tier_(tier) {}
 
   uint8_t version() const override { return version_; }
 
@@ -82,10 +85,10 @@ class CachedSet final : public SetEncoding {
     if (cached && !out->empty()) {
       std::vector<std::string> sadd = {"SADD", prefix};
       sadd.insert(sadd.end(), out->begin(), out->end());
-      CacheWriteNow(Session(txn), prefix,
-                    {std::move(sadd),
-                     {"PEXPIRE", prefix, std::to_string(tier_->smembers_ttl_ms.load())}},
-                    {prefix});
+      CacheWriteNow(
+          Session(txn), prefix,
+          {std::move(sadd), {"PEXPIRE", prefix, std::to_string(tier_->smembers_ttl_ms.load())}},
+          {prefix});
     }
     return Status::OK();
   }

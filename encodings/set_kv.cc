@@ -55,18 +55,9 @@ class KvSetBase : public SetEncoding {
               std::optional<std::string>* next) override {
     out->clear();
     next->reset();
-    if (h.is_new || count == 0) return Status::OK();
-    const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, h);
-    std::string lower = prefix;
-    if (after) lower.append(*after).push_back('\0');  // the first member after *after
-    KVLAB_RETURN_IF_ERROR(ScanRange(txn.kv(), lower, PrefixSuccessor(prefix), false, 0,
-                                    static_cast<int64_t>(count),
-                                    [&](std::string_view k, std::string_view) {
-                                      out->emplace_back(k.substr(prefix.size()));
-                                      return true;
-                                    }));
-    if (out->size() == count) *next = out->back();
-    return Status::OK();
+    if (h.is_new) return Status::OK();
+    return ScanPage(txn.kv(), txn.SubKeyPrefix(SubKeyTag::kField, h), after, count, next,
+                    [&](std::string_view member, std::string_view) { out->emplace_back(member); });
   }
 
  private:
@@ -177,13 +168,8 @@ class BlindSet final : public KvSetBase {
       if (*hint.empties) txn.DeleteMeta(h->key);
       return Status::OK();
     }
-    // Does any member survive? The deletes are not committed yet, so look for the first member
-    // that is not one of them: a one-row scan when the first member survives.
     bool survivor = false;
-    KVLAB_RETURN_IF_ERROR(ScanPrefix(txn.kv(), prefix, [&](std::string_view m, std::string_view) {
-      survivor = !deleted.contains(m);
-      return !survivor;
-    }));
+    KVLAB_RETURN_IF_ERROR(AnySurvivor(txn.kv(), prefix, deleted, &survivor));
     if (!survivor) txn.DeleteMeta(h->key);
     return Status::OK();
   }

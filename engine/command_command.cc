@@ -50,6 +50,7 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (IsKeyspace(spec)) out.push_back("keyspace");
   if (spec.flags & kCmdReadonly) out.push_back("read");
   if (spec.flags & kCmdWrite) out.push_back("write");
+  if (spec.group == "set") out.push_back("set");
   if (spec.group == "sorted-set") out.push_back("sortedset");
   if (spec.group == "list") out.push_back("list");
   if (spec.group == "hash") out.push_back("hash");

@@ -91,14 +91,15 @@ void EngineFlags::AddTo(CLI::App* app) {
                   "A config file of 'name value' lines (the CONFIG SET names)")
       ->check(CLI::ExistingFile);
   app->add_option("--cache-redis", cache_redis,
-                  "The cache Redis of hash v2/v3 and zset v1/v2 (host:port or unix:///path; "
-                  "default: a private redis-server started on first use)");
+                  "The cache Redis of hash v2/v3, zset v1/v2 and set v2/v3 (host:port or "
+                  "unix:///path; default: a private redis-server started on first use)");
   app->add_option("--store-redis", store_redis,
                   "The store Redis of zset v3, with maxmemory-policy noeviction (default: a "
                   "private redis-server with AOF in the store directory)");
   app->add_flag("--allow-degraded", allow_degraded,
-                "Let a Redis-tier version (hash v2/v3, zset v1-v3) run without its tier when "
-                "the tier cannot be reached; its results are marked degraded (default: refuse)");
+                "Let a Redis-tier version (hash v2/v3, zset v1-v3, set v2/v3) run without its "
+                "tier when the tier cannot be reached; its results are marked degraded "
+                "(default: refuse)");
   // Test-only, hidden from --help (empty group): one extra KV get per hash field read, so that
   // the gate's tests can prove it catches one extra read.
   app->add_flag("--test-extra-hget-read", test_extra_hget_read,

@@ -305,8 +305,9 @@ void RunCase(benchmark::State& state, Datasets* sets, const Case& c, const std::
     state.counters[name] =
         benchmark::Counter(static_cast<double>(value), benchmark::Counter::kAvgIterations);
   }
-  // The Redis tier's work per call (hash v2/v3, zset v1-v3). The raw floor replays only the KV
-  // calls, so where these are non-zero the ratio includes the Redis round trips' client cost.
+  // The Redis tier's work per call (hash v2/v3, zset v1-v3, set v2/v3). The raw floor replays only
+  // the KV calls, so where these are non-zero the ratio includes the Redis round trips' client
+  // cost.
   for (const auto& [name, value] : tier_total.Fields()) {
     state.counters[name] =
         benchmark::Counter(static_cast<double>(value), benchmark::Counter::kAvgIterations);

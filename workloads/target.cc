@@ -35,8 +35,8 @@ class EngineConnection final : public TargetConnection {
     if (count_trips) {
       sample->counters.emplace_back("remote.round_trips", remote_->round_trips() - trips_before);
     }
-    // The Redis tier's work (hash v2/v3, zset v1-v3), as "tier.<counter>": the report turns
-    // tier.cache_hits and tier.cache_misses into a hit ratio.
+    // The Redis tier's work (hash v2/v3, zset v1-v3, set v2/v3), as "tier.<counter>": the report
+    // turns tier.cache_hits and tier.cache_misses into a hit ratio.
     for (const auto& [name, value] : cost.tier.Fields()) {
       if (value != 0) sample->counters.emplace_back(std::string("tier.") + name, value);
     }

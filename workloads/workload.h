@@ -26,10 +26,10 @@ struct KeyspaceSpec {
   Type type = Type::kHash;
   uint64_t records = 1000;          // ids 0 .. records-1 are loaded; inserts add more
   std::string key_prefix = "key:";  // {key} = key_prefix + id
-  uint64_t elements = 0;  // fields (hash), members (zset, set) or elements (list) per record
-  std::string element_prefix;       // {element} = element_prefix + index; default field/member
-  uint32_t value_bytes = 100;       // {value} length
-  uint64_t score_range = 1000000;   // {score} in [0, score_range)
+  uint64_t elements = 0;       // fields (hash), members (zset, set) or elements (list) per record
+  std::string element_prefix;  // {element} = element_prefix + index; default field/member
+  uint32_t value_bytes = 100;  // {value} length
+  uint64_t score_range = 1000000;  // {score} in [0, score_range)
   // Scores of {elements} in a zset: random ({score}) or the element's index (a timeline).
   LoadScore load_score = LoadScore::kRandom;
   // The first value of {now}; default: elements (after every index score).
