@@ -1,7 +1,7 @@
-// The KV-only encode-versions (registry rows with TierUse::kNone: hash v0/v1, zset v0) run through
-// a KvTxn with no Redis tier at all. This binary links kvlab_encodings_kv whole (every object of
-// the archive, used or not) and the backends, and not kvlab_redis: that it links at all proves
-// that no KV-only file references the tier, hiredis or the process spawner
+// The KV-only encode-versions (registry rows with TierUse::kNone: hash v0/v1, zset v0, set v0/v1)
+// run through a KvTxn with no Redis tier at all. This binary links kvlab_encodings_kv whole (every
+// object of the archive, used or not) and the backends, and not kvlab_redis: that it links at all
+// proves that no KV-only file references the tier, hiredis or the process spawner
 // (encodings/CMakeLists.txt; scripts/check-layers checks their includes).
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "encodings/hash_encoding.h"
 #include "encodings/key_version.h"
 #include "encodings/registry.h"
+#include "encodings/set_encoding.h"
 #include "encodings/zset_encoding.h"
 
 namespace kvlab::encodings {
@@ -28,7 +29,9 @@ const EncodingRegistry& KvOnly() {
   static const EncodingRegistry* const registry = [] {
     auto* r = new EncodingRegistry();
     const Status s = EncodingRegistry::Make(
-        {{KeyType::kHash, "hash", "h", "hash"}, {KeyType::kZset, "zset", "z", "sorted-set"}},
+        {{KeyType::kHash, "hash", "h", "hash"},
+         {KeyType::kZset, "zset", "z", "sorted-set"},
+         {KeyType::kSet, "set", "s", "set"}},
         {EncodingSpec{KeyType::kHash,
                       0,
                       "0",
@@ -70,6 +73,34 @@ const EncodingRegistry& KvOnly() {
                       [](const EncodingDeps& deps) {
                         EXPECT_EQ(deps.tier, nullptr);
                         return std::unique_ptr<TypeEncoding>(NewIndexedZsetEncoding(0));
+                      }},
+         EncodingSpec{KeyType::kSet,
+                      0,
+                      "0",
+                      "counted",
+                      "#000004",
+                      true,
+                      TierUse::kNone,
+                      false,
+                      {SubKeyTag::kField},
+                      {},
+                      [](const EncodingDeps& deps) {
+                        EXPECT_EQ(deps.tier, nullptr);
+                        return std::unique_ptr<TypeEncoding>(NewCountedSetEncoding(0));
+                      }},
+         EncodingSpec{KeyType::kSet,
+                      1,
+                      "1",
+                      "blind",
+                      "#000005",
+                      false,
+                      TierUse::kNone,
+                      false,
+                      {SubKeyTag::kField},
+                      {},
+                      [](const EncodingDeps& deps) {
+                        EXPECT_EQ(deps.tier, nullptr);
+                        return std::unique_ptr<TypeEncoding>(NewBlindSetEncoding(1));
                       }}},
         r);
     EXPECT_TRUE(s.ok()) << s.ToString();
@@ -163,6 +194,39 @@ TEST_F(KvOnlyTest, ZsetV0RunsWithoutATier) {
     ASSERT_TRUE(zset->Card(txn, h, &card).ok());
     EXPECT_EQ(card, 1u);
   });
+}
+
+TEST_F(KvOnlyTest, SetVersionsRunWithoutATier) {
+  for (uint8_t v : {0, 1}) {
+    const std::string key = "s" + std::to_string(v);
+    auto set = Make<SetEncoding>(KeyType::kSet, v);
+    Command([&](KvTxn& txn) {
+      KeyHandle h = Load(txn, key, KeyType::kSet, v);
+      ASSERT_TRUE(h.is_new);
+      int64_t reply = 0;
+      ASSERT_TRUE(set->Add(txn, &h, {"b", "a", "c"}, &reply).ok());
+      EXPECT_EQ(reply, 3);
+    });
+    Command([&](KvTxn& txn) {
+      KeyHandle h = Load(txn, key, KeyType::kSet, v);
+      ASSERT_FALSE(h.is_new);
+      std::vector<bool> found;
+      ASSERT_TRUE(set->Contains(txn, h, {"a", "x"}, &found).ok());
+      EXPECT_EQ(found, (std::vector<bool>{true, false}));
+      int64_t reply = 0;
+      ASSERT_TRUE(set->Remove(txn, &h, {"b"}, RemoveHint(), &reply).ok());
+      EXPECT_EQ(reply, 1);
+    });
+    Command([&](KvTxn& txn) {
+      KeyHandle h = Load(txn, key, KeyType::kSet, v);
+      std::vector<std::string> members;
+      ASSERT_TRUE(set->Members(txn, h, &members).ok());
+      EXPECT_EQ(members, (std::vector<std::string>{"a", "c"}));
+      uint64_t size = 0;
+      ASSERT_TRUE(set->Size(txn, h, &size).ok());
+      EXPECT_EQ(size, 2u);
+    });
+  }
 }
 
 }  // namespace
