@@ -239,7 +239,7 @@ void SmoveCommand(CommandContext& ctx) {
     return;
   }
   int64_t n = 0;
-  const encodings::RemoveHint hint{.present = true};
+  const encodings::RemoveHint hint{.present = true, .empties = std::nullopt};
   if (!ctx.Check(ctx.Set(src.h.meta).Remove(ctx.txn(), &src.h, {member}, hint, &n))) return;
   if (!dst.exists) {
     dst.h.meta = ctx.txn().NewMeta(KeyType::kSet, ctx.engine().new_key_version(KeyType::kSet));
