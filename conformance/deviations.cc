@@ -59,6 +59,9 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Rep
   if (d.rule == "negative_zero_printed_as_zero") {
     return ReadNegativeZeroAsZero(redis) == kvlab;
   }
+  if (d.rule == "negative_zero_either_sign") {
+    return redis != kvlab && ReadNegativeZeroAsZero(redis) == ReadNegativeZeroAsZero(kvlab);
+  }
   if (d.rule == "negative_zero_increment") {
     // ZINCRBY key increment member, ZADD key ... INCR score member: the increment is the
     // second-to-last argument.
@@ -128,7 +131,8 @@ Status DeviationCatalogue::Load(const std::string& path,
                                        " version of the encoding registry lists it");
       }
       if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero" &&
-          d.rule != "negative_zero_increment" && d.rule != "integral_score_text") {
+          d.rule != "negative_zero_either_sign" && d.rule != "negative_zero_increment" &&
+          d.rule != "integral_score_text") {
         return Status::InvalidArgument(path + ": " + d.id + ": unknown rule " + d.rule);
       }
       if (d.step < 1) return Status::InvalidArgument(path + ": " + d.id + ": step must be >= 1");

@@ -9,6 +9,8 @@
 //                                 on, divided by step (e.g. HSET's field-value pairs).
 //   negative_zero_printed_as_zero kvlab's reply is Redis's with every "-0" bulk string read
 //                                 as "0".
+//   negative_zero_either_sign     the replies are equal once every "-0" bulk string, on either
+//                                 side, is read as "0".
 //   negative_zero_increment       the increment (the second-to-last argument: ZINCRBY's, ZADD
 //                                 INCR's score) is -0, Redis replied "-0" and kvlab "0".
 //   integral_score_text           the two member-score arrays are equal once every score printed

@@ -75,6 +75,27 @@ TEST(Deviations, NegativeZeroRule) {
   EXPECT_EQ(c.Explain({"HGET", "z", "m"}, P(0, 0), Reply::Bulk("-0"), Reply::Bulk("0")), "");
 }
 
+// The algebra's scores are computed from stored ones: where Redis holds -0, the sign of a zero
+// result may differ either way (-1 * -0 is 0 on Redis, -1 * 0 is -0 on kvlab).
+TEST(Deviations, AlgebraNegativeZeroRule) {
+  const DeviationCatalogue c = Real();
+  const Reply neg = Reply::Array({Reply::Bulk("a"), Reply::Bulk("-0")});
+  const Reply zero = Reply::Array({Reply::Bulk("a"), Reply::Bulk("0")});
+  const std::vector<std::string> zunion = {"ZUNION", "1", "z", "WEIGHTS", "-1", "WITHSCORES"};
+  EXPECT_EQ(c.Explain(zunion, P(0, 0), neg, zero), "zset-algebra-negative-zero");
+  EXPECT_EQ(c.Explain(zunion, P(0, 3), zero, neg), "zset-algebra-negative-zero");
+  EXPECT_EQ(c.Explain({"ZINTER", "1", "z", "WITHSCORES"}, P(0, 1), neg, zero),
+            "zset-algebra-negative-zero");
+  EXPECT_EQ(c.Explain({"ZDIFF", "1", "z", "WITHSCORES"}, P(0, 2), zero, neg),
+            "zset-algebra-negative-zero");
+  // Any other difference, or another command: a failure.
+  EXPECT_EQ(c.Explain(zunion, P(0, 0), neg, Reply::Array({Reply::Bulk("b"), Reply::Bulk("0")})),
+            "");
+  EXPECT_EQ(c.Explain(zunion, P(0, 0), zero, Reply::Array({Reply::Bulk("a"), Reply::Bulk("1")})),
+            "");
+  EXPECT_EQ(c.Explain({"ZSCORE", "z", "a"}, P(0, 0), Reply::Bulk("0"), Reply::Bulk("-0")), "");
+}
+
 // The -0 fix: INCR's reply is the computed score, so only an increment of -0 on a member Redis
 // holds as -0 (a skiplist zset) still differs; ZINCRBY and ZADD left the read rule.
 TEST(Deviations, NegativeZeroIncrementRule) {

@@ -102,6 +102,42 @@ Argv Zpop(Gen& g, const char* cmd) {
   return a;
 }
 
+// The zset algebra: sources from the zsets (the lex key too: a source is only read), a set, a
+// string and absent keys; destinations never a lex key (kLexKeys: their scores must stay equal) nor the
+// wide zset, so the zsets and "x" (any type).
+std::string AlgebraSource(Gen& g) {
+  return g.Chance(80) ? ZsetKey(g) : g.Pick(Words{"s1", "nokey", "zw", "t1"});
+}
+std::string AlgebraDestination(Gen& g) { return g.Chance(85) ? g.Pick(kZsetKeys) : "x"; }
+// numkeys and the keys, then the options: WEIGHTS, AGGREGATE, WITHSCORES (ZINTERCARD: LIMIT).
+Argv Zalgebra(Gen& g, const char* cmd, bool store, bool weights, bool card) {
+  Argv a = {cmd};
+  if (store) a.push_back(AlgebraDestination(g));
+  const uint64_t n = 1 + g.Below(3);
+  a.push_back(g.Chance(95) ? std::to_string(n) : g.Pick(Words{"0", "-1", "x", "9"}));
+  for (uint64_t i = 0; i < n; ++i) a.push_back(AlgebraSource(g));
+  if (weights && g.Chance(35)) {
+    a.push_back("WEIGHTS");
+    for (uint64_t i = 0; i < n; ++i) {
+      a.push_back(g.Pick(Words{"1", "2", "0", "-1", "0.5", "inf", "-inf"}));
+    }
+  }
+  if (weights && g.Chance(30)) {
+    a.insert(a.end(), {"AGGREGATE", g.Pick(Words{"SUM", "MIN", "MAX", "max", "avg"})});
+  }
+  if (card && g.Chance(40)) a.insert(a.end(), {"LIMIT", g.Pick(Words{"0", "1", "2", "-1"})});
+  if (!store && !card && g.Chance(60)) a.push_back("WITHSCORES");
+  return a;
+}
+Argv Zrangestore(Gen& g) {
+  Argv a = Zrange(g);
+  a[0] = "ZRANGESTORE";
+  a.insert(a.begin() + 1, AlgebraDestination(g));
+  // WITHSCORES is a syntax error for ZRANGESTORE: keep it rare.
+  if (a.back() == "WITHSCORES" && g.Chance(80)) a.pop_back();
+  return a;
+}
+
 // Wide collections: one hash ("hw") and one zset ("zw") drawing from hundreds of fields and
 // members, so that ranges skip, ranks go deep and scans page. Never lex-ranged ("zw" has
 // unequal scores).
@@ -213,6 +249,14 @@ std::vector<Entry> ZsetEntries() {
        }},
       {"zpopmin", 2, [](Gen& g) { return Zpop(g, "ZPOPMIN"); }},
       {"zpopmax", 2, [](Gen& g) { return Zpop(g, "ZPOPMAX"); }},
+      {"zunion", 2, [](Gen& g) { return Zalgebra(g, "ZUNION", false, true, false); }},
+      {"zinter", 2, [](Gen& g) { return Zalgebra(g, "ZINTER", false, true, false); }},
+      {"zdiff", 1, [](Gen& g) { return Zalgebra(g, "ZDIFF", false, false, false); }},
+      {"zintercard", 1, [](Gen& g) { return Zalgebra(g, "ZINTERCARD", false, false, true); }},
+      {"zunionstore", 2, [](Gen& g) { return Zalgebra(g, "ZUNIONSTORE", true, true, false); }},
+      {"zinterstore", 2, [](Gen& g) { return Zalgebra(g, "ZINTERSTORE", true, true, false); }},
+      {"zdiffstore", 1, [](Gen& g) { return Zalgebra(g, "ZDIFFSTORE", true, false, false); }},
+      {"zrangestore", 2, Zrangestore},
   };
 }
 

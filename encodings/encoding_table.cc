@@ -112,7 +112,7 @@ std::vector<EncodingSpec> Rows() {
        /*uses_reverse_scan=*/true,
        {kField, kScore},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
-        "zset-zscan-integral-score-text"},
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps&) {
          return std::unique_ptr<TypeEncoding>(NewIndexedZsetEncoding(0));
        }},
@@ -127,7 +127,7 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kField},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
-        "zset-zscan-integral-score-text"},
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(1, deps.tier));
        }},
@@ -141,7 +141,7 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kField, kIndex},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
-        "zset-zscan-integral-score-text"},
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(2, deps.tier));
        }},
@@ -156,7 +156,7 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kIndex},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
-        "zset-zscan-integral-score-text"},
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3, deps.tier));
        },

@@ -5,6 +5,8 @@
 // discards the batch of a command that replies with an error.
 #pragma once
 
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +54,18 @@ class CommandContext {
   // command must stop: WRONGTYPE, or a storage error. Otherwise *exists says whether the key
   // is live (absent and expired keys are not), and h holds its meta.
   bool Load(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h, bool* exists);
+  // Load for a key that may hold any of `types` (the zset algebra's sources: zsets and sets):
+  // WRONGTYPE when it holds another type. With `preloaded`, the key-meta the command already
+  // read for key (KvTxn::GetMetas: one multiget for many keys) instead of a read.
+  bool LoadOneOf(std::string_view key, std::initializer_list<encodings::KeyType> types,
+                 encodings::KeyHandle* h, bool* exists,
+                 const std::optional<encodings::KeyMeta>* preloaded = nullptr);
+  // Prepares `key` to be replaced by a new value of any type (the STORE forms): when it holds
+  // a live key, tells its encoding it goes (zset v3's store drops the old zset after the
+  // commit). The caller then writes the new meta, or deletes the key. Returns false after
+  // setting an error reply. *existed says whether the key was live.
+  bool PrepareOverwrite(std::string_view key, bool* existed,
+                        const std::optional<encodings::KeyMeta>* preloaded = nullptr);
   // Load, then, for an absent key, a new handle with the configured encode-version.
   bool LoadOrCreate(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h);
 

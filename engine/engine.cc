@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <chrono>
@@ -495,13 +496,44 @@ bool CommandContext::Check(const Status& s) {
 }
 
 bool CommandContext::Load(std::string_view key, KeyType type, KeyHandle* h, bool* exists) {
+  return LoadOneOf(key, {type}, h, exists);
+}
+
+bool CommandContext::PrepareOverwrite(std::string_view key, bool* existed,
+                                      const std::optional<KeyMeta>* preloaded) {
+  KeyMeta meta;
+  if (preloaded != nullptr) {
+    *existed = preloaded->has_value();
+    if (*existed) meta = **preloaded;
+  } else if (!Check(txn_->GetMeta(key, &meta, existed))) {
+    return false;
+  }
+  if (!*existed || meta.type == KeyType::kString) return true;
+  if (engine_->encoding(meta.type, meta.encode_version) == nullptr) {
+    ReplyError("ERR key '" + OneLine(std::string(key)) + "' uses encode-version " +
+               std::to_string(meta.encode_version) + ", which this engine cannot run");
+    return false;
+  }
+  const KeyHandle h{key, meta, false};
+  return Check(Encoding(meta).OnDelete(*txn_, h));
+}
+
+bool CommandContext::LoadOneOf(std::string_view key, std::initializer_list<KeyType> types,
+                               KeyHandle* h, bool* exists,
+                               const std::optional<KeyMeta>* preloaded) {
   h->key = key;
   h->is_new = false;
-  if (!Check(txn_->GetMeta(key, &h->meta, exists))) return false;
-  if (*exists && h->meta.type != type) {
+  if (preloaded != nullptr) {
+    *exists = preloaded->has_value();
+    if (*exists) h->meta = **preloaded;
+  } else if (!Check(txn_->GetMeta(key, &h->meta, exists))) {
+    return false;
+  }
+  if (*exists && std::find(types.begin(), types.end(), h->meta.type) == types.end()) {
     ReplyError(errors::kWrongType);
     return false;
   }
+  const KeyType type = h->meta.type;
   if (*exists && engine_->encoding(type, h->meta.encode_version) == nullptr) {
     ReplyError("ERR key '" + OneLine(std::string(key)) + "' uses encode-version " +
                std::to_string(h->meta.encode_version) + ", which this engine cannot run");

@@ -107,6 +107,16 @@ void ZrevrangeCommand(CommandContext& ctx);
 void ZremrangebyrankCommand(CommandContext& ctx);
 void ZremrangebyscoreCommand(CommandContext& ctx);
 void ZremrangebylexCommand(CommandContext& ctx);
+void ZrangestoreCommand(CommandContext& ctx);
+
+// zset_algebra_commands.cc
+void ZunionCommand(CommandContext& ctx);
+void ZinterCommand(CommandContext& ctx);
+void ZdiffCommand(CommandContext& ctx);
+void ZunionstoreCommand(CommandContext& ctx);
+void ZinterstoreCommand(CommandContext& ctx);
+void ZdiffstoreCommand(CommandContext& ctx);
+void ZintercardCommand(CommandContext& ctx);
 
 // list_commands.cc
 void LpushCommand(CommandContext& ctx);

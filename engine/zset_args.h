@@ -2,6 +2,8 @@
 // reply shape of scored members.
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "encodings/zset_encoding.h"
@@ -21,5 +23,13 @@ resp::Reply ScoredReply(std::vector<encodings::ScoredMember>&& members, bool wit
 // ScoredReply nested as the session's protocol wants (RESP3).
 resp::Reply ScoredReply(CommandContext& ctx, std::vector<encodings::ScoredMember>&& members,
                         bool with_scores);
+
+// The STORE forms' write (zset_algebra_commands.cc): replaces dst, of any type, by a zset of
+// `members` in the configured zset encode-version with a fresh key-version, or deletes it when
+// `members` is empty (setKey / dbDelete), and replies the new size. `preloaded`: dst's key-meta
+// when the command read it already. REQUIRES: the members are distinct and no score is NaN.
+void StoreZset(CommandContext& ctx, std::string_view dst,
+               std::vector<encodings::ScoredMember>&& members,
+               const std::optional<encodings::KeyMeta>* preloaded = nullptr);
 
 }  // namespace kvlab::engine

@@ -24,14 +24,17 @@ namespace {
 enum class RangeType { kAuto, kRank, kScore, kLex };
 enum class Direction { kAuto, kForward, kReverse };
 
-void ZrangeGeneric(CommandContext& ctx, RangeType type, Direction direction) {
-  size_t min_idx = 2, max_idx = 3;
+// zrangeGenericCommand. `store` (ZRANGESTORE): the destination is argument 1, the source and the
+// range follow it, and the range goes to the destination instead of the reply.
+void ZrangeGeneric(CommandContext& ctx, RangeType type, Direction direction, bool store = false) {
+  const size_t key_idx = store ? 2 : 1;
+  size_t min_idx = key_idx + 1, max_idx = key_idx + 2;
   bool with_scores = false;
   int64_t offset = 0, limit = -1;
-  for (size_t j = 4; j < ctx.argc(); ++j) {
+  for (size_t j = key_idx + 3; j < ctx.argc(); ++j) {
     const size_t left = ctx.argc() - j - 1;
     const char* opt = ctx.arg(j).c_str();
-    if (!strcasecmp(opt, "withscores")) {
+    if (!store && !strcasecmp(opt, "withscores")) {
       with_scores = true;
     } else if (!strcasecmp(opt, "limit") && left >= 2) {
       if (!ctx.ArgInt64(j + 1, &offset) || !ctx.ArgInt64(j + 2, &limit)) return;
@@ -74,7 +77,7 @@ void ZrangeGeneric(CommandContext& ctx, RangeType type, Direction direction) {
 
   KeyHandle h;
   bool exists = false;
-  if (!ctx.Load(ctx.arg(1), KeyType::kZset, &h, &exists)) return;
+  if (!ctx.Load(ctx.arg(key_idx), KeyType::kZset, &h, &exists)) return;
   std::vector<ScoredMember> out;
   // A negative offset skips everything in Redis (its skip loop runs off the end); rank ranges
   // ignore LIMIT -1 -1, the only LIMIT they accept.
@@ -87,6 +90,7 @@ void ZrangeGeneric(CommandContext& ctx, RangeType type, Direction direction) {
                    : z.RangeByLex(ctx.txn(), h, lex_range, reverse, lim, &out);
     if (!ctx.Check(s)) return;
   }
+  if (store) return StoreZset(ctx, ctx.arg(1), std::move(out));
   ctx.reply = ScoredReply(ctx, std::move(out), with_scores);
 }
 
@@ -134,6 +138,9 @@ void ZrevrangebylexCommand(CommandContext& ctx) {
 }
 void ZrevrangeCommand(CommandContext& ctx) {
   ZrangeGeneric(ctx, RangeType::kRank, Direction::kReverse);
+}
+void ZrangestoreCommand(CommandContext& ctx) {
+  ZrangeGeneric(ctx, RangeType::kAuto, Direction::kAuto, /*store=*/true);
 }
 void ZremrangebyrankCommand(CommandContext& ctx) { ZremrangeGeneric(ctx, RangeType::kRank); }
 void ZremrangebyscoreCommand(CommandContext& ctx) { ZremrangeGeneric(ctx, RangeType::kScore); }
