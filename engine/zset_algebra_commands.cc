@@ -192,8 +192,9 @@ void AlgebraGeneric(CommandContext& ctx, SetOp op, bool store, bool cardinality_
   const size_t nkeys = static_cast<size_t>(setnum);
 
   // Every key-meta in one multiget: the sources', then the destination's.
-  std::vector<std::string_view> keys(ctx.argv().begin() + static_cast<ptrdiff_t>(first_key),
-                                     ctx.argv().begin() + static_cast<ptrdiff_t>(first_key + nkeys));
+  std::vector<std::string_view> keys(
+      ctx.argv().begin() + static_cast<ptrdiff_t>(first_key),
+      ctx.argv().begin() + static_cast<ptrdiff_t>(first_key + nkeys));
   if (store) keys.push_back(ctx.arg(1));
   std::vector<std::optional<KeyMeta>> metas;
   if (!ctx.Check(ctx.txn().GetMetas(keys, &metas))) return;

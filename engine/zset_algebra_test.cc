@@ -60,7 +60,8 @@ TEST(ZsetAlgebra, EverySourceAndDestinationVersion) {
         EXPECT_EQ(e.Run("ZRANGE d 0 -1 WITHSCORES"),
                   "[\"y\", \"2\", \"long-member-name-a\", \"3\", \"x\", \"21\"]");
         EXPECT_EQ(e.Run("ZDIFFSTORE d 2 d b"), "(integer) 2");
-        EXPECT_EQ(e.Run("ZRANGE d 0 -1 WITHSCORES"), "[\"y\", \"2\", \"long-member-name-a\", \"3\"]");
+        EXPECT_EQ(e.Run("ZRANGE d 0 -1 WITHSCORES"),
+                  "[\"y\", \"2\", \"long-member-name-a\", \"3\"]");
         EXPECT_EQ(e.Run("ZRANGESTORE d d 1 1"), "(integer) 1");
         EXPECT_EQ(e.Run("ZRANGE d 0 -1 WITHSCORES"), "[\"long-member-name-a\", \"3\"]");
         // An empty result deletes it.
@@ -73,10 +74,8 @@ TEST(ZsetAlgebra, EverySourceAndDestinationVersion) {
         // No zset v3 store zset is left behind by the replaced destinations: only the sources'.
         std::vector<Reply> keys;
         TierCounts ignored;
-        ASSERT_TRUE(e.engine()
-                        .tier()
-                        ->Pipeline(TierRole::kStore, {{"KEYS", "c#*"}}, &keys, &ignored)
-                        .ok());
+        ASSERT_TRUE(
+            e.engine().tier()->Pipeline(TierRole::kStore, {{"KEYS", "c#*"}}, &keys, &ignored).ok());
         EXPECT_EQ(keys[0].elements().size(), static_cast<size_t>((va == 3) + (vb == 3)));
       }
     }

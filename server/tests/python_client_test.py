@@ -206,7 +206,9 @@ class Session(unittest.TestCase):
         self.same(lambda c: c.command_getkeys("MSET", "a", "1", "b", "2"))
         self.same(lambda c: c.execute_command("COMMAND DOCS", "get")[1][:6])
         self.assertEqual(sorted(self.k.command_list(pattern="zrange*")),
-                         ["zrange", "zrangebylex", "zrangebyscore"])
+                         ["zrange", "zrangebylex", "zrangebyscore", "zrangestore"])
+        # A numkeys command's keys, as Redis finds them.
+        self.same(lambda c: c.command_getkeys("ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
 
     def test_clients_across_connections(self):
         other = redis.Redis(port=self.kvlab_server.port, decode_responses=True)
