@@ -3,7 +3,7 @@
 // Each type has its own interface (HashEncoding, ZsetEncoding, ...) derived from this one; the
 // engine holds one instance per (type, version) of the registry (registry.h) and casts to the
 // type's interface after checking the key-meta's type. The keyspace hooks live here, so that the
-// keyspace commands (DEL, EXPIRE, FLUSHDB) treat every type alike.
+// keyspace commands (DEL, EXPIRE, FLUSHDB, RENAME, COPY) treat every type alike.
 //
 // Common REQUIREs: `h` holds the live key-meta of a key of this encoding's type and version.
 #pragma once
@@ -30,6 +30,18 @@ class TypeEncoding {
     return Status::OK();
   }
   virtual Status OnDelete(KvTxn& txn, const KeyHandle& h) { return Status::OK(); }
+
+  // Writes a copy of the key `from` as the new key `to` (RENAME, COPY), its key-meta included,
+  // in txn's batch: the same elements, encode-version and expiry under a fresh key-version.
+  // The default copies every sub-key record of the version's registry row (its sub-key tags)
+  // under `to`'s prefix, values as they are: one scan step per record read, one put per record
+  // written, and no element decoded. That is exact for every version whose records all follow
+  // the sub-key layout of key_codec.h and whose Redis-tier state is only a cache: the tier's
+  // keys carry the key-version, so `to` starts cold and nothing stale is reachable. A version
+  // that keeps data outside KV (zset v3's store) overrides it.
+  // REQUIRES: `to->meta` is `from.meta` with a fresh key-version; `to->is_new`; nothing of `to`
+  // is live (the caller deleted an old `to` first); from.key != to->key.
+  virtual Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to);
 };
 
 }  // namespace kvlab::encodings

@@ -60,6 +60,10 @@ class CommandContext {
   bool LoadOneOf(std::string_view key, std::initializer_list<encodings::KeyType> types,
                  encodings::KeyHandle* h, bool* exists,
                  const std::optional<encodings::KeyMeta>* preloaded = nullptr);
+  // Load for a key of any type (RENAME, COPY): checks only that the engine runs its
+  // encode-version, and reconciles a zset v3 key as Load does. `preloaded` as for LoadOneOf.
+  bool LoadAny(std::string_view key, encodings::KeyHandle* h, bool* exists,
+               const std::optional<encodings::KeyMeta>* preloaded = nullptr);
   // Prepares `key` to be replaced by a new value of any type (the STORE forms): when it holds
   // a live key, tells its encoding it goes (zset v3's store drops the old zset after the
   // commit). The caller then writes the new meta, or deletes the key. Returns false after
@@ -86,6 +90,11 @@ class CommandContext {
   std::vector<std::string>& ready_keys() { return ready_keys_; }
 
  private:
+  // LoadOneOf with `types`, or LoadAny with nullptr.
+  bool LoadChecked(std::string_view key, const std::initializer_list<encodings::KeyType>* types,
+                   encodings::KeyHandle* h, bool* exists,
+                   const std::optional<encodings::KeyMeta>* preloaded);
+
   Engine* engine_;
   Session* session_;
   const std::vector<std::string>* argv_;

@@ -521,6 +521,17 @@ bool CommandContext::PrepareOverwrite(std::string_view key, bool* existed,
 bool CommandContext::LoadOneOf(std::string_view key, std::initializer_list<KeyType> types,
                                KeyHandle* h, bool* exists,
                                const std::optional<KeyMeta>* preloaded) {
+  return LoadChecked(key, &types, h, exists, preloaded);
+}
+
+bool CommandContext::LoadAny(std::string_view key, KeyHandle* h, bool* exists,
+                             const std::optional<KeyMeta>* preloaded) {
+  return LoadChecked(key, nullptr, h, exists, preloaded);
+}
+
+bool CommandContext::LoadChecked(std::string_view key, const std::initializer_list<KeyType>* types,
+                                 KeyHandle* h, bool* exists,
+                                 const std::optional<KeyMeta>* preloaded) {
   h->key = key;
   h->is_new = false;
   if (preloaded != nullptr) {
@@ -529,12 +540,14 @@ bool CommandContext::LoadOneOf(std::string_view key, std::initializer_list<KeyTy
   } else if (!Check(txn_->GetMeta(key, &h->meta, exists))) {
     return false;
   }
-  if (*exists && std::find(types.begin(), types.end(), h->meta.type) == types.end()) {
+  if (*exists && types != nullptr &&
+      std::find(types->begin(), types->end(), h->meta.type) == types->end()) {
     ReplyError(errors::kWrongType);
     return false;
   }
   const KeyType type = h->meta.type;
-  if (*exists && engine_->encoding(type, h->meta.encode_version) == nullptr) {
+  if (*exists && type != KeyType::kString &&
+      engine_->encoding(type, h->meta.encode_version) == nullptr) {
     ReplyError("ERR key '" + OneLine(std::string(key)) + "' uses encode-version " +
                std::to_string(h->meta.encode_version) + ", which this engine cannot run");
     return false;

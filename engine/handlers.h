@@ -14,6 +14,11 @@ void HscanCommand(CommandContext& ctx);
 void ZscanCommand(CommandContext& ctx);
 void SscanCommand(CommandContext& ctx);
 
+// key_move_commands.cc
+void RenameCommand(CommandContext& ctx);
+void RenamenxCommand(CommandContext& ctx);
+void CopyCommand(CommandContext& ctx);
+
 // keyspace_commands.cc
 void DelCommand(CommandContext& ctx);
 void UnlinkCommand(CommandContext& ctx);

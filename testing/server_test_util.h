@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -121,14 +122,17 @@ class RawClient {
   }
   // Tells the server this client sends nothing more (shutdown SHUT_WR).
   void HalfClose() { ::shutdown(fd_, SHUT_WR); }
-  // Reads until `expected` bytes arrived, the peer closed, or `quiet` passed without data.
+  // Reads until `expected` bytes arrived, the peer closed, or `quiet` passed without data once
+  // some arrived. The first byte may take up to `first` (default: `quiet`).
   std::string Read(size_t expected = SIZE_MAX,
-                   std::chrono::milliseconds quiet = std::chrono::milliseconds(300)) {
+                   std::chrono::milliseconds quiet = std::chrono::milliseconds(300),
+                   std::optional<std::chrono::milliseconds> first = std::nullopt) {
     std::string out;
     char buf[65536];
     while (out.size() < expected) {
       pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(quiet.count())) <= 0) break;
+      const auto wait = out.empty() && first.has_value() ? *first : quiet;
+      if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) break;
       const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
       if (n <= 0) {
         closed_ = true;
@@ -138,10 +142,12 @@ class RawClient {
     }
     return out;
   }
-  // Sends a request and reads its reply (until quiet).
+  // Sends a request and reads its reply: until quiet once the reply has begun. A loaded machine
+  // may take long to answer at all, so the first byte is waited for up to 5 s (a request with
+  // no reply pays that wait: use Send and Read for those).
   std::string Call(std::string_view request) {
     Send(request);
-    return Read();
+    return Read(SIZE_MAX, std::chrono::milliseconds(300), std::chrono::milliseconds(5000));
   }
   // Whether the peer has closed the connection (checked by reading, briefly).
   bool Closed() {

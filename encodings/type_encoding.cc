@@ -1,0 +1,28 @@
+// TypeEncoding's default keyspace behaviour (type_encoding.h).
+#include "encodings/type_encoding.h"
+
+#include "encodings/kv_reads.h"
+#include "encodings/registry.h"
+
+namespace kvlab::encodings {
+
+Status TypeEncoding::Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) {
+  const EncodingSpec* row = txn.registry().Find(from.meta.type, from.meta.encode_version);
+  if (row == nullptr) {
+    return Status::InvalidArgument("no registry row for the key's encode-version");
+  }
+  for (SubKeyTag tag : row->sub_keys) {
+    const std::string from_prefix = txn.SubKeyPrefix(tag, from);
+    const std::string to_prefix = txn.SubKeyPrefix(tag, *to);
+    // The puts land in the batch, not in the store: the scan never sees them.
+    KVLAB_RETURN_IF_ERROR(
+        ScanPrefix(txn.kv(), from_prefix, [&](std::string_view suffix, std::string_view value) {
+          txn.batch().Put(to_prefix + std::string(suffix), value);
+          return true;
+        }));
+  }
+  txn.PutMeta(to);
+  return Status::OK();
+}
+
+}  // namespace kvlab::encodings
