@@ -266,6 +266,7 @@ TEST(Matrix, BlindHashDeviatesAsCataloguedAndTheReportsSaySo) {
   plan.versions["hash"] = {"0", "1"};
   plan.versions["zset"] = {"0"};
   plan.versions["set"] = {"0"};
+  plan.versions["list"] = {"0"};
   plan.corpus = {Case("HSET h a 1 b 2\nHSET h a 3 c 4\nHDEL h a x\nHGETALL h\nZADD z 1 m\n")};
   MatrixResult r;
   ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());

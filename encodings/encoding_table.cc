@@ -205,6 +205,20 @@ std::vector<EncodingSpec> Rows() {
        {kField},
        {},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewSparseListEncoding(1)); }},
+      // Kvrocks/NeoKV's list (../shared/spec/004_*, docs/encodings.md "List kvrocks"): l0's
+      // elements under the Kvrocks key-meta (flags byte 0x83 = the id, u64 size, head, tail).
+      {KeyType::kList,
+       KvrocksFlags(KeyType::kList),
+       "kvrocks",
+       "Kvrocks/NeoKV: flags, expiry, version, a 64-bit size, head and tail in the key-meta; "
+       "dense indexes as l0",
+       "#cab2d6",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {kField},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewKvrocksListEncoding()); }},
 
       // Set (../shared/spec/000_* "set数据结构", docs/encodings.md "Set v0".."Set v3"). The
       // spec's set tables say key-type 2; its KeyType enum (and kvlab) say 5.

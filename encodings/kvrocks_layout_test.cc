@@ -276,6 +276,21 @@ TEST(KvrocksEngine, BothFamiliesLiveInOneStore) {
   EXPECT_EQ(e.Run("EXISTS kvrocks"), "(integer) 0");
 }
 
+TEST(KvrocksEngine, ListsKeepHeadAndTailInTheKvrocksMeta) {
+  EngineHarness e;
+  EXPECT_EQ(e.Run("CONFIG SET list-encoding kvrocks"), "OK");
+  EXPECT_EQ(e.Run("RPUSH l a b c"), "(integer) 3");
+  EXPECT_EQ(e.Run("LPUSH l z"), "(integer) 4");
+  const std::string meta = RawMeta(e, "l");
+  ASSERT_EQ(meta.size(), 41u);
+  EXPECT_EQ(static_cast<uint8_t>(meta[0]), 0x83);
+  EXPECT_EQ(Hex(meta.substr(25)), "7f ff ff ff ff ff ff fe 80 00 00 00 00 00 00 02");
+  EXPECT_EQ(e.Run("LINSERT l BEFORE b m"), "(integer) 5");
+  EXPECT_EQ(e.Run("LREM l 1 a"), "(integer) 1");
+  EXPECT_EQ(e.Run("LRANGE l 0 -1"), "[\"z\", \"m\", \"b\", \"c\"]");
+  EXPECT_EQ(e.Run("LLEN l"), "(integer) 4");
+}
+
 TEST(KvrocksEngine, SizesBeyondFourBillionStayExact) {
   EngineHarness e;
   EXPECT_EQ(e.Run("CONFIG SET hash-encoding kvrocks"), "OK");

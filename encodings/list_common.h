@@ -30,8 +30,9 @@ inline uint64_t IndexOf(std::string_view prefix, std::string_view key) {
 }
 
 inline Status CheckRoom(const KeyMeta& meta, uint64_t adding) {
-  if (uint64_t{meta.count} + adding > UINT32_MAX) {
-    return Status::InvalidArgument("a list of this encoding holds at most 4294967295 elements");
+  if (adding > meta.MaxCount() - meta.count) {
+    return Status::InvalidArgument("a list of this encoding holds at most " +
+                                   std::to_string(meta.MaxCount()) + " elements");
   }
   return Status::OK();
 }

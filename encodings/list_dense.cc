@@ -1,5 +1,6 @@
-// List v0: 004_*'s dense layout. The element at position p is at index head + p; the meta's
-// head and tail bound the elements, [head, tail), and count == tail - head.
+// List v0 and kvrocks: 004_*'s dense layout (kvrocks under Kvrocks's key-meta, key_meta.h:
+// 0x83 | expire | key-version | size u64 | head | tail). The element at position p is at index head
+// + p; the meta's head and tail bound the elements, [head, tail), and count == tail - head.
 //
 // Point operations by position (LINDEX, LSET, the ends of LPOP/RPOP) know their sub-keys
 // without reading: one get, or one multiget. A middle edit (LINSERT, LREM) keeps the indexes
@@ -47,7 +48,7 @@ class DenseList final : public ListEncoding {
       const uint64_t index = end == ListEnd::kLeft ? --h->meta.list_head : h->meta.list_tail++;
       txn.batch().Put(ElementKey(prefix, index), e);
     }
-    h->meta.count += static_cast<uint32_t>(elements.size());
+    h->meta.count += elements.size();
     txn.PutMeta(h);
     return Status::OK();
   }
@@ -78,7 +79,7 @@ class DenseList final : public ListEncoding {
     } else {
       h->meta.list_tail -= k;
     }
-    h->meta.count -= static_cast<uint32_t>(k);
+    h->meta.count -= k;
     StoreOrDelete(txn, h);
     return Status::OK();
   }
@@ -156,7 +157,7 @@ class DenseList final : public ListEncoding {
     const uint64_t r = std::count(drop.begin(), drop.end(), true);
     *removed = static_cast<int64_t>(r);
     if (r == 0) return Status::OK();
-    h->meta.count -= static_cast<uint32_t>(r);
+    h->meta.count -= r;
     if (h->meta.count == 0) {
       txn.DeleteMeta(h->key);  // the sub-keys become unreachable with the key-version
       return Status::OK();
@@ -198,7 +199,7 @@ class DenseList final : public ListEncoding {
     DeleteIndexes(txn, prefix, h->meta.list_tail - right, h->meta.list_tail);
     h->meta.list_head += left;
     h->meta.list_tail -= right;
-    h->meta.count -= static_cast<uint32_t>(left + right);
+    h->meta.count -= left + right;
     txn.PutMeta(h);
     return Status::OK();
   }
@@ -258,6 +259,10 @@ class DenseList final : public ListEncoding {
 
 std::unique_ptr<ListEncoding> NewDenseListEncoding(uint8_t version) {
   return std::make_unique<DenseList>(version);
+}
+
+std::unique_ptr<ListEncoding> NewKvrocksListEncoding() {
+  return std::make_unique<DenseList>(KvrocksFlags(KeyType::kList));
 }
 
 }  // namespace kvlab::encodings

@@ -86,5 +86,9 @@ inline constexpr uint64_t kSparseListGap = uint64_t{1} << 24;
 
 std::unique_ptr<ListEncoding> NewDenseListEncoding(uint8_t version);   // v0
 std::unique_ptr<ListEncoding> NewSparseListEncoding(uint8_t version);  // v1
+// kvrocks: v0's logic under Kvrocks's key-meta (flags 0x83, u64 size, head, tail). Kvrocks's
+// List::Push, Insert and Rem work as v0 does: pushes extend [head, tail), a middle edit moves the
+// elements of its shorter side.
+std::unique_ptr<ListEncoding> NewKvrocksListEncoding();
 
 }  // namespace kvlab::encodings
