@@ -103,8 +103,8 @@ Argv Zpop(Gen& g, const char* cmd) {
 }
 
 // The zset algebra: sources from the zsets (the lex key too: a source is only read), a set, a
-// string and absent keys; destinations never a lex key (kLexKeys: their scores must stay equal) nor the
-// wide zset, so the zsets and "x" (any type).
+// string and absent keys; destinations never a lex key (kLexKeys: their scores must stay equal) nor
+// the wide zset, so the zsets and "x" (any type).
 std::string AlgebraSource(Gen& g) {
   return g.Chance(80) ? ZsetKey(g) : g.Pick(Words{"s1", "nokey", "zw", "t1"});
 }

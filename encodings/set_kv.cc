@@ -92,10 +92,11 @@ class CountedSet final : public KvSetBase {
     }
     *reply = added;
     if (added == 0 && !h->is_new) return Status::OK();
-    if (h->meta.count + static_cast<uint64_t>(added) > UINT32_MAX) {
-      return Status::InvalidArgument("a set of this encoding holds at most 4294967295 members");
+    if (static_cast<uint64_t>(added) > h->meta.MaxCount() - h->meta.count) {
+      return Status::InvalidArgument("a set of this encoding holds at most " +
+                                     std::to_string(h->meta.MaxCount()) + " members");
     }
-    h->meta.count += static_cast<uint32_t>(added);
+    h->meta.count += static_cast<uint64_t>(added);
     txn.PutMeta(h);
     return Status::OK();
   }
@@ -108,7 +109,7 @@ class CountedSet final : public KvSetBase {
     std::vector<bool> found(distinct.size(), true);
     if (!hint.present) KVLAB_RETURN_IF_ERROR(Contains(txn, *h, distinct, &found));
     const std::string prefix = txn.SubKeyPrefix(SubKeyTag::kField, *h);
-    uint32_t removed = 0;
+    uint64_t removed = 0;
     for (size_t i = 0; i < distinct.size(); ++i) {
       if (!found[i]) continue;
       txn.batch().Delete(prefix + std::string(distinct[i]));
