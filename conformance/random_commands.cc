@@ -64,8 +64,22 @@ Argv Config(Gen& g) { return {"CONFIG", "GET", g.Pick(Words{"databases", "nosuch
 
 }  // namespace
 
+// RENAME/COPY: any source but the wide keys; destinations never a lex key (their scores must
+// stay equal) nor a wide key. No COPY ... DB: the sequences SELECT other databases, and kvlab
+// copies within the selected one only (the corpus covers DB with the selected database).
+const Words kMoveSources = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "t1", "t2"};
+const Words kMoveDestinations = {"h2", "z2", "s2", "x", "t2"};
+Argv KeyMove(Gen& g, const char* cmd) {
+  Argv a = {cmd, g.Pick(kMoveSources), g.Pick(kMoveDestinations)};
+  if (std::string_view(cmd) == "COPY" && g.Chance(50)) a.push_back("REPLACE");
+  return a;
+}
+
 std::vector<Entry> KeyspaceEntries() {
   return {
+      {"rename", 1, [](Gen& g) { return KeyMove(g, "RENAME"); }},
+      {"renamenx", 1, [](Gen& g) { return KeyMove(g, "RENAMENX"); }},
+      {"copy", 1, [](Gen& g) { return KeyMove(g, "COPY"); }},
       {"del", 3, [](Gen& g) { return Keys1(g, "DEL"); }},
       {"touch", 1, [](Gen& g) { return Keys1(g, "TOUCH"); }},
       {"unlink", 1, [](Gen& g) { return Keys1(g, "UNLINK"); }},

@@ -176,7 +176,7 @@ std::vector<EncodingSpec> Rows() {
        /*uses_reverse_scan=*/true,
        {kField, kScore},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
-        "zset-zscan-integral-score-text"},
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewKvrocksZsetEncoding()); }},
 
       // List (../shared/spec/004_*, docs/encodings.md "List v0", "List v1"). Camellia has no
