@@ -275,6 +275,19 @@ std::vector<EncodingSpec> Rows() {
          return std::unique_ptr<TypeEncoding>(
              NewCachedSetEncoding(NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));
        }},
+      // Kvrocks/NeoKV's set (../shared/spec/004_*, docs/encodings.md "Set kvrocks"): s0's member
+      // records (the spec's DATA_CF keys, empty values) under the Kvrocks key-meta (flags 0x84).
+      {KeyType::kSet,
+       KvrocksFlags(KeyType::kSet),
+       "kvrocks",
+       "Kvrocks/NeoKV: flags, expiry, version and a 64-bit size in the key-meta; counted like s0",
+       "#737373",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {kField},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewKvrocksSetEncoding()); }},
   };
 }
 

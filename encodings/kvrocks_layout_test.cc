@@ -291,6 +291,27 @@ TEST(KvrocksEngine, ListsKeepHeadAndTailInTheKvrocksMeta) {
   EXPECT_EQ(e.Run("LLEN l"), "(integer) 4");
 }
 
+TEST(KvrocksEngine, SetsKeepA64BitSizeInTheKvrocksMeta) {
+  EngineHarness e;
+  EXPECT_EQ(e.Run("CONFIG SET set-encoding kvrocks"), "OK");
+  EXPECT_EQ(e.Run("SADD s a b c a"), "(integer) 3");
+  const std::string meta = RawMeta(e, "s");
+  ASSERT_EQ(meta.size(), 25u);
+  EXPECT_EQ(static_cast<uint8_t>(meta[0]), 0x84);
+  EXPECT_EQ(Hex(meta.substr(17)), "00 00 00 00 00 00 00 03");
+  EXPECT_EQ(e.Run("SREM s a nope"), "(integer) 1");
+  EXPECT_EQ(e.Run("SCARD s"), "(integer) 2");
+  // Give the meta a size of 2^32 - 1: the next member counts past Camellia's u32.
+  KeyMeta m;
+  ASSERT_TRUE(KeyMeta::Decode(RawMeta(e, "s"), e.engine().registry(), &m).ok());
+  m.count = UINT32_MAX;
+  backends::WriteBatch batch;
+  batch.Put(e.engine().codec().MetaKey(0, "s"), m.Encode());
+  ASSERT_TRUE(e.store()->Write(batch).ok());
+  EXPECT_EQ(e.Run("SADD s new"), "(integer) 1");
+  EXPECT_EQ(e.Run("SCARD s"), "(integer) 4294967296");
+}
+
 TEST(KvrocksEngine, SizesBeyondFourBillionStayExact) {
   EngineHarness e;
   EXPECT_EQ(e.Run("CONFIG SET hash-encoding kvrocks"), "OK");

@@ -13,6 +13,9 @@
 //       deviation); SCARD counts by a prefix scan.
 //   v2  v0 plus a Redis cache of the whole set.
 //   v3  v1 plus the same Redis cache.
+//   kvrocks  Kvrocks/NeoKV's layout (004_*): v0's member records (byte for byte the spec's
+//            DATA_CF sub-keys, empty values) under Kvrocks's key-meta (key_meta.h). Kvrocks's
+//            Set::Add and Set::Remove read each member first, as v0 does.
 //
 // Common REQUIREs of every method: `h` holds the live key-meta of a set of this encoding's
 // version, or, for writes only, a new one (h->is_new) from KvTxn::NewMeta.
@@ -70,6 +73,8 @@ class SetEncoding : public TypeEncoding {
 // `version` is the encode-version byte the encoding reports.
 std::unique_ptr<SetEncoding> NewCountedSetEncoding(uint8_t version);
 std::unique_ptr<SetEncoding> NewBlindSetEncoding(uint8_t version);
+// kvrocks: the counted logic under Kvrocks's key-meta (flags 0x84, u64 size).
+std::unique_ptr<SetEncoding> NewKvrocksSetEncoding();
 // v2 and v3 (the cache over these) are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

@@ -1,7 +1,10 @@
-// Set v0 (counted) and v1 (blind writes), stored in the KV store only.
+// Set v0 (counted), v1 (blind writes) and kvrocks (counted, Kvrocks's key-meta), stored in the
+// KV store only.
 //
 //   key-meta  m# ... -> version | 5 | key-version | expire | [count u32, v0 only]
+//             kvrocks: 0x84 | expire (0 = none) | key-version | size u64 (key_meta.h)
 //   member    s# ... | key-version | member -> empty
+//             (kvrocks: 004_*'s DATA_CF sub-key, metadata key prefix | version | member)
 //
 // KV operations per command: docs/amplification.md, checked by amplification_test.cc.
 #include <unordered_set>
@@ -180,6 +183,10 @@ class BlindSet final : public KvSetBase {
 
 std::unique_ptr<SetEncoding> NewCountedSetEncoding(uint8_t version) {
   return std::make_unique<CountedSet>(version);
+}
+
+std::unique_ptr<SetEncoding> NewKvrocksSetEncoding() {
+  return std::make_unique<CountedSet>(KvrocksFlags(KeyType::kSet));
 }
 
 std::unique_ptr<SetEncoding> NewBlindSetEncoding(uint8_t version) {
