@@ -38,7 +38,8 @@ std::string CompareReplies(const std::vector<std::string>& argv, const resp::Rep
 // Whether a command's reply order is unspecified by Redis (and so normalised). `argv` is the
 // whole command: CONFIG GET is unordered, other CONFIG subcommands are not.
 bool IsUnorderedReply(const std::vector<std::string>& argv);
-// Whether a command's reply is a random choice (SRANDMEMBER, SPOP): judged by the runner.
+// Whether a command's reply is a random choice (SRANDMEMBER, SPOP, RANDOMKEY): judged by the
+// runner.
 bool IsRandomReply(const std::vector<std::string>& argv);
 // Whether a command is a SCAN-family command (compared over whole iterations).
 bool IsScanCommand(const std::string& command);

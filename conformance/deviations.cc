@@ -1,5 +1,7 @@
 #include "conformance/deviations.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -48,8 +50,38 @@ Reply ReprintLongIntegerScores(const Reply& r) {
   return Reply::Array(std::move(e));
 }
 
-bool Follows(const Deviation& d, const std::vector<std::string>& argv, const Reply& redis,
-             const Reply& kvlab) {
+constexpr const char* kRules[] = {"integer_argument_count",    "negative_zero_printed_as_zero",
+                                  "negative_zero_either_sign", "negative_zero_increment",
+                                  "integral_score_text",       "kv_encoding_name",
+                                  "value_refcount_one",        "store_bytes",
+                                  "unsupported_error"};
+
+// Whether kvlab's reply names the encoding of a string or of a type in the profile
+// (encodings::KvEncodingName).
+bool NamesProfileEncoding(const encodings::EncodingProfile& profile, const std::string& name) {
+  if (name == encodings::KvEncodingName("string", "")) return true;
+  for (const auto& [type, version] : profile.versions) {
+    if (version && name == encodings::KvEncodingName(type, *version)) return true;
+  }
+  return false;
+}
+
+bool Follows(const Deviation& d, const std::vector<std::string>& argv,
+             const encodings::EncodingProfile& profile, const Reply& redis, const Reply& kvlab) {
+  if (d.rule == "kv_encoding_name") {
+    return redis.type() == Reply::Type::kBulk && kvlab.type() == Reply::Type::kBulk &&
+           NamesProfileEncoding(profile, kvlab.str());
+  }
+  if (d.rule == "value_refcount_one") {
+    return redis.type() == Reply::Type::kInteger && kvlab == Reply::Integer(1);
+  }
+  if (d.rule == "store_bytes") {
+    return redis.type() == Reply::Type::kInteger && kvlab.type() == Reply::Type::kInteger &&
+           kvlab.integer() > 0;
+  }
+  if (d.rule == "unsupported_error") {
+    return !redis.is_error() && kvlab.is_error() && kvlab.str().rfind("ERR kvlab ", 0) == 0;
+  }
   if (d.rule == "integer_argument_count") {
     if (kvlab.type() != Reply::Type::kInteger || redis.type() != Reply::Type::kInteger)
       return false;
@@ -108,7 +140,20 @@ Status DeviationCatalogue::Load(const std::string& path,
       d.rule = e.at("rule").get<std::string>();
       d.first_argument = e.value("first_argument", 0);
       d.step = e.value("step", 1);
+      d.subcommands = e.value("subcommands", std::vector<std::string>{});
       d.reason = e.at("reason").get<std::string>();
+      const bool rule_known =
+          std::find(std::begin(kRules), std::end(kRules), d.rule) != std::end(kRules);
+      if (!rule_known) {
+        return Status::InvalidArgument(path + ": " + d.id + ": unknown rule " + d.rule);
+      }
+      if (d.step < 1) return Status::InvalidArgument(path + ": " + d.id + ": step must be >= 1");
+      if (d.type == kAnyType) {
+        // A keyspace command's: every type and version, so no registry row lists it.
+        d.versions = {std::string(kAnyType)};
+        out->entries_.push_back(std::move(d));
+        continue;
+      }
       const encodings::TypeSpec* type = registry.FindType(d.type);
       if (type == nullptr) {
         return Status::InvalidArgument(path + ": " + d.id + ": type " + d.type +
@@ -130,12 +175,6 @@ Status DeviationCatalogue::Load(const std::string& path,
         return Status::InvalidArgument(path + ": " + d.id + ": no " + d.type +
                                        " version of the encoding registry lists it");
       }
-      if (d.rule != "integer_argument_count" && d.rule != "negative_zero_printed_as_zero" &&
-          d.rule != "negative_zero_either_sign" && d.rule != "negative_zero_increment" &&
-          d.rule != "integral_score_text") {
-        return Status::InvalidArgument(path + ": " + d.id + ": unknown rule " + d.rule);
-      }
-      if (d.step < 1) return Status::InvalidArgument(path + ": " + d.id + ": step must be >= 1");
       out->entries_.push_back(std::move(d));
     }
   } catch (const std::exception& ex) {
@@ -167,12 +206,22 @@ std::string DeviationCatalogue::Explain(const std::vector<std::string>& argv,
   for (char& c : cmd) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // Whether d is catalogued for this command on the encode-version of d's type in use.
   auto applies = [&](const Deviation& d) {
+    if (!d.subcommands.empty() &&
+        (argv.size() < 2 ||
+         std::none_of(d.subcommands.begin(), d.subcommands.end(), [&](const std::string& sub) {
+           return strcasecmp(argv[1].c_str(), sub.c_str()) == 0;
+         }))) {
+      return false;
+    }
+    if (d.type == kAnyType) {
+      return std::find(d.commands.begin(), d.commands.end(), cmd) != d.commands.end();
+    }
     const std::optional<std::string> version = profile.VersionOf(d.type);
     return version && std::find(d.commands.begin(), d.commands.end(), cmd) != d.commands.end() &&
            std::find(d.versions.begin(), d.versions.end(), *version) != d.versions.end();
   };
   for (const Deviation& d : entries_) {
-    if (applies(d) && Follows(d, argv, redis, kvlab)) return d.id;
+    if (applies(d) && Follows(d, argv, profile, redis, kvlab)) return d.id;
   }
   // The score-text rules describe how Redis prints scores, and one reply (a whole ZSCAN of a
   // skiplist zset) can show both: Redis's reply read with every applicable one of them.

@@ -16,6 +16,15 @@
 //   integral_score_text           the two member-score arrays are equal once every score printed
 //                                 as an integer of 18 digits or more is re-printed with "%.17g"
 //                                 (123456789012345680 -> 1.2345678901234568e+17), on both sides.
+//   kv_encoding_name              Redis replied a bulk string (its in-memory encoding) and kvlab
+//                                 the name of a kvlab encoding in use: "kv-string", or
+//                                 encodings::KvEncodingName of a type and version of the profile.
+//   value_refcount_one            Redis replied an integer and kvlab 1.
+//   store_bytes                   both replied integers, kvlab's positive (bytes in the store).
+//   unsupported_error             Redis replied, and kvlab replied an error starting "ERR kvlab ".
+//
+// An entry's type is a registry type, or "any" for a keyspace command's entry, which holds for
+// every type and version: no registry row lists it.
 #pragma once
 
 #include <string>
@@ -27,13 +36,19 @@
 
 namespace kvlab::conformance {
 
+inline constexpr const char* kAnyType = "any";
+
 struct Deviation {
   std::string id;
-  std::string type;  // a registry type name: "hash", "zset"
-  // The versions of `type` whose registry row lists this entry, by name (from the registry).
+  std::string type;  // a registry type name: "hash", "zset"; or kAnyType
+  // The versions of `type` whose registry row lists this entry, by name (from the registry);
+  // {kAnyType} for an entry of type kAnyType.
   std::vector<std::string> versions;
   std::vector<std::string> commands;  // lower case
   std::string rule;
+  // When not empty, the entry holds only for these subcommands (argv[1], case-insensitive) of
+  // its commands: {"encoding"} for OBJECT ENCODING.
+  std::vector<std::string> subcommands;
   int first_argument = 0;
   int step = 1;
   std::string reason;

@@ -182,6 +182,42 @@ const encodings::EncodingRegistry& Small() {
   return *registry;
 }
 
+// The keyspace entries (type "any"): every version, only their subcommand, only their rule.
+TEST(Deviations, IntrospectionRulesHoldOnlyForTheirSubcommandAndShape) {
+  const DeviationCatalogue c = Real();
+  const encodings::EncodingProfile p = P(2, 0);
+  const std::vector<std::string> encoding = {"object", "ENCODING", "h"};
+  EXPECT_EQ(c.Explain(encoding, p, Reply::Bulk("listpack"), Reply::Bulk("kv-hash-v2")),
+            "object-encoding-names-kv-encoding");
+  EXPECT_EQ(c.Explain(encoding, p, Reply::Bulk("embstr"), Reply::Bulk("kv-string")),
+            "object-encoding-names-kv-encoding");
+  // Another version's name, a type not in the profile, or a nil from Redis: a failure.
+  EXPECT_EQ(c.Explain(encoding, p, Reply::Bulk("listpack"), Reply::Bulk("kv-hash-v0")), "");
+  EXPECT_EQ(c.Explain(encoding, p, Reply::Bulk("listpack"), Reply::Bulk("kv-list-v0")), "");
+  EXPECT_EQ(c.Explain(encoding, p, Reply::Nil(), Reply::Bulk("kv-hash-v2")), "");
+  // Each rule only on its subcommand.
+  EXPECT_EQ(
+      c.Explain({"OBJECT", "REFCOUNT", "s"}, p, Reply::Integer(2147483647), Reply::Integer(1)),
+      "object-refcount-one");
+  EXPECT_EQ(c.Explain({"OBJECT", "FREQ", "s"}, p, Reply::Integer(2), Reply::Integer(1)), "");
+  EXPECT_EQ(c.Explain({"OBJECT", "REFCOUNT", "s"}, p, Reply::Integer(1), Reply::Integer(2)), "");
+  EXPECT_EQ(c.Explain({"OBJECT", "IDLETIME", "s"}, p, Reply::Integer(0),
+                      Reply::Error("ERR kvlab keeps no access time")),
+            "object-idletime-untracked");
+  EXPECT_EQ(c.Explain({"OBJECT", "IDLETIME", "s"}, p, Reply::Integer(0), Reply::Error("ERR x")),
+            "");
+  EXPECT_EQ(c.Explain({"memory", "usage", "h"}, p, Reply::Integer(72), Reply::Integer(40)),
+            "memory-usage-store-bytes");
+  EXPECT_EQ(c.Explain({"memory", "usage", "h"}, p, Reply::Integer(72), Reply::Integer(0)), "");
+  EXPECT_EQ(c.Explain({"memory", "usage", "h"}, p, Reply::Nil(), Reply::Integer(40)), "");
+  EXPECT_EQ(c.Explain({"memory", "stats"}, p, Reply::Array(),
+                      Reply::Error("ERR kvlab does not support MEMORY stats")),
+            "memory-allocator-reports-unsupported");
+  EXPECT_EQ(c.Explain({"memory", "purge"}, p, Reply::Ok(),
+                      Reply::Error("ERR kvlab does not support MEMORY purge")),
+            "");
+}
+
 TEST(Deviations, EveryRegistryRowsDeviationIsCatalogued) {
   const DeviationCatalogue c = Real();
   for (const encodings::EncodingSpec& row : encodings::EncodingRegistry::Builtin().rows()) {

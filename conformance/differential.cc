@@ -108,15 +108,24 @@ bool ChosenMembers(const Reply& r, std::vector<std::string>* out) {
   return true;
 }
 
-// Judges a random choice (SRANDMEMBER, SPOP): the subject's reply must be one Redis could have
-// given from the same state. Redis's own reply fixes the shape and the count; the subject's
-// members must be distinct where Redis's must be (SPOP, a positive count), and each one must be
-// a member of the set before the command. For SPOP the reference then pops what the subject
+// Judges a random choice (SRANDMEMBER, SPOP, RANDOMKEY): the subject's reply must be one Redis
+// could have given from the same state. Redis's own reply fixes the shape and the count; the
+// subject's members must be distinct where Redis's must be (SPOP, a positive count), and each one
+// must be a member of the set before the command. For SPOP the reference then pops what the subject
 // popped (Redis's choices go back, the subject's come out), so both hold the same set again.
 void JudgeRandom(const RunContext& context, ReplyTarget& reference,
                  const std::vector<std::string>& argv, const Reply& redis_raw,
                  const Reply& subject_raw, StepOutcome* out) {
   const Reply redis = redis_raw.AsResp2(), subject = subject_raw.AsResp2();
+  if (LowerCommand(argv[0]) == "randomkey") {
+    // Any live key: nil on both sides when the database is empty, else a key that exists.
+    bool valid = argv.size() == 1 && redis.type() == Reply::Type::kBulk &&
+                 subject.type() == Reply::Type::kBulk;
+    if (valid) valid = reference.Execute({"EXISTS", subject.str()}) == Reply::Integer(1);
+    Judge(context, argv, redis_raw, valid ? redis_raw : subject_raw, out);
+    if (!valid && out->verdict == Verdict::kFail) out->explanation += " (not a live key)";
+    return;
+  }
   std::vector<std::string> by_redis, by_subject;
   if (argv.size() < 2 || redis.type() != subject.type() || !ChosenMembers(redis, &by_redis) ||
       !ChosenMembers(subject, &by_subject) || by_redis.size() != by_subject.size()) {

@@ -60,6 +60,22 @@ Argv Scan(Gen& g) {
   return a;
 }
 
+// OBJECT and MEMORY: every subcommand, the key-taking ones mostly on keys that exist.
+Argv ObjectIntrospection(Gen& g) {
+  const std::string sub =
+      g.Pick(Words{"ENCODING", "encoding", "REFCOUNT", "FREQ", "IDLETIME", "HELP", "NOSUCH"});
+  if (sub == "HELP") return g.Chance(80) ? Argv{"OBJECT", "HELP"} : Argv{"OBJECT", "HELP", "x"};
+  Argv a = {"OBJECT", sub};
+  if (g.Chance(95)) a.push_back(g.Pick(kAllKeys));
+  return a;
+}
+Argv MemoryUsage(Gen& g) {
+  if (g.Chance(5)) return {"MEMORY", g.Pick(Words{"HELP", "NOSUCH", "PURGE"})};
+  Argv a = {"MEMORY", "USAGE", g.Pick(kAllKeys)};
+  if (g.Chance(30)) a.insert(a.end(), {"SAMPLES", Number(g, Words{"0", "5", "-1"})});
+  return a;
+}
+
 Argv Config(Gen& g) { return {"CONFIG", "GET", g.Pick(Words{"databases", "nosuchparameter"})}; }
 
 }  // namespace
@@ -81,6 +97,12 @@ std::vector<Entry> KeyspaceEntries() {
       {"renamenx", 1, [](Gen& g) { return KeyMove(g, "RENAMENX"); }},
       {"copy", 1, [](Gen& g) { return KeyMove(g, "COPY"); }},
       {"del", 3, [](Gen& g) { return Keys1(g, "DEL"); }},
+      {"randomkey", 1,
+       [](Gen& g) {
+         return g.Chance(95) ? Argv{"RANDOMKEY"} : Argv{"RANDOMKEY", "x"};
+       }},
+      {"object", 1, ObjectIntrospection},
+      {"memory", 1, MemoryUsage},
       {"touch", 1, [](Gen& g) { return Keys1(g, "TOUCH"); }},
       {"unlink", 1, [](Gen& g) { return Keys1(g, "UNLINK"); }},
       {"exists", 2, [](Gen& g) { return Keys1(g, "EXISTS"); }},

@@ -166,6 +166,20 @@ class CachedHash final : public HashEncoding {
     return Status::OK();
   }
 
+  // The KV records, plus the whole-hash entry and one hget entry per field (the empty field is
+  // never cached) in the cache Redis.
+  Status Footprint(KvTxn& txn, const KeyHandle& h, KeyFootprint* out) override {
+    const std::string prefix = Session(txn).Prefix(h);
+    std::vector<std::string> entries = {prefix};
+    const std::function<void(SubKeyTag, std::string_view)> each = [&](SubKeyTag tag,
+                                                                      std::string_view field) {
+      if (tag == SubKeyTag::kField && !field.empty())
+        entries.push_back(prefix + std::string(field));
+    };
+    KVLAB_RETURN_IF_ERROR(KvFootprint(txn, h, out, &each));
+    return TierFootprint(Session(txn), redis::TierRole::kCache, entries, &out->tier_bytes);
+  }
+
  private:
   enum class Kind { kField, kHash };
 

@@ -41,6 +41,14 @@ const char* TierUseName(TierUse use) {
   return "none";
 }
 
+std::string KvEncodingName(std::string_view type, std::string_view version) {
+  std::string out = "kv-" + std::string(type);
+  if (version.empty()) return out;
+  const bool numbered =
+      std::all_of(version.begin(), version.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return out + (numbered ? "-v" : "-") + std::string(version);
+}
+
 std::string EncodingSpec::DisplayName(const TypeSpec& type) const {
   return std::string(type.name) + " v" + std::string(name);
 }

@@ -164,6 +164,11 @@ struct EncodingProfile {
   bool operator==(const EncodingProfile&) const = default;
 };
 
+// The name OBJECT ENCODING replies for a key: "kv-" type, then "-v" and a numbered version
+// ("kv-hash-v0") or "-" and a named one ("kv-zset-kvrocks"); "kv-string" for a string (empty
+// version). docs/deviations.json: object-encoding-names-kv-encoding.
+std::string KvEncodingName(std::string_view type, std::string_view version);
+
 // Parses "hash=0,zset=1" (the --encoding flag): comma-separated TYPE=VERSION pairs, by name.
 // Fails naming the bad part: an unknown type, an unknown version, a type given twice.
 Status ParseEncodingList(const EncodingRegistry& registry, std::string_view text,

@@ -132,6 +132,13 @@ class CachedSet final : public SetEncoding {
     return Status::OK();
   }
 
+  // The KV records, plus the whole-set entry in the cache Redis.
+  Status Footprint(KvTxn& txn, const KeyHandle& h, KeyFootprint* out) override {
+    KVLAB_RETURN_IF_ERROR(KvFootprint(txn, h, out, nullptr));
+    return TierFootprint(Session(txn), redis::TierRole::kCache, {Session(txn).Prefix(h)},
+                         &out->tier_bytes);
+  }
+
  private:
   TierSession Session(KvTxn& txn) const { return TierSession(tier_, &txn); }
 

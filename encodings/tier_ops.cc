@@ -1,5 +1,7 @@
 #include "encodings/tier_ops.h"
 
+#include <algorithm>
+
 namespace kvlab::encodings {
 
 using redis::RedisTier;
@@ -66,6 +68,27 @@ void CacheWriteAfterCommit(const TierSession& t, const std::string& prefix,
         CacheWriteNow(t, prefix, commands, touched_keys);
         return Status::OK();
       });
+}
+
+Status TierFootprint(const TierSession& t, TierRole role, const std::vector<std::string>& keys,
+                     uint64_t* bytes) {
+  for (size_t begin = 0; begin < keys.size(); begin += kMaxLuaArgs) {
+    const size_t end = std::min(keys.size(), begin + kMaxLuaArgs);
+    std::vector<std::vector<std::string>> commands;
+    for (size_t i = begin; i < end; ++i) {
+      commands.push_back({"MEMORY", "USAGE", keys[i], "SAMPLES", "0"});
+    }
+    std::vector<Reply> replies;
+    KVLAB_RETURN_IF_ERROR(t.tier().Pipeline(role, commands, &replies, t.counts()));
+    for (const Reply& r : replies) {
+      if (r.is_error()) {
+        return Status::Unavailable("the Redis tier (" + t.tier().Describe(role) +
+                                   ") refused MEMORY USAGE: " + r.str());
+      }
+      if (r.type() == Reply::Type::kInteger) *bytes += static_cast<uint64_t>(r.integer());
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace kvlab::encodings

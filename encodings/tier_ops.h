@@ -63,4 +63,11 @@ void CacheWriteNow(const TierSession& t, const std::string& prefix,
                    const std::vector<std::vector<std::string>>& commands,
                    const std::vector<std::string>& touched_keys);
 
+// Adds to *bytes what the role's Redis says its entries `keys` occupy (MEMORY USAGE ... SAMPLES
+// 0, exact for nested values; an absent entry adds 0), in pipelines of at most kMaxLuaArgs
+// commands. A key's footprint (TypeEncoding::Footprint) for the versions with tier entries.
+// Fails with Unavailable when the server does not answer: a footprint is never silently short.
+Status TierFootprint(const TierSession& t, redis::TierRole role,
+                     const std::vector<std::string>& keys, uint64_t* bytes);
+
 }  // namespace kvlab::encodings

@@ -9,12 +9,26 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
 #include "encodings/kv_txn.h"
 
 namespace kvlab::encodings {
+
+// What one key occupies (MEMORY USAGE): its records in the KV store, keys and values counted, and
+// what the Redis tier holds for it.
+struct KeyFootprint {
+  uint64_t meta_bytes = 0;       // the key-meta record
+  uint64_t sub_key_records = 0;  // live sub-key records of the key's current key-version
+  uint64_t sub_key_bytes = 0;
+  // Redis's own MEMORY USAGE (SAMPLES 0) of the tier entries of the key's current incarnation
+  // (caches and the zset v3 store); 0 for KV-only versions.
+  uint64_t tier_bytes = 0;
+  uint64_t total() const { return meta_bytes + sub_key_bytes + tier_bytes; }
+};
 
 class TypeEncoding {
  public:
@@ -42,6 +56,20 @@ class TypeEncoding {
   // REQUIRES: `to->meta` is `from.meta` with a fresh key-version; `to->is_new`; nothing of `to`
   // is live (the caller deleted an old `to` first); from.key != to->key.
   virtual Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to);
+
+  // Adds the key's footprint to *out (MEMORY USAGE). The default counts the key-meta record and
+  // every sub-key record of the version's registry row (one scan per sub-key kind: one seek and
+  // one step per record), under the same layout assumption as Copy. A version with Redis-tier
+  // entries overrides it to add them.
+  virtual Status Footprint(KvTxn& txn, const KeyHandle& h, KeyFootprint* out) {
+    return KvFootprint(txn, h, out, nullptr);
+  }
+
+ protected:
+  // The default Footprint. `each_record`, when set, also sees every sub-key record's tag and
+  // suffix (the part after SubKeyPrefix: a field or member name in the v0-v3 layouts).
+  Status KvFootprint(KvTxn& txn, const KeyHandle& h, KeyFootprint* out,
+                     const std::function<void(SubKeyTag, std::string_view)>* each_record);
 };
 
 }  // namespace kvlab::encodings

@@ -433,6 +433,22 @@ class TieredZset final : public ZsetEncoding {
     return OnExpire(txn, *to, KeyMeta::kNoExpire);
   }
 
+  // The KV records, plus the zset at the key's tier prefix (v1, v2: in the cache; v3: in the
+  // store) and, for v2 and v3, the ref -> member cache entry of each long member (its i# record).
+  Status Footprint(KvTxn& txn, const KeyHandle& h, KeyFootprint* out) override {
+    const std::string key = Session(txn).Prefix(h);
+    std::vector<std::string> cached = {};
+    if (!stored()) cached.push_back(key);
+    const std::function<void(SubKeyTag, std::string_view)> each = [&](SubKeyTag tag,
+                                                                      std::string_view ref) {
+      if (tag == SubKeyTag::kIndex) cached.push_back(key + std::string(ref));
+    };
+    KVLAB_RETURN_IF_ERROR(KvFootprint(txn, h, out, &each));
+    KVLAB_RETURN_IF_ERROR(TierFootprint(Session(txn), TierRole::kCache, cached, &out->tier_bytes));
+    if (!stored()) return Status::OK();
+    return TierFootprint(Session(txn), TierRole::kStore, {key}, &out->tier_bytes);
+  }
+
   Status OnExpire(KvTxn& txn, const KeyHandle& h, int64_t old_expire_ms) override {
     if (!stored()) return Status::OK();
     // Before the commit: the later of the two expiries (so that the store never expires before

@@ -24,6 +24,10 @@ void DelCommand(CommandContext& ctx);
 void UnlinkCommand(CommandContext& ctx);
 void ExistsCommand(CommandContext& ctx);
 void TouchCommand(CommandContext& ctx);
+// key_info_commands.cc
+void RandomkeyCommand(CommandContext& ctx);
+void ObjectCommand(CommandContext& ctx);
+void MemoryCommand(CommandContext& ctx);
 void TypeCommand(CommandContext& ctx);
 void ExpireCommand(CommandContext& ctx);
 void PexpireCommand(CommandContext& ctx);
