@@ -45,7 +45,8 @@ class Honesty : public ::testing::Test {
   RunContext Context(int hash_version) const {
     RunContext ctx;
     ctx.catalogue = &catalogue_;
-    ctx.profile.versions = {{"hash", std::to_string(hash_version)}, {"zset", "0"}};
+    ctx.profile.versions = {
+        {"hash", std::to_string(hash_version)}, {"zset", "0"}, {"list", "0"}, {"set", "0"}};
     return ctx;
   }
 

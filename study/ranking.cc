@@ -8,6 +8,7 @@
 
 #include "analysis/mann_whitney.h"
 #include "analysis/summary.h"
+#include "conformance/deviations.h"
 #include "encodings/registry.h"
 #include "engine/command_table.h"
 #include "study/version_legend.h"
@@ -556,6 +557,9 @@ Status LoadDeviationEntries(const std::string& path, std::vector<DeviationEntry>
       e.id = d.at("id").get<std::string>();
       e.type = d.at("type").get<std::string>();
       // Schema 2 catalogues leave the versions to the registry rows that list the entry.
+      // Entries of type "any" (OBJECT, MEMORY) hold for every version alike, so they never set
+      // versions apart: a ranking leaves them out.
+      if (e.type == conformance::kAnyType) continue;
       if (d.contains("versions")) {
         e.versions = d.at("versions").get<std::vector<int>>();
       } else {
