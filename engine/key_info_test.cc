@@ -5,7 +5,6 @@
 // reverse scan.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <map>
 
 #include "encodings/registry.h"
@@ -54,9 +53,7 @@ std::vector<TypeCase> Cases() {
 TEST(KeyInfo, MemoryUsageIsTheLiveRecordsOfEveryVersion) {
   EngineHarness e;
   // zset v3 gives its store zset the key's expiry: the store's clock is real.
-  e.clock().SetMillis(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count());
+  e.SetClockToNow();
   const EncodingRegistry& registry = e.engine().registry();
   for (const TypeCase& c : Cases()) {
     const std::string type_name(registry.FindType(c.type)->name);
@@ -99,9 +96,7 @@ TEST(KeyInfo, MemoryUsageIsTheLiveRecordsOfEveryVersion) {
 
 TEST(KeyInfo, ObjectEncodingNamesTheKeysOwnVersion) {
   EngineHarness e;
-  e.clock().SetMillis(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count());
+  e.SetClockToNow();
   const EncodingRegistry& registry = e.engine().registry();
   ASSERT_EQ(e.Run("SET s v"), "OK");
   EXPECT_EQ(e.Run("OBJECT ENCODING s"), "\"kv-string\"");

@@ -4,8 +4,6 @@
 // destination leaves nothing reachable; zset v3's store keeps exactly the live keys' zsets.
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include "encodings/key_meta.h"
 #include "encodings/registry.h"
 #include "testing/engine_test_util.h"
@@ -65,9 +63,7 @@ size_t StoreZsets(EngineHarness& e) {
 TEST(KeyMove, EveryVersionOntoEveryDestination) {
   EngineHarness e;
   // zset v3 gives its store zset the key's expiry (PEXPIREAT): the store's clock is real.
-  e.clock().SetMillis(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count());
+  e.SetClockToNow();
   const EncodingRegistry& registry = e.engine().registry();
   for (const TypeCase& c : Cases()) {
     const std::string type_name(registry.FindType(c.type)->name);

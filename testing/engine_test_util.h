@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,14 @@ class EngineHarness {
 
   engine::Engine& engine() { return *engine_; }
   encodings::ManualClock& clock() { return clock_; }
+  // Sets the manual clock to the real time: for tests whose Redis tier sees absolute expiries
+  // (zset v3 gives its store zset the key's PEXPIREAT), which a real redis-server judges by its
+  // own clock.
+  void SetClockToNow() {
+    clock_.SetMillis(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count());
+  }
   engine::Session& session() { return session_; }
   backends::KvStore* store() { return store_->store(); }
 
