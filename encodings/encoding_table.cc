@@ -85,6 +85,23 @@ std::vector<EncodingSpec> Rows() {
              NewBlindHashEncoding(3), 3, /*length_from_cache=*/true, deps.tier));
        }},
 
+      // Ardb's layout (../shared/spec/001_*, docs/encodings.md "Hash ardb"): the id is 0x40 | the
+      // type byte (KEY_HASH, 3) its key-metas start with.
+      {KeyType::kHash,
+       ArdbId(KeyType::kHash),
+       "ardb",
+       "Ardb: type and expiry in the key-meta, no count and no key-version; exact replies through "
+       "reads, HLEN scans, and DEL deletes every field (O(n))",
+       "#6baed6",
+       /*meta_has_count=*/false,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {SubKeyTag::kArdb},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewArdbHashEncoding()); },
+       /*count_added_later=*/false,
+       /*eager_delete=*/true},
+
       // Kvrocks/NeoKV's layout (../shared/spec/004_*, docs/encodings.md "Hash kvrocks"): the id is
       // the Kvrocks flags byte of a hash (key_meta.h), which its key-metas start with.
       {KeyType::kHash,
@@ -161,6 +178,25 @@ std::vector<EncodingSpec> Rows() {
          return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3, deps.tier));
        },
        /*count_added_later=*/true},
+
+      // Ardb's layout (../shared/spec/001_*, docs/encodings.md "Zset ardb"): KEY_ZSET_SCORE
+      // member -> score and the KEY_ZSET_SORT score index, z0's plans without the count; the id
+      // is 0x40 | KEY_ZSET (9).
+      {KeyType::kZset,
+       ArdbId(KeyType::kZset),
+       "ardb",
+       "Ardb: type and expiry in the key-meta, no count and no key-version; member records and a "
+       "score index as z0, ZCARD and negative ranks scan, DEL deletes every record (O(n))",
+       "#fc9272",
+       /*meta_has_count=*/false,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/true,
+       {SubKeyTag::kArdb},
+       {"zset-negative-zero-score", "zset-negative-zero-increment",
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewArdbZsetEncoding()); },
+       /*count_added_later=*/false,
+       /*eager_delete=*/true},
 
       // Kvrocks/NeoKV's layout (../shared/spec/004_*, docs/encodings.md "Zset kvrocks"): z0's
       // member records and score index, which are the spec's DATA_CF and REDIS_ZSET_SCORE_CF keys,
@@ -275,6 +311,23 @@ std::vector<EncodingSpec> Rows() {
          return std::unique_ptr<TypeEncoding>(
              NewCachedSetEncoding(NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));
        }},
+      // Ardb's layout (../shared/spec/001_*, docs/encodings.md "Set ardb"): KEY_SET_MEMBER
+      // records, no count; the id is 0x40 | KEY_SET (7).
+      {KeyType::kSet,
+       ArdbId(KeyType::kSet),
+       "ardb",
+       "Ardb: type and expiry in the key-meta, no count and no key-version; exact replies through "
+       "reads, SCARD scans, and DEL deletes every member (O(n))",
+       "#d9d9d9",
+       /*meta_has_count=*/false,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/false,
+       {SubKeyTag::kArdb},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewArdbSetEncoding()); },
+       /*count_added_later=*/false,
+       /*eager_delete=*/true},
+
       // Kvrocks/NeoKV's set (../shared/spec/004_*, docs/encodings.md "Set kvrocks"): s0's member
       // records (the spec's DATA_CF keys, empty values) under the Kvrocks key-meta (flags 0x84).
       {KeyType::kSet,

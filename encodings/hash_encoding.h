@@ -15,6 +15,8 @@
 //   kvrocks  Kvrocks/NeoKV's layout (004_*): v0's field records (byte for byte the spec's
 //            DATA_CF sub-keys) under Kvrocks's key-meta (key_meta.h); HSET skips fields whose
 //            value is unchanged, as Kvrocks's Hash::MSet does.
+//   ardb     Ardb's layout (001_*): fields at `key KEY_HASH_FIELD field`, no count and no
+//            key-version; HSET and HDEL read their fields, HLEN scans, DEL deletes every field.
 //
 // Common REQUIREs of every method: `h` holds the live key-meta of a hash of this encoding's
 // version, or, for writes only, a new one (h->is_new) from KvTxn::NewMeta.
@@ -80,6 +82,9 @@ std::unique_ptr<HashEncoding> NewBlindHashEncoding(uint8_t version);
 // kvrocks: the counted logic under Kvrocks's key-meta (flags 0x82, u64 size), writing no field
 // whose value an HSET leaves as it was.
 std::unique_ptr<HashEncoding> NewKvrocksHashEncoding();
+// ardb: Ardb's layout (001_*): no count, no key-version; exact replies through reads, HLEN by a
+// scan, DEL deletes every field (ardb_hash.cc).
+std::unique_ptr<HashEncoding> NewArdbHashEncoding();
 // v2 and v3 (the KV-only logic above plus a Redis cache) are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

@@ -72,8 +72,37 @@ std::string KeyCodec::SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view k
   return out;
 }
 
+std::string KeyCodec::ArdbKeyPrefix(uint8_t db, std::string_view key) const {
+  std::string out;
+  out.reserve(2 + options_.ns_prefix.size() + 1 + kHashtagBytes + 4 + key.size() + 1 + 16);
+  out.push_back(static_cast<char>(SubKeyTag::kArdb));
+  out.push_back('#');
+  AppendNamespace(&out, db);
+  AppendHashtag(&out, key);
+  PutFixed32BE(&out, static_cast<uint32_t>(key.size()));
+  out.append(key);
+  return out;
+}
+
+bool KeyCodec::DecodeArdbKey(uint8_t db, std::string_view sub_key, std::string* key) const {
+  const std::string db_prefix = SubKeyDbPrefix(SubKeyTag::kArdb, db);
+  if (!sub_key.starts_with(db_prefix)) return false;
+  std::string_view rest = sub_key.substr(db_prefix.size());
+  if (options_.md5_prefix) {
+    if (rest.size() < kHashtagBytes) return false;
+    rest.remove_prefix(kHashtagBytes);
+  }
+  if (rest.size() < 4) return false;
+  const uint32_t key_bytes = DecodeFixed32BE(rest.data());
+  rest.remove_prefix(4);
+  if (rest.size() < uint64_t{key_bytes} + 1) return false;  // the key, then the type byte
+  key->assign(rest.substr(0, key_bytes));
+  return true;
+}
+
 bool KeyCodec::DecodeSubKey(SubKeyTag tag, uint8_t db, std::string_view sub_key, std::string* key,
                             uint64_t* key_version, size_t* prefix_bytes) const {
+  if (tag == SubKeyTag::kArdb) return false;
   const std::string db_prefix = SubKeyDbPrefix(tag, db);
   if (!sub_key.starts_with(db_prefix)) return false;
   std::string_view rest = sub_key.substr(db_prefix.size());

@@ -12,6 +12,15 @@
 //     "k#" suffix: score (8 bytes, score_codec.h) | member   value: empty
 //     "i#" suffix: ref (zset v2/v3 long members)         value: member
 //
+//   Ardb sub-key = "a#" | namespace | [hashtag] | key length (u32 BE) | key | Ardb type (1)
+//                | element                                  (001_*: `key type element...`)
+//     type 04 (KEY_HASH_FIELD)  element: field       value: 04 | field value
+//     type 08 (KEY_SET_MEMBER)  element: member      value: 08
+//     type 0a (KEY_ZSET_SORT)   element: score (8) | member    value: 0a
+//     type 0b (KEY_ZSET_SCORE)  element: member      value: 0b | score (8)
+//   No key-version: every record of a key, of every kind, starts with ArdbKeyPrefix, and a
+//   deleted key's records must be deleted with it (eagerly: the versions named "ardb").
+//
 // The key length makes sub-key prefixes of different keys disjoint ("ab" never prefixes "abc"'s
 // records), and the key-version isolates a key's incarnations: a deleted and re-created key has
 // a new version, so the old sub-keys are never read again (lazy deletion, 004_*). The md5
@@ -49,6 +58,7 @@ enum class SubKeyTag : char {
   kField = 's',  // hash field / zset member -> value / score
   kScore = 'k',  // zset score index
   kIndex = 'i',  // zset member ref -> member
+  kArdb = 'a',   // every record of an Ardb-layout key (no key-version; eagerly deleted)
 };
 
 class KeyCodec {
@@ -70,12 +80,17 @@ class KeyCodec {
   // incarnation of a key, of one kind, starts with it.
   std::string SubKeyPrefix(SubKeyTag tag, uint8_t db, std::string_view key,
                            uint64_t key_version) const;
+  // "a#" | namespace | [hashtag] | key length | key: every record of an Ardb-layout key.
+  std::string ArdbKeyPrefix(uint8_t db, std::string_view key) const;
+  // Recovers the Redis key of an a# record of database db (the part before the Ardb type
+  // byte). False if the bytes are not one.
+  bool DecodeArdbKey(uint8_t db, std::string_view sub_key, std::string* key) const;
   // tag "#" | namespace: every sub-key of that kind in the database.
   std::string SubKeyDbPrefix(SubKeyTag tag, uint8_t db) const;
   // Recovers the key and key-version of a sub-key of kind `tag` in database db, and the length
-  // of its SubKeyPrefix (what precedes the suffix). False if the bytes are not one. Every tag
-  // uses the sub-key layout above: the garbage collector (engine/collector.h) finds the owner
-  // of any sub-key through it.
+  // of its SubKeyPrefix (what precedes the suffix). False if the bytes are not one, and always
+  // for kArdb, which has no key-version. Every other tag uses the sub-key layout above: the
+  // garbage collector (engine/collector.h) finds the owner of any such sub-key through it.
   bool DecodeSubKey(SubKeyTag tag, uint8_t db, std::string_view sub_key, std::string* key,
                     uint64_t* key_version, size_t* prefix_bytes) const;
 

@@ -37,7 +37,64 @@ uint8_t KvrocksTypeOf(KeyType type) {
   return 0;
 }
 
+uint8_t ArdbTypeOf(KeyType type) {
+  switch (type) {
+    case KeyType::kString:
+      return 0;  // strings keep kvlab's layout in every family
+    case KeyType::kHash:
+      return static_cast<uint8_t>(ArdbTag::kHash);
+    case KeyType::kList:
+      return static_cast<uint8_t>(ArdbTag::kList);
+    case KeyType::kSet:
+      return static_cast<uint8_t>(ArdbTag::kSet);
+    case KeyType::kZset:
+      return static_cast<uint8_t>(ArdbTag::kZset);
+  }
+  return 0;
+}
+
 namespace {
+
+// Ardb's `<type> <MetaObject>` (001_*): type | format 00 | expire (0 = none).
+std::string EncodeArdb(const KeyMeta& m) {
+  std::string out;
+  out.reserve(KeyMeta::kArdbBytes);
+  out.push_back(static_cast<char>(ArdbTypeOf(m.type)));
+  out.push_back(static_cast<char>(kArdbMetaFormat));
+  PutFixed64BE(&out, m.has_expire() ? static_cast<uint64_t>(m.expire_ms) : 0);
+  return out;
+}
+
+Status DecodeArdb(std::string_view bytes, const EncodingRegistry& registry, KeyMeta* meta) {
+  const auto tag = static_cast<uint8_t>(bytes[0]);
+  KeyType type = KeyType::kString;
+  for (KeyType t : {KeyType::kHash, KeyType::kList, KeyType::kSet, KeyType::kZset}) {
+    if (ArdbTypeOf(t) == tag) type = t;
+  }
+  if (type == KeyType::kString) {
+    return Status::Corruption("Ardb key-meta has unknown type " + std::to_string(tag));
+  }
+  if (registry.Find(type, ArdbId(type)) == nullptr) {
+    return Status::Corruption(std::string("Ardb key-meta of a ") + KeyTypeName(type) +
+                              ", which this registry has no Ardb version of");
+  }
+  if (bytes.size() != KeyMeta::kArdbBytes) {
+    return Status::Corruption(std::string("Ardb key-meta of a ") + KeyTypeName(type) + " is " +
+                              std::to_string(bytes.size()) + " bytes, not " +
+                              std::to_string(KeyMeta::kArdbBytes));
+  }
+  const uint64_t expire = DecodeFixed64BE(bytes.data() + 2);
+  meta->encode_version = ArdbId(type);
+  meta->type = type;
+  meta->counted = false;
+  meta->count_known = true;
+  meta->count = 0;
+  meta->key_version = 0;
+  meta->expire_ms = expire == 0 ? KeyMeta::kNoExpire : static_cast<int64_t>(expire);
+  meta->value.clear();
+  meta->list_head = meta->list_tail = 0;
+  return Status::OK();
+}
 
 // The KeyType of a Kvrocks flags byte's type bits, or false for kRedisNone and unknown types.
 bool KeyTypeOfKvrocks(uint8_t flags, KeyType* type) {
@@ -103,6 +160,7 @@ Status DecodeKvrocks(std::string_view bytes, const EncodingRegistry& registry, K
 
 std::string KeyMeta::Encode() const {
   if (kvrocks_layout()) return EncodeKvrocks(*this);
+  if (ardb_layout()) return EncodeArdb(*this);
   std::string out;
   out.reserve(kHeaderBytes + (type == KeyType::kString ? value.size() : 4));
   out.push_back(static_cast<char>(encode_version));
@@ -125,12 +183,19 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   if (!bytes.empty() && IsKvrocksId(static_cast<uint8_t>(bytes[0]))) {
     return DecodeKvrocks(bytes, registry, meta);
   }
+  if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[1]) == kArdbMetaFormat) {
+    return DecodeArdb(bytes, registry, meta);  // Camellia's second byte is a key-type, never 0
+  }
   if (bytes.size() < kHeaderBytes) {
     return Status::Corruption("key-meta of " + std::to_string(bytes.size()) +
                               " bytes is too short");
   }
   const auto type = static_cast<KeyType>(static_cast<uint8_t>(bytes[1]));
   const auto version = static_cast<uint8_t>(bytes[0]);
+  if (IsArdbId(version)) {
+    return Status::Corruption("key-meta has encode-version " + std::to_string(version) +
+                              ", an Ardb id, in Camellia's layout");
+  }
   bool counted = false;
   bool count_added_later = false;
   if (type == KeyType::kString) {

@@ -38,8 +38,25 @@
 //   size            the element count, u64.
 //   list only       then head (u64) | tail (u64), as in Camellia's layout above.
 //
-// Camellia's first byte is an encode-version below 0x80 and never has the marker bit, so one
-// Decode reads both families: the engine runs keys of every family side by side, and each key
+// Ardb (../shared/spec/001_*, 002_*: the value `<type> <MetaObject>`), the rows named "ardb":
+//
+//   type (1) | format (1) = 00 | expire-time (8)
+//
+//   type            Ardb's KeyType of the key's type (ArdbTag: hash 3, list 5, set 7, zset 9).
+//   format          MetaObject's format byte, 0 (Ardb's kCurrentMetaFormat, src/db/codec.cpp).
+//   expire-time     absolute Unix time in ms, unsigned; 0 when the key has no TTL (Ardb's
+//                   MetaObject default; kvlab never stores an expiry at or before the epoch).
+//   No key-version and no element count: Ardb's sub-keys are `key type element` (key_codec.h,
+//   "a#"), so DEL deletes every sub-key, and counts are counted by scanning.
+//   The registry id of an Ardb row is 0x40 | type (ArdbId: hash 0x43, set 0x47, zset 0x49);
+//   the meta stores the type, from which Decode derives the id.
+//
+// Telling the layouts apart (DO NOT CHANGE any of these bytes):
+//   first byte has bit 7 set                      Kvrocks (its flags byte)
+//   else second byte is 00                        Ardb (MetaObject's format byte; Camellia's
+//                                                 second byte is its key-type, never 0)
+//   else                                          Camellia (first byte below 0x40)
+// One Decode reads all three: the engine runs keys of every family side by side, and each key
 // keeps the family that created it.
 //
 // zset v3's count is kvlab's, not the spec's: the zset itself lives only in the store Redis,
@@ -82,9 +99,33 @@ uint8_t KvrocksTypeOf(KeyType type);
 // The flags byte of a Kvrocks key-meta of this type: the id of the type's Kvrocks row.
 inline uint8_t KvrocksFlags(KeyType type) { return kKvrocksMarker | KvrocksTypeOf(type); }
 
+// The Ardb layout (001_*; the type numbers are Ardb's KeyType, src/db/codec.hpp). DO NOT
+// CHANGE: they reach disk, as the first byte of a key-meta and the byte after the key in a
+// sub-key (key_codec.h).
+enum class ArdbTag : uint8_t {
+  kHash = 3,
+  kHashField = 4,
+  kList = 5,
+  kListElement = 6,
+  kSet = 7,
+  kSetMember = 8,
+  kZset = 9,
+  kZsetSort = 10,   // score | member -> the tag
+  kZsetScore = 11,  // member -> the tag | score
+};
+inline constexpr uint8_t kArdbIdBase = 0x40;  // Ardb ids: 0x40 | the key-meta's type tag
+inline constexpr uint8_t kArdbMetaFormat = 0x00;
+// Whether an encode-version id is an Ardb row's (0x40-0x7f).
+inline constexpr bool IsArdbId(uint8_t id) { return (id & 0xc0) == kArdbIdBase; }
+// Ardb's key-meta type tag of a collection type (hash 3, list 5, set 7, zset 9); 0 for strings.
+uint8_t ArdbTypeOf(KeyType type);
+// The registry id of the type's Ardb row: 0x40 | ArdbTypeOf(type).
+inline uint8_t ArdbId(KeyType type) { return kArdbIdBase | ArdbTypeOf(type); }
+
 struct KeyMeta {
   static constexpr size_t kHeaderBytes = 18;         // Camellia: version, type, key-version, expiry
   static constexpr size_t kKvrocksHeaderBytes = 17;  // Kvrocks: flags, expiry, key-version
+  static constexpr size_t kArdbBytes = 10;           // Ardb: type, format, expiry
   static constexpr int64_t kNoExpire = -1;
 
   uint8_t encode_version = 0;
@@ -106,6 +147,8 @@ struct KeyMeta {
 
   bool has_count() const { return counted; }
   bool kvrocks_layout() const { return IsKvrocksId(encode_version); }
+  // Ardb's layout keeps no key-version (key_version is 0) and no count.
+  bool ardb_layout() const { return type != KeyType::kString && IsArdbId(encode_version); }
   // The largest element count the layout records: u32 in Camellia's, and in Kvrocks's (u64) the
   // largest a Redis integer reply holds.
   uint64_t MaxCount() const {
@@ -115,7 +158,8 @@ struct KeyMeta {
   bool ExpiredAt(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
 
   // REQUIRES: a Kvrocks-layout meta (kvrocks_layout()) is not a string's, is counted, and has
-  // no expiry or one after the epoch.
+  // no expiry or one after the epoch; an Ardb-layout meta is not counted, is not a list's, and
+  // has no expiry or one after the epoch.
   std::string Encode() const;
   // Fails with Corruption when the bytes are not a key-meta of a string or of a type and
   // version of `registry`.

@@ -124,8 +124,42 @@ KeyMeta KvTxn::NewMeta(KeyType type, uint8_t encode_version) {
   meta.encode_version = encode_version;
   const EncodingSpec* row = registry_->Find(type, encode_version);
   meta.counted = row != nullptr && row->meta_has_count;
-  meta.key_version = versions_->Next();
+  // An Ardb-layout key has no key-version (its sub-keys carry none).
+  meta.key_version = meta.ardb_layout() ? 0 : versions_->Next();
   return meta;
+}
+
+std::string KvTxn::SubKeyPrefix(SubKeyTag tag, const KeyHandle& handle) const {
+  if (!handle.meta.ardb_layout()) {
+    return codec_->SubKeyPrefix(tag, db_, handle.key, handle.meta.key_version);
+  }
+  std::string prefix = codec_->ArdbKeyPrefix(db_, handle.key);
+  ArdbTag kind = ArdbTag::kHashField;
+  switch (tag) {
+    case SubKeyTag::kArdb:
+      return prefix;
+    case SubKeyTag::kScore:
+      kind = ArdbTag::kZsetSort;
+      break;
+    case SubKeyTag::kField:
+    case SubKeyTag::kIndex:
+      switch (handle.meta.type) {
+        case KeyType::kSet:
+          kind = ArdbTag::kSetMember;
+          break;
+        case KeyType::kZset:
+          kind = ArdbTag::kZsetScore;
+          break;
+        case KeyType::kList:
+          kind = ArdbTag::kListElement;
+          break;
+        default:
+          kind = ArdbTag::kHashField;
+      }
+      break;
+  }
+  prefix.push_back(static_cast<char>(kind));
+  return prefix;
 }
 
 }  // namespace kvlab::encodings

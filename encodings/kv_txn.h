@@ -123,10 +123,12 @@ class KvTxn {
   void OnCommitFailure(std::function<void()> step) { on_failure_.push_back(std::move(step)); }
   std::vector<std::function<void()>>& on_commit_failure() { return on_failure_; }
 
-  // The prefix of the key's sub-keys of one kind, for its current incarnation.
-  std::string SubKeyPrefix(SubKeyTag tag, const KeyHandle& handle) const {
-    return codec_->SubKeyPrefix(tag, db_, handle.key, handle.meta.key_version);
-  }
+  // The prefix of the key's sub-keys of one kind, for its current incarnation. For an
+  // Ardb-layout key (no key-version, key_codec.h) it is ArdbKeyPrefix, followed for kField and
+  // kScore by the Ardb type of that kind of record (a hash's fields 04, a set's members 08, a
+  // zset's members 0b and its score index 0a, a list's elements 06); kArdb gives every record
+  // of the key.
+  std::string SubKeyPrefix(SubKeyTag tag, const KeyHandle& handle) const;
 
  private:
   backends::KvStore* kv_;

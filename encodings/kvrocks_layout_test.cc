@@ -240,9 +240,9 @@ TEST(KvrocksEngine, TheNameWorksWhereAVersionDoes) {
   EXPECT_EQ(e.Run("CONFIG SET zset-encoding kvrocks"), "OK");
   EXPECT_EQ(e.Run("CONFIG GET kv.zset.key.meta.version"),
             "[\"kv.zset.key.meta.version\", \"kvrocks\"]");
-  EXPECT_EQ(e.Run("CONFIG SET hash-encoding ardb"),
+  EXPECT_EQ(e.Run("CONFIG SET hash-encoding pika"),
             "(error) ERR CONFIG SET failed (possibly related to argument 'hash-encoding') - "
-            "unknown hash encode-version 'ardb' (known: 0, 1, 2, 3, kvrocks)");
+            "unknown hash encode-version 'pika' (known: 0, 1, 2, 3, ardb, kvrocks)");
   EXPECT_EQ(e.Run("HSET h f v"), "(integer) 1");
   EXPECT_EQ(e.Run("ZADD z 1 m"), "(integer) 1");
   EXPECT_EQ(static_cast<uint8_t>(RawMeta(e, "h")[0]), 0x82);

@@ -111,6 +111,28 @@ Status EncodingRegistry::Make(std::vector<TypeSpec> types, std::vector<EncodingS
         return Status::InvalidArgument(what + ": a Kvrocks key-meta always keeps the size");
       }
     }
+    if (IsArdbId(r.id) != r.eager_delete) {
+      return Status::InvalidArgument(
+          what +
+          ": ids 64-127 are the Ardb layout's, which has no key-version and so deletes "
+          "eagerly; a row deletes eagerly exactly when its id is one");
+    }
+    if (IsArdbId(r.id)) {
+      if (r.id != ArdbId(r.type)) {
+        return Status::InvalidArgument(what + ": an Ardb id is 64 | Ardb's type; a " +
+                                       std::string(t->name) + "'s is " +
+                                       std::to_string(ArdbId(r.type)));
+      }
+      if (r.meta_has_count || r.tier != TierUse::kNone ||
+          r.sub_keys != std::vector<SubKeyTag>{SubKeyTag::kArdb}) {
+        return Status::InvalidArgument(what +
+                                       ": an Ardb key-meta keeps no count, no tier state, and "
+                                       "its records are the a# kind only");
+      }
+    } else if (std::find(r.sub_keys.begin(), r.sub_keys.end(), SubKeyTag::kArdb) !=
+               r.sub_keys.end()) {
+      return Status::InvalidArgument(what + ": only Ardb rows write a# records");
+    }
     if (r.factory == nullptr) return Status::InvalidArgument(what + ": no factory");
     if (r.sub_keys.empty()) return Status::InvalidArgument(what + ": no sub-key kinds");
   }
@@ -192,6 +214,17 @@ const EncodingSpec& EncodingRegistry::DefaultVersion(KeyType type) const {
 std::vector<SubKeyTag> EncodingRegistry::AllSubKeyTags() const {
   std::set<char> tags;
   for (const EncodingSpec& r : rows_) {
+    for (SubKeyTag t : r.sub_keys) tags.insert(static_cast<char>(t));
+  }
+  std::vector<SubKeyTag> out;
+  for (char t : tags) out.push_back(static_cast<SubKeyTag>(t));
+  return out;
+}
+
+std::vector<SubKeyTag> EncodingRegistry::LazySubKeyTags() const {
+  std::set<char> tags;
+  for (const EncodingSpec& r : rows_) {
+    if (r.eager_delete) continue;
     for (SubKeyTag t : r.sub_keys) tags.insert(static_cast<char>(t));
   }
   std::vector<SubKeyTag> out;

@@ -72,8 +72,10 @@ struct EncodingSpec {
   KeyType type;
   // The encode-version byte written in the key-meta of every key of this version. It reaches
   // disk: DO NOT CHANGE the id of a released row. It also says the key-meta's layout
-  // (key_meta.h): Camellia's ids are below 0x80; a Kvrocks/NeoKV row's id is the Kvrocks flags
-  // byte of its type (KvrocksFlags: 0x80 | Kvrocks's type number), so a type has at most one.
+  // (key_meta.h): Camellia's ids are below 0x40; an Ardb row's is 0x40 | Ardb's type number of
+  // the key-meta (ArdbId: the meta's first byte is that type); a Kvrocks/NeoKV row's id is the
+  // Kvrocks flags byte of its type (KvrocksFlags: 0x80 | Kvrocks's type number). A type has at
+  // most one Ardb and one Kvrocks row.
   uint8_t id;
   // The version's name wherever a user names it. Unique within the type; [a-z0-9-]+.
   std::string_view name;
@@ -102,6 +104,11 @@ struct EncodingSpec {
   // still decode, with KeyMeta::count_known false; the encoding's Reconcile fills the count in
   // at the key's next use. zset v3 gained its count after release (docs/encodings.md).
   bool count_added_later = false;
+  // The version deletes a key's sub-keys with the key (DEL, an overwrite, an expiry reaped),
+  // in the command's batch: O(n) KV operations. True exactly for the Ardb rows (ids 64-127),
+  // whose layout has no key-version (key_meta.h) to make old sub-keys unreachable; their
+  // records (a#) never outlive their key-meta, so the garbage collector does not walk them.
+  bool eager_delete = false;
 
   // "hash v0", for messages.
   std::string DisplayName(const TypeSpec& type) const;
@@ -139,6 +146,9 @@ class EncodingRegistry {
   const EncodingSpec& DefaultVersion(KeyType type) const;
   // Every sub-key kind any version writes, without repeats, in tag order.
   std::vector<SubKeyTag> AllSubKeyTags() const;
+  // The sub-key kinds of the versions that delete lazily (not eager_delete): the kinds whose
+  // records can outlive their key-meta, which the garbage collector walks.
+  std::vector<SubKeyTag> LazySubKeyTags() const;
 
   // Parses a version of `type` by name; the error lists the known names:
   // "unknown hash encode-version '7' (known: 0, 1, 2, 3)".

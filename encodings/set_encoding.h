@@ -16,6 +16,8 @@
 //   kvrocks  Kvrocks/NeoKV's layout (004_*): v0's member records (byte for byte the spec's
 //            DATA_CF sub-keys, empty values) under Kvrocks's key-meta (key_meta.h). Kvrocks's
 //            Set::Add and Set::Remove read each member first, as v0 does.
+//   ardb     Ardb's layout (001_*): members at `key KEY_SET_MEMBER member`, no count and no
+//            key-version; SADD and SREM read their members, SCARD scans, DEL deletes every member.
 //
 // Common REQUIREs of every method: `h` holds the live key-meta of a set of this encoding's
 // version, or, for writes only, a new one (h->is_new) from KvTxn::NewMeta.
@@ -75,6 +77,9 @@ std::unique_ptr<SetEncoding> NewCountedSetEncoding(uint8_t version);
 std::unique_ptr<SetEncoding> NewBlindSetEncoding(uint8_t version);
 // kvrocks: the counted logic under Kvrocks's key-meta (flags 0x84, u64 size).
 std::unique_ptr<SetEncoding> NewKvrocksSetEncoding();
+// ardb: Ardb's layout (001_*): no count, no key-version; exact replies through reads, SCARD by
+// a scan, DEL deletes every member (ardb_set.cc).
+std::unique_ptr<SetEncoding> NewArdbSetEncoding();
 // v2 and v3 (the cache over these) are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

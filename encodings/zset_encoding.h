@@ -148,6 +148,10 @@ std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version);
 // kvrocks: v0's logic under Kvrocks's key-meta (flags 0x85, u64 size); Kvrocks's ZADD reads
 // each member, as v0's does, and rewrites only the members whose score changes.
 std::unique_ptr<ZsetEncoding> NewKvrocksZsetEncoding();
+// ardb: Ardb's layout (001_*): KEY_ZSET_SCORE member -> score and the KEY_ZSET_SORT index with
+// v0's plans, but no count and no key-version: ZCARD scans, a negative rank reads the whole
+// index, a removal scans for a survivor, DEL deletes every record (zset_kv.cc).
+std::unique_ptr<ZsetEncoding> NewArdbZsetEncoding();
 // v1, v2 and v3, the Redis-tier versions, are in tiered_encodings.h.
 
 }  // namespace kvlab::encodings

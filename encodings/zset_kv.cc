@@ -1,10 +1,19 @@
-// Zset v0 and kvrocks: member -> score and a score index, both in KV; the count in the key-meta.
+// Zset v0, kvrocks and ardb: member -> score and a score index, both in KV; the count in the
+// key-meta (v0, kvrocks).
 //
 //   key-meta  m# ... -> 0 | 3 | key-version | expire | count u32
 //             kvrocks: 0x85 | expire (0 = none) | key-version | size u64 (key_meta.h)
+//             ardb: 09 (KEY_ZSET) | 00 (format) | expire (0 = none)
 //   member    s# ... | key-version | member -> score (8 bytes, score_codec.h)
+//             ardb: a# ... | 0b (KEY_ZSET_SCORE) | member -> 0b | score (8 bytes)
 //   index     k# ... | key-version | score (8 bytes, score_codec.h) | member -> ""
+//             ardb: a# ... | 0a (KEY_ZSET_SORT) | score (8 bytes) | member -> 0a
 //             (kvrocks: s# is 004_*'s DATA_CF and k# its REDIS_ZSET_SCORE_CF, byte for byte)
+//
+// ardb (001_*) keeps no count and no key-version: ZCARD counts the members with a scan, a
+// negative rank (or a reverse rank on a store without reverse scan) reads the whole index, ZREM
+// and the range removals scan for a surviving member to know whether the zset is now empty, a
+// new zset first clears its prefix, and DEL deletes every record (OnDelete: 2n deletes).
 //
 // Score order is k# order, so rank and score ranges walk k#; lex ranges walk s# (member order,
 // which is the zset's order when all scores are equal, the only case where Redis defines them).
@@ -19,6 +28,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "encodings/ardb_common.h"
 #include "encodings/kv_reads.h"
 #include "encodings/score_codec.h"
 #include "encodings/zset_encoding.h"
@@ -29,7 +39,7 @@ namespace {
 
 class IndexedZset final : public ZsetEncoding {
  public:
-  explicit IndexedZset(uint8_t version) : version_(version) {}
+  explicit IndexedZset(uint8_t version) : version_(version), ardb_(IsArdbId(version)) {}
   uint8_t version() const override { return version_; }
 
   Status Add(KvTxn& txn, KeyHandle* h, const ZAddFlags& flags,
@@ -41,17 +51,25 @@ class IndexedZset final : public ZsetEncoding {
     ZAddPlan plan;
     KVLAB_RETURN_IF_ERROR(ApplyZAdd(flags, elems, std::move(before), &plan));
     *result = plan.result;
+    // A new Ardb key first clears its prefix (ardb_common.h).
+    if (ardb_ && h->is_new && result->added > 0) KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, *h));
+    const std::string index_value = ardb_ ? ArdbValue(ArdbTag::kZsetSort, "") : "";
     std::string score_bytes;
     for (size_t i : plan.Changed()) {
       const std::string_view member = plan.members[i];
       if (plan.before[i]) txn.batch().Delete(keys.ScoreKey(*plan.before[i], member));
-      txn.batch().Put(keys.ScoreKey(*plan.after[i], member), "");
+      txn.batch().Put(keys.ScoreKey(*plan.after[i], member), index_value);
       score_bytes.clear();
+      if (ardb_) score_bytes.push_back(static_cast<char>(ArdbTag::kZsetScore));
       PutScore(&score_bytes, *plan.after[i]);
       txn.batch().Put(keys.member + std::string(member), score_bytes);
     }
     // No new member: the count is unchanged, and a new key stays absent (ZADD XX).
     if (result->added == 0) return Status::OK();
+    if (ardb_) {
+      if (h->is_new) txn.PutMeta(h);  // no count to keep: the meta is written once
+      return Status::OK();
+    }
     if (static_cast<uint64_t>(result->added) > h->meta.MaxCount() - h->meta.count) {
       return Status::InvalidArgument("a zset of this encoding holds at most " +
                                      std::to_string(h->meta.MaxCount()) + " members");
@@ -61,9 +79,17 @@ class IndexedZset final : public ZsetEncoding {
     return Status::OK();
   }
 
-  Status Card(KvTxn&, const KeyHandle& h, uint64_t* card) override {
-    *card = h.meta.count;
-    return Status::OK();
+  Status Card(KvTxn& txn, const KeyHandle& h, uint64_t* card) override {
+    if (!ardb_) {
+      *card = h.meta.count;
+      return Status::OK();
+    }
+    *card = 0;
+    if (h.is_new) return Status::OK();
+    return ScanPrefix(txn.kv(), Keys(txn, h).member, [&](std::string_view, std::string_view) {
+      ++*card;
+      return true;
+    });
   }
 
   Status Scores(KvTxn& txn, const KeyHandle& h, const std::vector<std::string_view>& members,
@@ -71,12 +97,24 @@ class IndexedZset final : public ZsetEncoding {
     return ReadScores(txn, Keys(txn, h), members, scores);
   }
 
+  // DEL, UNLINK, an overwrite, a reaped expiry: an Ardb zset's records go with its meta.
+  Status OnDelete(KvTxn& txn, const KeyHandle& h) override {
+    return ardb_ ? PurgeArdbKey(txn, h) : Status::OK();
+  }
+
+  // RENAME, COPY: a new Ardb key's prefix is cleared first; then every record is copied.
+  Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) override {
+    if (ardb_) KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, *to));
+    return TypeEncoding::Copy(txn, from, to);
+  }
+
   Status RangeByRank(KvTxn& txn, const KeyHandle& h, int64_t start, int64_t stop, bool reverse,
                      std::vector<ScoredMember>* out) override {
     out->clear();
+    const Keys keys(txn, h);
+    if (ardb_) return ArdbRangeByRank(txn, keys, start, stop, reverse, out);
     uint64_t first, last;
     if (!ClampRankRange(start, stop, h.meta.count, &first, &last)) return Status::OK();
-    const Keys keys(txn, h);
     if (reverse && !txn.capabilities().reverse_scan) {
       // Reverse ranks [first, last] are forward ranks [count-1-last, count-1-first].
       KVLAB_RETURN_IF_ERROR(WalkIndex(txn, keys, keys.score, keys.score_end, false,
@@ -148,7 +186,9 @@ class IndexedZset final : public ZsetEncoding {
     KVLAB_RETURN_IF_ERROR(
         ScanRange(txn.kv(), keys.score, keys.ScoreKey(*score[0], member), false, 0, -1,
                   [&](std::string_view, std::string_view) { return ++before, true; }));
-    *rank = reverse ? h.meta.count - 1 - before : before;
+    uint64_t card = h.meta.count;
+    if (reverse && ardb_) KVLAB_RETURN_IF_ERROR(Card(txn, h, &card));
+    *rank = reverse ? card - 1 - before : before;
     return Status::OK();
   }
 
@@ -218,6 +258,7 @@ class IndexedZset final : public ZsetEncoding {
 
  private:
   const uint8_t version_;
+  const bool ardb_;  // Ardb's layout: no count, tagged values (key_meta.h, key_codec.h)
   // The key prefixes of one incarnation of a zset.
   struct Keys {
     Keys(const KvTxn& txn, const KeyHandle& h)
@@ -270,9 +311,46 @@ class IndexedZset final : public ZsetEncoding {
     scores->assign(members.size(), std::nullopt);
     for (size_t i = 0; i < raw.size(); ++i) {
       if (!raw[i]) continue;
-      if (raw[i]->size() != 8) return Status::Corruption("zset member score is not 8 bytes");
-      (*scores)[i] = DecodeScore(raw[i]->data());
+      const char* score = nullptr;
+      KVLAB_RETURN_IF_ERROR(ScoreOfValue(*raw[i], &score));
+      (*scores)[i] = DecodeScore(score);
     }
+    return Status::OK();
+  }
+
+  // The score bytes of a member record's value: 8 bytes, after Ardb's type byte 0b in Ardb's.
+  static Status ScoreOfValue(std::string_view value, const char** score) {
+    if (value.size() == 8) {
+      *score = value.data();
+      return Status::OK();
+    }
+    if (value.size() == 9 &&
+        static_cast<uint8_t>(value[0]) == static_cast<uint8_t>(ArdbTag::kZsetScore)) {
+      *score = value.data() + 1;
+      return Status::OK();
+    }
+    return Status::Corruption("zset member score is not 8 bytes");
+  }
+
+  // Ardb keeps no count: a rank range with a negative end, or a reverse one on a store without
+  // reverse scan, reads the whole index and picks the ranks in memory; non-negative ranks walk
+  // as v0's do.
+  static Status ArdbRangeByRank(KvTxn& txn, const Keys& keys, int64_t start, int64_t stop,
+                                bool reverse, std::vector<ScoredMember>* out) {
+    if (start >= 0 && stop >= 0 && (!reverse || txn.capabilities().reverse_scan)) {
+      if (start > stop) return Status::OK();
+      const uint64_t span = static_cast<uint64_t>(stop - start) + 1;
+      return WalkIndex(txn, keys, keys.score, keys.score_end, reverse, static_cast<uint64_t>(start),
+                       span > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(span),
+                       out);
+    }
+    std::vector<ScoredMember> all;
+    KVLAB_RETURN_IF_ERROR(WalkIndex(txn, keys, keys.score, keys.score_end, false, 0, -1, &all));
+    if (reverse) std::reverse(all.begin(), all.end());
+    uint64_t first, last;
+    if (!ClampRankRange(start, stop, all.size(), &first, &last)) return Status::OK();
+    out->assign(std::make_move_iterator(all.begin() + static_cast<ptrdiff_t>(first)),
+                std::make_move_iterator(all.begin() + static_cast<ptrdiff_t>(last) + 1));
     return Status::OK();
   }
 
@@ -302,11 +380,10 @@ class IndexedZset final : public ZsetEncoding {
     Status bad;
     Status s = ScanRange(txn.kv(), lower, upper, reverse, skip, take,
                          [&](std::string_view k, std::string_view v) {
-                           if (v.size() != 8) {
-                             bad = Status::Corruption("zset member score is not 8 bytes");
-                             return false;
-                           }
-                           out->push_back({std::string(k.substr(p)), DecodeScore(v.data())});
+                           const char* score = nullptr;
+                           bad = ScoreOfValue(v, &score);
+                           if (!bad.ok()) return false;
+                           out->push_back({std::string(k.substr(p)), DecodeScore(score)});
                            return true;
                          });
     return bad.ok() ? s : bad;
@@ -325,13 +402,28 @@ class IndexedZset final : public ZsetEncoding {
   }
 
   // Deletes members (with their index entries) and updates or deletes the meta.
-  static Status Erase(KvTxn& txn, const Keys& keys, KeyHandle* h,
-                      const std::vector<ScoredMember>& victims, uint64_t* removed) {
+  Status Erase(KvTxn& txn, const Keys& keys, KeyHandle* h, const std::vector<ScoredMember>& victims,
+               uint64_t* removed) const {
     *removed = victims.size();
     if (victims.empty()) return Status::OK();
     for (const auto& v : victims) {
       txn.batch().Delete(keys.member + v.member);
       txn.batch().Delete(keys.ScoreKey(v.score, v.member));
+    }
+    if (ardb_) {
+      // No count: whether the zset is now empty takes a scan of the index, stopped at the first
+      // survivor (the index, not the members: removals by rank and score take its first entries).
+      std::vector<std::string> index_suffixes;
+      index_suffixes.reserve(victims.size());
+      for (const auto& v : victims) {
+        index_suffixes.push_back(keys.ScoreKey(v.score, v.member).substr(keys.score.size()));
+      }
+      const std::unordered_set<std::string_view> deleted(index_suffixes.begin(),
+                                                         index_suffixes.end());
+      bool survivor = false;
+      KVLAB_RETURN_IF_ERROR(AnySurvivor(txn.kv(), keys.score, deleted, &survivor));
+      if (!survivor) txn.DeleteMeta(h->key);
+      return Status::OK();
     }
     if (victims.size() >= h->meta.count) {
       txn.DeleteMeta(h->key);
@@ -351,6 +443,10 @@ std::unique_ptr<ZsetEncoding> NewIndexedZsetEncoding(uint8_t version) {
 
 std::unique_ptr<ZsetEncoding> NewKvrocksZsetEncoding() {
   return std::make_unique<IndexedZset>(KvrocksFlags(KeyType::kZset));
+}
+
+std::unique_ptr<ZsetEncoding> NewArdbZsetEncoding() {
+  return std::make_unique<IndexedZset>(ArdbId(KeyType::kZset));
 }
 
 }  // namespace kvlab::encodings

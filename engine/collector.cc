@@ -1,5 +1,6 @@
 #include "engine/collector.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -105,6 +106,43 @@ Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uin
   return s;
 }
 
+Status Engine::ReclaimArdbOrphans(uint8_t db, const std::vector<std::string>& keys,
+                                  uint64_t* sub_keys, OpCounts* kv) {
+  if (keys.empty()) return Status::OK();
+  KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
+  for (const std::string& key : keys) guard.Add(db, key);
+  guard.Lock();
+
+  OpCounts ops;
+  CountingStore counting(store_, &ops);
+  std::vector<std::string> meta_keys;
+  meta_keys.reserve(keys.size());
+  for (const std::string& key : keys) meta_keys.push_back(codec_.MetaKey(db, key));
+  std::vector<std::string_view> views(meta_keys.begin(), meta_keys.end());
+  std::vector<std::optional<std::string>> values;
+  Status s = counting.MultiGet(views, &values);
+  WriteBatch batch;
+  for (size_t i = 0; s.ok() && i < keys.size(); ++i) {
+    KeyMeta meta;
+    if (values[i] && (!KeyMeta::Decode(*values[i], registry_, &meta).ok() || meta.ardb_layout())) {
+      continue;  // an Ardb key's own records (or a meta that cannot be read): kept
+    }
+    const std::string prefix = codec_.ArdbKeyPrefix(db, keys[i]);
+    IteratorOptions io;
+    io.lower_bound = prefix;
+    io.upper_bound = encodings::PrefixSuccessor(prefix);
+    std::unique_ptr<backends::Iterator> it = counting.NewIterator(io);
+    for (it->Seek(prefix); it->Valid(); it->Next()) batch.Delete(it->key());
+    s = it->status();
+  }
+  if (s.ok() && !batch.empty()) {
+    s = counting.Write(batch);
+    if (s.ok()) *sub_keys += batch.size();
+  }
+  *kv += ops;
+  return s;
+}
+
 namespace {
 
 // Reads up to `limit` records of [begin, end) from `from` on (inclusive), keys only or with
@@ -132,12 +170,18 @@ Status Collector::RunPass(const GcOptions& options, GcStats* stats) {
   start_ = std::chrono::steady_clock::now();
   GcStats pass;
   Status s;
-  const std::vector<SubKeyTag> tags = engine_->registry().AllSubKeyTags();
+  // Eagerly deleted kinds (Ardb's a#) go with their meta (an expired one's in step 1, through
+  // OnDelete); only a blind overwrite (SET) leaves them behind, and they are reclaimed under the
+  // key's lock (CollectArdbRecords).
+  const std::vector<SubKeyTag> tags = engine_->registry().LazySubKeyTags();
+  const std::vector<SubKeyTag> all = engine_->registry().AllSubKeyTags();
+  const bool ardb = std::find(all.begin(), all.end(), SubKeyTag::kArdb) != all.end();
   for (int db = 0; db < engine_->databases() && s.ok(); ++db) {
     s = CollectMetas(db, options, &pass);
     for (size_t t = 0; t < tags.size() && s.ok(); ++t) {
       s = CollectSubKeys(db, static_cast<char>(tags[t]), options, &pass);
     }
+    if (ardb && s.ok()) s = CollectArdbRecords(db, options, &pass);
   }
   pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   *stats += pass;
@@ -261,6 +305,55 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
     }
     from = After(records.back().first);
     if (options.progress) options.progress({db, phase, *stats});
+    if (s.ok() && !Pace(options, *stats)) s = Status::Aborted("gc stopped");
+  }
+  stats->kv += ops;
+  return s;
+}
+
+Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* stats) {
+  const encodings::KeyCodec& codec = engine_->codec();
+  const uint8_t d = static_cast<uint8_t>(db);
+  const std::string begin = codec.SubKeyDbPrefix(SubKeyTag::kArdb, d);
+  const std::string end = encodings::PrefixSuccessor(begin);
+  OpCounts ops;
+  CountingStore counting(engine_->store(), &ops);
+  std::vector<std::pair<std::string, std::string>> records;
+  std::string from = begin;
+  Status s;
+  while (s.ok()) {
+    s = ReadBatch(&counting, from, end, options.batch_records, false, &records);
+    if (!s.ok() || records.empty()) break;
+    stats->scanned += records.size();
+    // The distinct owners, then one MultiGet for their metas: a key without an Ardb meta has
+    // orphans, which the engine deletes under the key's lock.
+    std::vector<std::string> owners;
+    for (const auto& record : records) {
+      std::string key;
+      if (!codec.DecodeArdbKey(d, record.first, &key)) {
+        ++stats->undecodable;
+        continue;
+      }
+      if (owners.empty() || owners.back() != key) owners.push_back(std::move(key));
+    }
+    std::vector<std::string> meta_keys;
+    for (const std::string& key : owners) meta_keys.push_back(codec.MetaKey(d, key));
+    std::vector<std::string_view> views(meta_keys.begin(), meta_keys.end());
+    std::vector<std::optional<std::string>> metas;
+    if (!views.empty()) s = counting.MultiGet(views, &metas);
+    if (!s.ok()) break;
+    std::vector<std::string> orphaned;
+    for (size_t j = 0; j < metas.size(); ++j) {
+      KeyMeta meta;
+      if (metas[j] &&
+          (!KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok() || meta.ardb_layout())) {
+        continue;
+      }
+      orphaned.push_back(owners[j]);
+    }
+    s = engine_->ReclaimArdbOrphans(d, orphaned, &stats->reclaimed_sub_keys, &stats->kv);
+    from = After(records.back().first);
+    if (options.progress) options.progress({db, "a#", *stats});
     if (s.ok() && !Pace(options, *stats)) s = Status::Aborted("gc stopped");
   }
   stats->kv += ops;

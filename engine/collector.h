@@ -14,6 +14,10 @@
 //      one atomic batch, so once a sub-key's key-version is not its key's current one, no
 //      command can make it current again. A sub-key of an expired meta that step 1 has not
 //      reaped yet (it expired during the pass) is kept, for the next pass.
+//   3. Ardb's records (a#, registry rows with eager_delete): they carry no key-version and are
+//      deleted with their key, so only a blind overwrite (SET over an Ardb hash) leaves them
+//      behind; a record whose key has no Ardb meta is deleted, under the key's exclusive lock
+//      (Engine::ReclaimArdbOrphans), since a command could re-create the very same record.
 // So a key expired before a pass starts loses its meta in step 1 and its sub-keys in step 2 of
 // that same pass. Undecodable records are counted and never deleted.
 //
@@ -83,6 +87,9 @@ class Collector {
  private:
   Status CollectMetas(int db, const GcOptions& options, GcStats* stats);
   Status CollectSubKeys(int db, char tag, const GcOptions& options, GcStats* stats);
+  // Ardb's a# records (no key-version): those whose key has no Ardb meta, deleted under the
+  // key's lock (Engine::ReclaimArdbOrphans).
+  Status CollectArdbRecords(int db, const GcOptions& options, GcStats* stats);
   // Sleeps as long as max_records_per_second asks; false when asked to stop.
   bool Pace(const GcOptions& options, const GcStats& stats);
 

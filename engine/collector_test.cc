@@ -139,8 +139,11 @@ TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
   const auto& registry = h.engine().registry();
   const auto* row = registry.Find(registry.FindType(c.type)->type, c.version);
   ASSERT_NE(row, nullptr);
-  EXPECT_GE(stats.reclaimed_sub_keys, row->tier == encodings::TierUse::kStore ? 1u : 50u)
-      << stats.Line();
+  // An Ardb version (eager_delete) deletes "big", "del" and "exp" with their records: only the
+  // blind overwrite of "over" leaves garbage, its 3 or 4 records.
+  const uint64_t least =
+      row->eager_delete ? 3u : (row->tier == encodings::TierUse::kStore ? 1u : 50u);
+  EXPECT_GE(stats.reclaimed_sub_keys, least) << stats.Line();
   EXPECT_EQ(stats.undecodable, 0u);
   const Garbage clean = ScanForGarbage(h.engine());
   EXPECT_EQ(clean.orphans, 0u) << stats.Line();

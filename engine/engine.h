@@ -173,6 +173,14 @@ class Engine {
   // is down) is left for a later pass.
   Status ReapExpired(uint8_t db, const std::vector<std::string>& keys, uint64_t* metas,
                      uint64_t* tier, backends::OpCounts* kv);
+  // The garbage collector's reclaim of eagerly deleted records (Ardb's a#, which carry no
+  // key-version): for each of `keys` of database db whose meta, read again under its exclusive
+  // key lock, is absent or not an Ardb one, deletes every a# record of the key (left by a blind
+  // overwrite such as SET), as one atomic batch. The lock is what makes it safe: without a
+  // key-version, a record re-created by a command is byte for byte the old one. Adds the records
+  // deleted to *sub_keys and the KV operations it did to *kv.
+  Status ReclaimArdbOrphans(uint8_t db, const std::vector<std::string>& keys, uint64_t* sub_keys,
+                            backends::OpCounts* kv);
 
   EngineConfig& config() { return config_; }
 

@@ -35,6 +35,17 @@ inline Garbage ScanForGarbage(engine::Engine& engine, uint8_t db = 0) {
       if (meta.ExpiredAt(now)) ++g.expired_metas;
       continue;
     }
+    if (codec.DecodeArdbKey(db, k, &key)) {
+      // An Ardb record (no key-version): an orphan unless its key's meta is an Ardb one.
+      ++g.records;
+      std::string bytes;
+      const Status s = engine.store()->Get(codec.MetaKey(db, key), &bytes);
+      if (s.IsNotFound() || !encodings::KeyMeta::Decode(bytes, engine.registry(), &meta).ok() ||
+          !meta.ardb_layout()) {
+        ++g.orphans;
+      }
+      continue;
+    }
     for (encodings::SubKeyTag tag : engine.registry().AllSubKeyTags()) {
       uint64_t version = 0;
       size_t prefix = 0;

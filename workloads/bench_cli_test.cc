@@ -157,7 +157,7 @@ TEST(BenchCli, CatalogueAndBadInput) {
   // --encoding names versions by type; a bad one is a usage error naming the known ones.
   r = Kvlab(Args({"bench", "run", "ycsb-a", "--encoding", "hash=9"}), dir.path());
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("unknown hash encode-version '9' (known: 0, 1, 2, 3, kvrocks)"),
+  EXPECT_NE(r.err.find("unknown hash encode-version '9' (known: 0, 1, 2, 3, ardb, kvrocks)"),
             std::string::npos)
       << r.err;
   r = Kvlab(Args({"bench", "run", "ycsb-a", "--encoding", "stream=0"}), dir.path());
