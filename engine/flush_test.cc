@@ -109,7 +109,7 @@ TEST_P(FlushTest, FlushIsOneWriteOfEveryRange) {
   const Reply r = engine_->Execute(session_, {"FLUSHDB"}, &cost);
   ASSERT_FALSE(r.is_error()) << r.str();
   EXPECT_EQ(cost.kv.batches, 1u);
-  EXPECT_EQ(cost.kv.range_deletes, 4u);  // m#, s#, k#, i#: one range each, in one batch
+  EXPECT_EQ(cost.kv.range_deletes, 5u);  // m#, a#, s#, k#, i#: one range each, in one batch
   EXPECT_EQ(Run({"DBSIZE"}), "(integer) 0");
   EXPECT_EQ(Run({"SELECT", "1"}), "OK");
   EXPECT_EQ(Run({"GET", "other"}), "\"db\"");  // FLUSHDB keeps the other databases
