@@ -34,8 +34,8 @@ class ArdbHash final : public HashEncoding {
 
   Status MultiGet(KvTxn& txn, const KeyHandle& h, const std::vector<std::string_view>& fields,
                   std::vector<std::optional<std::string>>* values) override {
-    KVLAB_RETURN_IF_ERROR(ReadPoints(txn.kv(), txn.SubKeyPrefix(SubKeyTag::kField, h), fields,
-                                     values));
+    KVLAB_RETURN_IF_ERROR(
+        ReadPoints(txn.kv(), txn.SubKeyPrefix(SubKeyTag::kField, h), fields, values));
     for (auto& v : *values) {
       if (!v) continue;
       std::string_view data;
@@ -50,16 +50,16 @@ class ArdbHash final : public HashEncoding {
     out->clear();
     if (h.is_new) return Status::OK();
     Status bad;
-    Status s = ScanPrefix(txn.kv(), txn.SubKeyPrefix(SubKeyTag::kField, h),
-                          [&](std::string_view field, std::string_view stored) {
-                            std::string_view value;
-                            bad = StripArdbValue(kTag, stored, &value);
-                            if (!bad.ok()) return false;
-                            out->emplace_back(
-                                part == HashGetAllPart::kValues ? std::string() : std::string(field),
-                                part == HashGetAllPart::kKeys ? std::string() : std::string(value));
-                            return true;
-                          });
+    Status s = ScanPrefix(
+        txn.kv(), txn.SubKeyPrefix(SubKeyTag::kField, h),
+        [&](std::string_view field, std::string_view stored) {
+          std::string_view value;
+          bad = StripArdbValue(kTag, stored, &value);
+          if (!bad.ok()) return false;
+          out->emplace_back(part == HashGetAllPart::kValues ? std::string() : std::string(field),
+                            part == HashGetAllPart::kKeys ? std::string() : std::string(value));
+          return true;
+        });
     return bad.ok() ? s : bad;
   }
 
