@@ -69,7 +69,8 @@ bool IsUnorderedReply(const std::vector<std::string>& argv) {
 bool IsRandomReply(const std::vector<std::string>& argv) {
   if (argv.empty()) return false;
   const std::string c = LowerCommand(argv[0]);
-  return c == "srandmember" || c == "spop" || c == "randomkey";
+  return c == "srandmember" || c == "spop" || c == "randomkey" || c == "zrandmember" ||
+         c == "hrandfield";
 }
 
 bool IsScanCommand(const std::string& command) {

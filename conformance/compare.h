@@ -4,9 +4,10 @@
 // - order is ignored where Redis leaves it unspecified: HGETALL and CONFIG GET (as
 //   field-value pairs), HKEYS, HVALS, KEYS, SMEMBERS, SINTER, SUNION and SDIFF. SCAN-family
 //   commands are compared by the runner over whole iterations, as sets (differential.h);
-// - SRANDMEMBER and SPOP choose at random: the runner checks the subject's choice against the
-//   reference's state (the same shape and size, distinct members where Redis's are, each one a
-//   member) and then makes the reference pop what the subject popped (differential.h);
+// - SRANDMEMBER, SPOP, ZRANDMEMBER and HRANDFIELD choose at random: the runner checks the
+//   subject's choice against the reference's state (the same shape and size, distinct elements
+//   where Redis's are, each one an element, with its score or value) and then makes the
+//   reference pop what the subject popped (differential.h);
 // - TTL, PTTL, EXPIRETIME and PEXPIRETIME may differ by the declared tolerance, since the two
 //   servers read their clocks at slightly different moments; negative replies (-1, -2) are
 //   exact;
@@ -38,8 +39,8 @@ std::string CompareReplies(const std::vector<std::string>& argv, const resp::Rep
 // Whether a command's reply order is unspecified by Redis (and so normalised). `argv` is the
 // whole command: CONFIG GET is unordered, other CONFIG subcommands are not.
 bool IsUnorderedReply(const std::vector<std::string>& argv);
-// Whether a command's reply is a random choice (SRANDMEMBER, SPOP, RANDOMKEY): judged by the
-// runner.
+// Whether a command's reply is a random choice (SRANDMEMBER, SPOP, RANDOMKEY, ZRANDMEMBER,
+// HRANDFIELD): judged by the runner.
 bool IsRandomReply(const std::vector<std::string>& argv);
 // Whether a command is a SCAN-family command (compared over whole iterations).
 bool IsScanCommand(const std::string& command);

@@ -93,8 +93,9 @@ void Judge(const RunContext& context, const std::vector<std::string>& argv, cons
   out->subject = subject;
 }
 
-// The members a random reply names (one bulk, or an array of bulks). False for another shape.
-bool ChosenMembers(const Reply& r, std::vector<std::string>* out) {
+// The items a random reply names (one bulk, or an array of bulks; RESP3's [element, value]
+// pairs are flattened). False for another shape.
+bool ChosenItems(const Reply& r, std::vector<std::string>* out) {
   out->clear();
   if (r.type() == Reply::Type::kBulk) {
     out->push_back(r.str());
@@ -102,16 +103,37 @@ bool ChosenMembers(const Reply& r, std::vector<std::string>* out) {
   }
   if (r.type() != Reply::Type::kArray) return false;
   for (const Reply& e : r.elements()) {
-    if (e.type() != Reply::Type::kBulk) return false;
-    out->push_back(e.str());
+    if (e.type() == Reply::Type::kArray) {
+      for (const Reply& x : e.elements()) {
+        if (x.type() != Reply::Type::kBulk) return false;
+        out->push_back(x.str());
+      }
+    } else if (e.type() == Reply::Type::kBulk) {
+      out->push_back(e.str());
+    } else {
+      return false;
+    }
   }
   return true;
 }
 
-// Judges a random choice (SRANDMEMBER, SPOP, RANDOMKEY): the subject's reply must be one Redis
-// could have given from the same state. Redis's own reply fixes the shape and the count; the
-// subject's members must be distinct where Redis's must be (SPOP, a positive count), and each one
-// must be a member of the set before the command. For SPOP the reference then pops what the subject
+// Whether a value the subject paired with an element is the one the reference holds. Scores
+// are compared as printed, except that a zero matches a zero of either sign: kvlab stores -0 as
+// 0 (the zset-negative-zero-score deviation).
+bool SameValue(bool zset, const std::string& held, const std::string& given) {
+  if (held == given) return true;
+  if (!zset) return false;
+  auto zero = [](const std::string& s) { return s == "0" || s == "-0"; };
+  return zero(held) && zero(given);
+}
+
+// Judges a random choice (SRANDMEMBER, SPOP, ZRANDMEMBER, HRANDFIELD, RANDOMKEY): the subject's
+// reply must be one Redis could have given from the same state (RANDOMKEY: any live key).
+// Redis's own reply fixes the shape and the count (min(count, size) for a positive count,
+// |count| for a negative one); the subject's
+// elements must be distinct where Redis's must be (SPOP, a positive count), each one must be an
+// element of the key before the command, and with WITHSCORES or WITHVALUES each must come with
+// the score or value the key holds for it. For SPOP the reference then pops what the subject
 // popped (Redis's choices go back, the subject's come out), so both hold the same set again.
 void JudgeRandom(const RunContext& context, ReplyTarget& reference,
                  const std::vector<std::string>& argv, const Reply& redis_raw,
@@ -127,29 +149,42 @@ void JudgeRandom(const RunContext& context, ReplyTarget& reference,
     return;
   }
   std::vector<std::string> by_redis, by_subject;
-  if (argv.size() < 2 || redis.type() != subject.type() || !ChosenMembers(redis, &by_redis) ||
-      !ChosenMembers(subject, &by_subject) || by_redis.size() != by_subject.size()) {
+  if (argv.size() < 2 || redis.type() != subject.type() || !ChosenItems(redis, &by_redis) ||
+      !ChosenItems(subject, &by_subject) || by_redis.size() != by_subject.size()) {
     return Judge(context, argv, redis_raw, subject_raw, out);  // compared as they are
   }
-  const bool pop = LowerCommand(argv[0]) == "spop";
+  const std::string command = LowerCommand(argv[0]);
+  const bool pop = command == "spop";
+  const bool zset = command == "zrandmember", hash = command == "hrandfield";
   const bool distinct = pop || argv.size() < 3 || argv[2].empty() || argv[2][0] != '-';
-  std::vector<std::string> sorted = by_subject;
+  // WITHSCORES / WITHVALUES: Redis replied (so the option was valid) element-value pairs.
+  const size_t step = (zset || hash) && argv.size() == 4 ? 2 : 1;
+  std::vector<std::string> elements;
+  for (size_t i = 0; i < by_subject.size(); i += step) elements.push_back(by_subject[i]);
+  std::vector<std::string> sorted = elements;
   std::sort(sorted.begin(), sorted.end());
-  bool valid = !distinct || std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  bool valid = by_subject.size() % step == 0 &&
+               (!distinct || std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
   const std::string& key = argv[1];
   if (pop && !by_redis.empty()) {
     std::vector<std::string> sadd = {"SADD", key};
     sadd.insert(sadd.end(), by_redis.begin(), by_redis.end());
     reference.Execute(sadd);
   }
-  if (valid && !by_subject.empty()) {
-    std::vector<std::string> probe = {"SMISMEMBER", key};
-    probe.insert(probe.end(), by_subject.begin(), by_subject.end());
-    const Reply found = reference.Execute(probe);
-    valid = found.type() == Reply::Type::kArray && found.elements().size() == by_subject.size();
-    for (size_t i = 0; valid && i < by_subject.size(); ++i) {
-      valid =
-          found.elements()[i].type() == Reply::Type::kInteger && found.elements()[i].integer() == 1;
+  if (valid && !elements.empty()) {
+    // SMISMEMBER answers 1 per member; ZMSCORE and HMGET the score or value, nil for none.
+    std::vector<std::string> probe = {zset ? "ZMSCORE" : hash ? "HMGET" : "SMISMEMBER", key};
+    probe.insert(probe.end(), elements.begin(), elements.end());
+    const Reply found = reference.Execute(probe).AsResp2();
+    valid = found.type() == Reply::Type::kArray && found.elements().size() == elements.size();
+    for (size_t i = 0; valid && i < elements.size(); ++i) {
+      const Reply& f = found.elements()[i];
+      if (!zset && !hash) {
+        valid = f.type() == Reply::Type::kInteger && f.integer() == 1;
+      } else {
+        valid = f.type() == Reply::Type::kBulk &&
+                (step == 1 || SameValue(zset, f.str(), by_subject[i * step + 1]));
+      }
     }
   }
   if (pop && !by_subject.empty()) {
@@ -161,8 +196,8 @@ void JudgeRandom(const RunContext& context, ReplyTarget& reference,
   Judge(context, argv, redis_raw, valid ? redis_raw : subject_raw, out);
   if (!valid && out->verdict == Verdict::kFail) {
     out->explanation +=
-        " (not a choice Redis could make: members must be distinct where Redis's "
-        "are, and each one a member of the set)";
+        " (not a choice Redis could make: elements must be distinct where Redis's are, each "
+        "one an element of the key, with the score or value the key holds for it)";
   }
 }
 

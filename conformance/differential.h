@@ -106,8 +106,8 @@ bool IsReadOnlyCommand(const std::string& command);
 
 // Runs a case on a fresh keyspace (FLUSHALL and SELECT 0 on both sides first) and judges every
 // reply. SCAN-family commands are run as whole iterations on each side and compared as sets;
-// random choices (SRANDMEMBER, SPOP) are checked against the reference's set, and SPOP's pops
-// are then made the same on the reference (compare.h).
+// random choices (SRANDMEMBER, SPOP, ZRANDMEMBER, HRANDFIELD) are checked against the
+// reference's key, and SPOP's pops are then made the same on the reference (compare.h).
 // Errors of the tier control are reported as failures of the step they happened at.
 CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subject,
                     const RunContext& context);

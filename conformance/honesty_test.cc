@@ -120,6 +120,57 @@ TEST_F(Honesty, ACataloguedDeviationOnTheWrongVersionFails) {
   EXPECT_EQ(on_v1.count(Verdict::kDeviation), 2u);
 }
 
+// Random choices are checked, not compared, and the check can fail: a reply of the right shape
+// fails when it repeats an element under a positive count, names a non-element, pairs an
+// element with another score or value, or has another count; another valid choice passes.
+TEST_F(Honesty, ARandomChoiceRedisCouldNotMakeFails) {
+  CaseFile c;
+  ASSERT_TRUE(ParseCaseText("random",
+                            "ZADD z 1 a 2 b 3 c\n"
+                            "HSET h f1 v1 f2 v2 f3 v3\n"
+                            "ZRANDMEMBER z 2\n"
+                            "ZRANDMEMBER z 2 WITHSCORES\n"
+                            "HRANDFIELD h -4 WITHVALUES\n"
+                            "HRANDFIELD h\n",
+                            &c)
+                  .ok());
+  auto bulks = [](std::vector<std::string> items) {
+    std::vector<Reply> out;
+    for (std::string& s : items) out.push_back(Reply::Bulk(std::move(s)));
+    return Reply::Array(std::move(out));
+  };
+  struct Alteration {
+    std::string command;  // the step whose reply is replaced
+    Reply reply;
+    bool fails;
+  };
+  const std::vector<Alteration> alterations = {
+      {"ZRANDMEMBER z 2", bulks({"a", "a"}), true},
+      {"ZRANDMEMBER z 2", bulks({"a", "x"}), true},
+      {"ZRANDMEMBER z 2", bulks({"c"}), true},
+      {"ZRANDMEMBER z 2", bulks({"c", "a"}), false},
+      {"ZRANDMEMBER z 2 WITHSCORES", bulks({"a", "2", "b", "2"}), true},
+      {"ZRANDMEMBER z 2 WITHSCORES", bulks({"c", "3", "b", "2"}), false},
+      {"HRANDFIELD h -4 WITHVALUES", bulks({"f1", "v1", "f1", "v1", "f3", "v3", "f1", "v1"}),
+       false},
+      {"HRANDFIELD h -4 WITHVALUES", bulks({"f1", "v1", "f1", "v2", "f3", "v3", "f1", "v1"}), true},
+      {"HRANDFIELD h -4 WITHVALUES", bulks({"f1", "v1", "f2", "v2", "f3", "v3"}), true},
+      {"HRANDFIELD h", Reply::Bulk("nope"), true},
+      {"HRANDFIELD h", Reply::Bulk("f3"), false},
+  };
+  for (const Alteration& a : alterations) {
+    SCOPED_TRACE(a.command + " -> " + a.reply.Describe());
+    EngineOnMemory engine;
+    FaultInjectingTarget altered(&engine.target(), [&a](size_t, const auto& argv, Reply r) {
+      std::string line;
+      for (const std::string& arg : argv) line += (line.empty() ? "" : " ") + arg;
+      return line == a.command ? a.reply : r;
+    });
+    const CaseOutcome o = RunCase(c, *reference_, altered, Context(0));
+    EXPECT_EQ(o.count(Verdict::kFail), a.fails ? 1u : 0u);
+  }
+}
+
 // The whole matrix, pointed at a kvlab whose ZSCORE is always wrong, fails exactly there.
 TEST_F(Honesty, TheMatrixReportsAWrongCommandAndNothingElse) {
   testing::FaultySubject faulty(

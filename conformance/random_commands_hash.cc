@@ -25,6 +25,14 @@ Argv Hscan(Gen& g) {
   if (g.Chance(40)) a.insert(a.end(), {"COUNT", Number(g, Words{"1", "2", "10"})});
   return a;
 }
+// HRANDFIELD: no count, or a count of either sign (the reply is checked, not compared:
+// differential.cc), with WITHVALUES or now and then a wrong option.
+Argv Hrandfield(Gen& g) {
+  Argv a = {"HRANDFIELD", Key(g, kHashKeys)};
+  if (g.Chance(80)) a.push_back(Number(g, Words{"1", "2", "3", "0", "-1", "-5", "20", "-20"}));
+  if (a.size() == 3 && g.Chance(45)) a.push_back(g.Chance(95) ? "WITHVALUES" : "WITHSCORES");
+  return a;
+}
 
 }  // namespace
 
@@ -46,6 +54,7 @@ std::vector<Entry> HashEntries() {
       {"hexists", 2, [](Gen& g) { return HashField(g, "HEXISTS"); }},
       {"hstrlen", 1, [](Gen& g) { return HashField(g, "HSTRLEN"); }},
       {"hscan", 1, Hscan},
+      {"hrandfield", 2, Hrandfield},
       {"hincrby", 3,
        [](Gen& g) {
          return Argv{"HINCRBY", Key(g, kHashKeys), g.Pick(kFields), Number(g, kHashIncrements)};

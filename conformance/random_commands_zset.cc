@@ -137,6 +137,14 @@ Argv Zrangestore(Gen& g) {
   if (a.back() == "WITHSCORES" && g.Chance(80)) a.pop_back();
   return a;
 }
+// ZRANDMEMBER: no count, or a count of either sign (the reply is checked, not compared:
+// differential.cc), with WITHSCORES or now and then a wrong option.
+Argv Zrandmember(Gen& g, const std::string& key) {
+  Argv a = {"ZRANDMEMBER", key};
+  if (g.Chance(80)) a.push_back(Number(g, Words{"1", "2", "3", "0", "-1", "-5", "20", "-20"}));
+  if (a.size() == 3 && g.Chance(45)) a.push_back(g.Chance(95) ? "WITHSCORES" : "WITHVALUES");
+  return a;
+}
 
 // Wide collections: one hash ("hw") and one zset ("zw") drawing from hundreds of fields and
 // members, so that ranges skip, ranks go deep and scans page. Never lex-ranged ("zw" has
@@ -161,7 +169,7 @@ Argv WideHset(Gen& g) {
   return a;
 }
 Argv WideRead(Gen& g) {
-  switch (g.Below(12)) {
+  switch (g.Below(14)) {
     case 0:
       return {"ZRANGE", "zw", WideRank(g), WideRank(g), "WITHSCORES"};
     case 1:
@@ -197,6 +205,11 @@ Argv WideRead(Gen& g) {
       return {"HGETALL", "hw"};
     case 10:
       return {"HLEN", "hw"};
+    case 11:
+      return Zrandmember(g, "zw");
+    case 12:
+      return {"HRANDFIELD", "hw", std::to_string(static_cast<int64_t>(g.Below(400)) - 200),
+              "WITHVALUES"};
     default:
       return {"ZCARD", "zw"};
   }
@@ -257,6 +270,7 @@ std::vector<Entry> ZsetEntries() {
       {"zinterstore", 2, [](Gen& g) { return Zalgebra(g, "ZINTERSTORE", true, true, false); }},
       {"zdiffstore", 1, [](Gen& g) { return Zalgebra(g, "ZDIFFSTORE", true, false, false); }},
       {"zrangestore", 2, Zrangestore},
+      {"zrandmember", 2, [](Gen& g) { return Zrandmember(g, ZsetKey(g)); }},
   };
 }
 

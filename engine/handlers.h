@@ -127,6 +127,9 @@ void ZinterstoreCommand(CommandContext& ctx);
 void ZdiffstoreCommand(CommandContext& ctx);
 void ZintercardCommand(CommandContext& ctx);
 
+// rand_member_commands.cc
+void ZrandmemberCommand(CommandContext& ctx);
+void HrandfieldCommand(CommandContext& ctx);
 // list_commands.cc
 void LpushCommand(CommandContext& ctx);
 void RpushCommand(CommandContext& ctx);
