@@ -77,6 +77,9 @@ inline const Words kScores = {"0",
                               "0.2"};
 inline const Words kBadNumbers = {"abc", "nan", "1.5.5", "",        " 1",
                                   "1e",  "0x1", "1e400", "-1e-400", "1 "};
+// Timeouts every blocking command refuses before it looks at a key: blocking forms are
+// generated only with these (a client that blocks would stall the sequence on redis-server).
+inline const Words kBadTimeouts = {"-1", "abc", "nan", "-0.5", "inf", "1e300", ""};
 inline const Words kRanks = {"0", "1", "-1", "2", "-2", "10", "-100", "100", "3"};
 inline const Words kHashIncrements = {
     "1", "-1", "0", "100", "9223372036854775807", "-9223372036854775808"};

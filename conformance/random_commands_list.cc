@@ -9,7 +9,6 @@ namespace {
 const Words kListKeys = {"q1", "q2"};
 const Words kListIndexes = {"0", "1", "-1", "2", "-2", "5", "-5", "100", "-100"};
 const Words kListEnds = {"LEFT", "RIGHT", "left", "Right"};
-const Words kBadTimeouts = {"-1", "abc", "nan", "-0.5", "inf", "1e300", ""};
 std::string ListKey(Gen& g) { return Key(g, kListKeys); }
 std::string ListEnd(Gen& g) { return g.Chance(95) ? g.Pick(kListEnds) : "MIDDLE"; }
 Argv ListPush(Gen& g, const char* cmd) {

@@ -101,6 +101,25 @@ Argv Zpop(Gen& g, const char* cmd) {
   if (g.Chance(50)) a.push_back(g.Pick(kCounts));
   return a;
 }
+// ZMPOP over one or two zset keys (a lex key keeps equal scores: popping removes members). The
+// blocking forms get only a timeout they refuse (kBadTimeouts), so they never block; BZMPOP
+// parses its other arguments first, so their errors come out too.
+Argv Zmpop(Gen& g, bool blocking) {
+  Argv a = {blocking ? "BZMPOP" : "ZMPOP"};
+  if (blocking) a.push_back(g.Pick(kBadTimeouts));
+  const uint64_t n = 1 + g.Below(2);
+  a.push_back(g.Chance(95) ? std::to_string(n) : g.Pick(Words{"0", "-1", "abc", "5"}));
+  for (uint64_t i = 0; i < n; ++i) a.push_back(ZsetKey(g));
+  a.push_back(g.Chance(95) ? g.Pick(Words{"MIN", "MAX", "min", "Max"}) : "MIDDLE");
+  if (g.Chance(40)) a.insert(a.end(), {"COUNT", Number(g, Words{"1", "2", "5", "0", "-1"})});
+  return a;
+}
+Argv BlockingZpop(Gen& g, const char* cmd) {
+  Argv a = {cmd, ZsetKey(g)};
+  if (g.Chance(40)) a.push_back(ZsetKey(g));
+  a.push_back(g.Pick(kBadTimeouts));
+  return a;
+}
 
 // The zset algebra: sources from the zsets (the lex key too: a source is only read), a set, a
 // string and absent keys; destinations never a lex key (kLexKeys: their scores must stay equal) nor
@@ -262,6 +281,10 @@ std::vector<Entry> ZsetEntries() {
        }},
       {"zpopmin", 2, [](Gen& g) { return Zpop(g, "ZPOPMIN"); }},
       {"zpopmax", 2, [](Gen& g) { return Zpop(g, "ZPOPMAX"); }},
+      {"zmpop", 2, [](Gen& g) { return Zmpop(g, false); }},
+      {"bzpopmin", 1, [](Gen& g) { return BlockingZpop(g, "BZPOPMIN"); }},
+      {"bzpopmax", 1, [](Gen& g) { return BlockingZpop(g, "BZPOPMAX"); }},
+      {"bzmpop", 1, [](Gen& g) { return Zmpop(g, true); }},
       {"zunion", 2, [](Gen& g) { return Zalgebra(g, "ZUNION", false, true, false); }},
       {"zinter", 2, [](Gen& g) { return Zalgebra(g, "ZINTER", false, true, false); }},
       {"zdiff", 1, [](Gen& g) { return Zalgebra(g, "ZDIFF", false, false, false); }},

@@ -39,6 +39,14 @@ bool ParseBlockTimeout(CommandContext& ctx, size_t i, int64_t* deadline_ms) {
   return true;
 }
 
+bool LoadWaitedKey(CommandContext& ctx, std::string_view key, encodings::KeyType type,
+                   encodings::KeyHandle* h, bool* exists) {
+  if (!ctx.session().retrying_block) return ctx.Load(key, type, h, exists);
+  if (!ctx.LoadAny(key, h, exists)) return false;
+  if (*exists && h->meta.type != type) *exists = false;
+  return true;
+}
+
 bool BlockClient(CommandContext& ctx, std::vector<std::string> keys, int64_t deadline_ms,
                  resp::Reply timeout_reply) {
   SessionHost* host = ctx.session().host;

@@ -1,5 +1,6 @@
-// What every blocking command shares (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP; BZPOPMIN,
-// BZPOPMAX and BZMPOP are to use the same): Redis's timeout argument, and the request to wait.
+// What every blocking command shares (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN,
+// BZPOPMAX, BZMPOP): Redis's timeout argument, the load of a key it waits on, and the request to
+// wait.
 //
 // A blocking command first tries to serve itself as its non-blocking form would. When it cannot,
 // it calls BlockClient: over `kvlab serve` the connection waits and the server re-runs the
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/command_context.h"
@@ -22,6 +24,14 @@ namespace kvlab::engine {
 // timeout is not a float or out of range", "ERR timeout is negative", "ERR timeout is out of
 // range".
 bool ParseBlockTimeout(CommandContext& ctx, size_t i, int64_t* deadline_ms);
+
+// Load, for a key a blocking command pops from. While the session's host runs a blocked command
+// again (Session::retrying_block), a key of another type counts as absent instead of replying
+// WRONGTYPE: Redis serves a blocked client only from a key of the type it waits for and leaves
+// it blocked otherwise (a BZPOPMIN on k stays blocked when an LPUSH creates list k, and a BLPOP
+// when a ZADD creates zset k).
+bool LoadWaitedKey(CommandContext& ctx, std::string_view key, encodings::KeyType type,
+                   encodings::KeyHandle* h, bool* exists);
 
 // Asks the session's host to block the client until one of `keys` is ready or the deadline
 // passes (then the client gets timeout_reply). Returns false with an error reply when the

@@ -101,7 +101,12 @@ struct Session {
   // are trusted; a server connection starts authenticated only when no password is required
   // (Engine::AuthRequired at connect time, as Redis decides when a client connects).
   bool authenticated = true;
-  // SRANDMEMBER's and SPOP's choices: per session, so that no two connections share state.
+  // True while the session's host runs a blocked command again because one of its keys became
+  // ready (SessionHost::Block): a key of another type then counts as absent (LoadWaitedKey,
+  // engine/blocking.h).
+  bool retrying_block = false;
+  // SRANDMEMBER's, SPOP's, ZRANDMEMBER's and HRANDFIELD's choices: per session, so that no two
+  // connections share state.
   std::mt19937_64 random{std::random_device{}()};
 };
 

@@ -130,6 +130,11 @@ void ZintercardCommand(CommandContext& ctx);
 // rand_member_commands.cc
 void ZrandmemberCommand(CommandContext& ctx);
 void HrandfieldCommand(CommandContext& ctx);
+// zset_pop_commands.cc
+void ZmpopCommand(CommandContext& ctx);
+void BzpopminCommand(CommandContext& ctx);
+void BzpopmaxCommand(CommandContext& ctx);
+void BzmpopCommand(CommandContext& ctx);
 // list_commands.cc
 void LpushCommand(CommandContext& ctx);
 void RpushCommand(CommandContext& ctx);

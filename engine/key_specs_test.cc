@@ -100,6 +100,20 @@ std::vector<Example> Examples() {
                   "7.0.0",
                   {KeySpec::Keynum(2, 0, 1, 1, rw_del)}},
                  {{"blmpop", "0", "2", "a", "b", "LEFT"}}});
+  // The table's own rows for the zset pops.
+  for (const char* name : {"zmpop", "bzmpop"}) {
+    const CommandSpec* spec = CommandTable::Get().Find(name);
+    EXPECT_NE(spec, nullptr) << name;
+    if (spec == nullptr) continue;
+    std::vector<std::vector<std::string>> argvs = {{"zmpop", "2", "a", "b", "MIN"},
+                                                   {"zmpop", "1", "a", "MAX", "COUNT", "2"},
+                                                   {"zmpop", "3", "a", "b", "MIN"},
+                                                   {"zmpop", "x", "a", "MIN"}};
+    if (std::string_view(name) == "bzmpop") {
+      argvs = {{"bzmpop", "0", "2", "a", "b", "MIN"}, {"bzmpop", "1.5", "1", "a", "MAX"}};
+    }
+    out.push_back({*spec, argvs});
+  }
   KeySpec streams;
   streams.keyword = "STREAMS";
   streams.startfrom = 1;
@@ -181,6 +195,33 @@ TEST_F(KeySpecsTest, CommandInfoDescribesThemAsRedisDoes) {
     const auto& flags = got.elements()[2].elements();
     EXPECT_TRUE(std::any_of(flags.begin(), flags.end(),
                             [](const Reply& f) { return f.str() == "movablekeys"; }));
+  }
+}
+
+// The zset pops and the random reads, from the table, against Redis 7.0's COMMAND INFO: arity,
+// flags (but "noscript", which the table does not model), legacy range, ACL categories and key
+// specs.
+TEST_F(KeySpecsTest, ThePopsAndRandomReadsDescribeThemselvesAsRedisDoes) {
+  for (const char* name :
+       {"zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zrandmember", "hrandfield"}) {
+    SCOPED_TRACE(name);
+    const CommandSpec* spec = CommandTable::Get().Find(name);
+    ASSERT_NE(spec, nullptr);
+    Reply redis_info;
+    ASSERT_TRUE(client_->Command({"COMMAND", "INFO", name}, &redis_info).ok());
+    ASSERT_EQ(redis_info.elements().size(), 1u);
+    const Reply& want = redis_info.elements()[0];
+    const Reply got = CommandInfo(*spec).AsResp2();
+    std::vector<Reply> redis_flags;
+    for (const Reply& f : want.elements()[2].elements()) {
+      if (f.str() != "noscript") redis_flags.push_back(f);
+    }
+    EXPECT_EQ(got.elements()[2], Reply::Array(redis_flags)) << got.elements()[2].Describe();
+    for (size_t i : {1u, 3u, 4u, 5u, 6u, 8u}) {
+      EXPECT_EQ(got.elements()[i], want.elements()[i])
+          << "element " << i << ": kvlab " << got.elements()[i].Describe() << "\nredis "
+          << want.elements()[i].Describe();
+    }
   }
 }
 

@@ -23,7 +23,7 @@ bool Move(CommandContext& ctx, const std::string& source, const std::string& des
   *moved = false;
   KeyHandle src;
   bool exists = false;
-  if (!ctx.Load(source, KeyType::kList, &src, &exists)) return false;
+  if (!LoadWaitedKey(ctx, source, KeyType::kList, &src, &exists)) return false;
   if (!exists) return true;
   KeyHandle dst_own;
   KeyHandle* dst = &src;  // LMOVE l l: one handle, so the pop and the push see each other
@@ -55,7 +55,7 @@ bool PopFirst(CommandContext& ctx, const std::vector<std::string>& keys, ListEnd
   for (const std::string& key : keys) {
     KeyHandle h;
     bool exists = false;
-    if (!ctx.Load(key, KeyType::kList, &h, &exists)) return false;
+    if (!LoadWaitedKey(ctx, key, KeyType::kList, &h, &exists)) return false;
     if (!exists) continue;
     std::vector<std::string> popped;
     if (!ctx.Check(ctx.List(h.meta).Pop(ctx.txn(), &h, end, count < 0 ? 1 : count, &popped))) {

@@ -308,6 +308,7 @@ void StoreZset(CommandContext& ctx, std::string_view dst, std::vector<ScoredMemb
   h.is_new = true;
   ZAddResult added;
   if (!ctx.Check(ctx.Zset(h.meta).Add(ctx.txn(), &h, ZAddFlags{}, members, &added))) return;
+  ctx.KeyReady(dst);  // clients blocked on dst (BZPOPMIN, BZMPOP) may be served now
   ctx.reply = Reply::Integer(static_cast<int64_t>(members.size()));
 }
 

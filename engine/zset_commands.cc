@@ -69,6 +69,8 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
   if (!ctx.LoadOrCreate(ctx.arg(1), KeyType::kZset, &h)) return;
   ZAddResult result;
   if (!ctx.Check(ctx.Zset(h.meta).Add(ctx.txn(), &h, flags, elems, &result))) return;
+  // A zset created here may serve clients blocked on the key (BZPOPMIN, BZMPOP).
+  if (result.added > 0) ctx.KeyReady(ctx.arg(1));
   if (flags.incr) {
     ctx.reply = result.incr_score ? Reply::Double(*result.incr_score) : Reply::Nil();
   } else {

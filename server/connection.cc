@@ -296,7 +296,9 @@ void Connection::StartBlocking(const std::vector<std::string>& argv) {
   // A retry runs on whichever thread drains the ready keys, while this connection's worker
   // runs nothing for it (it is blocked): it alone uses the session then.
   waiter->retry = [this, argv](Reply* reply) {
+    session_.retrying_block = true;  // a key of another type is not ready (LoadWaitedKey)
     *reply = engine_->Execute(session_, argv);
+    session_.retrying_block = false;
     if (!block_request_) return true;
     block_request_.reset();  // still nothing to serve: keep waiting
     return false;
