@@ -304,12 +304,31 @@ Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profil
       profiles = std::move(next);
     }
   } else {
-    size_t longest = 0;
-    for (const auto& [type, versions] : types) longest = std::max(longest, versions.size());
-    for (size_t i = 0; i < longest; ++i) {
+    // One profile per version name: the longest type's names in order, then any name only
+    // other types have. A type runs the version of the profile's name, or, lacking it, the one
+    // it ran in the previous profile (its first at the start), so that each family's versions
+    // run together (hardb zardb lardb sardb) although lists have no v2 or v3.
+    const std::vector<std::string>* longest = nullptr;
+    for (const auto& [type, versions] : types) {
+      if (longest == nullptr || versions.size() > longest->size()) longest = &versions;
+    }
+    std::vector<std::string> names;
+    if (longest != nullptr) names = *longest;
+    for (const auto& [type, versions] : types) {
+      for (const std::string& v : versions) {
+        if (std::find(names.begin(), names.end(), v) == names.end()) names.push_back(v);
+      }
+    }
+    for (const std::string& name : names) {
       encodings::EncodingProfile p;
       for (const auto& [type, versions] : types) {
-        p.versions[type] = versions[std::min(i, versions.size() - 1)];
+        if (std::find(versions.begin(), versions.end(), name) != versions.end()) {
+          p.versions[type] = name;
+        } else if (profiles.empty()) {
+          p.versions[type] = versions.front();
+        } else {
+          p.versions[type] = profiles.back().versions[type];
+        }
       }
       profiles.push_back(std::move(p));
     }

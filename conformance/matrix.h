@@ -4,9 +4,11 @@
 //
 // Profiles. The versions come from the subject (for the engine: every version of its registry
 // it can run), optionally narrowed by the plan. The versions of the types are paired:
-//   lockstep  profile i runs version i of every type (the last version of a shorter list
-//             repeats): every version of each type runs once, and the matrix grows with the
-//             longest list, not the product;
+//   lockstep  one profile per version name (the longest type's, in order, then the rest):
+//             each type runs its version of that name, or, lacking one, the version it ran in
+//             the previous profile. Every version of each type runs, each family's versions
+//             run together (hardb zardb lardb sardb), and the matrix grows with the number of
+//             names, not the product;
 //   cross     every combination of versions.
 // A profile whose versions use the Redis tier runs once per tier state of the plan.
 //

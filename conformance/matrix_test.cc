@@ -89,6 +89,35 @@ TEST(Matrix, LockstepAndCrossProfiles) {
   EXPECT_FALSE(PlanProfiles(all, plan, &p).ok());
 }
 
+// A subject whose types have named versions, none of them tiered.
+class NamedVersions final : public Subject {
+ public:
+  explicit NamedVersions(std::map<std::string, std::vector<std::string>> versions)
+      : versions_(std::move(versions)) {}
+  std::string name() const override { return "fake"; }
+  std::map<std::string, std::vector<std::string>> Versions() override { return versions_; }
+  bool UsesTier(const encodings::EncodingProfile&) const override { return false; }
+  Status Open(const Profile&, std::unique_ptr<SubjectSession>*) override {
+    return Status::NotSupported("fake");
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> versions_;
+};
+
+TEST(Matrix, LockstepLinesUpFamiliesByName) {
+  MatrixPlan plan;
+  std::vector<Profile> p;
+  NamedVersions families({{"hash", {"0", "1", "2", "3", "ardb"}},
+                          {"list", {"0", "1", "ardb", "kvrocks"}},
+                          {"set", {"0", "1", "ardb"}}});
+  ASSERT_TRUE(PlanProfiles(families, plan, &p).ok());
+  // A type lacking a name carries its previous version; names only a shorter type has come
+  // last, so that every version runs.
+  EXPECT_EQ(Labels(p), (std::vector<std::string>{"h0 l0 s0", "h1 l1 s1", "h2 l1 s1", "h3 l1 s1",
+                                                 "hardb lardb sardb", "hardb lkvrocks sardb"}));
+}
+
 TEST(Matrix, TierVersionsRunInEveryTierState) {
   MatrixPlan plan;
   std::vector<Profile> p;

@@ -241,6 +241,24 @@ std::vector<EncodingSpec> Rows() {
        {kField},
        {},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewSparseListEncoding(1)); }},
+      // Ardb's list (../shared/spec/001_*, 002_*, docs/encodings.md "List ardb"): KEY_LIST_ELEMENT
+      // records at a double index; the key-meta keeps Ardb's size, sequential flag and min/max
+      // index; the id is 0x40 | KEY_LIST (5).
+      {KeyType::kList,
+       ArdbId(KeyType::kList),
+       "ardb",
+       "Ardb: size, min and max index in the key-meta, no key-version; point reads while the "
+       "indexes are consecutive, LINSERT takes a fractional index and positions then walk; DEL "
+       "deletes every element (O(n))",
+       "#8073ac",
+       /*meta_has_count=*/true,
+       TierUse::kNone,
+       /*uses_reverse_scan=*/true,
+       {SubKeyTag::kArdb},
+       {},
+       [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewArdbListEncoding()); },
+       /*count_added_later=*/false,
+       /*eager_delete=*/true},
       // Kvrocks/NeoKV's list (../shared/spec/004_*, docs/encodings.md "List kvrocks"): l0's
       // elements under the Kvrocks key-meta (flags byte 0x83 = the id, u64 size, head, tail).
       {KeyType::kList,

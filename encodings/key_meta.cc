@@ -55,13 +55,20 @@ uint8_t ArdbTypeOf(KeyType type) {
 
 namespace {
 
-// Ardb's `<type> <MetaObject>` (001_*): type | format 00 | expire (0 = none).
+// Ardb's `<type> <MetaObject>` (001_*): type | format 00 | expire (0 = none) [| size |
+// sequential | min index | max index, a list's].
 std::string EncodeArdb(const KeyMeta& m) {
   std::string out;
-  out.reserve(KeyMeta::kArdbBytes);
+  out.reserve(KeyMeta::kArdbListBytes);
   out.push_back(static_cast<char>(ArdbTypeOf(m.type)));
   out.push_back(static_cast<char>(kArdbMetaFormat));
   PutFixed64BE(&out, m.has_expire() ? static_cast<uint64_t>(m.expire_ms) : 0);
+  if (m.type == KeyType::kList) {
+    PutFixed64BE(&out, m.count);
+    out.push_back(static_cast<char>(m.list_sequential ? 1 : 0));
+    PutFixed64BE(&out, m.list_head);
+    PutFixed64BE(&out, m.list_tail);
+  }
   return out;
 }
 
@@ -78,21 +85,28 @@ Status DecodeArdb(std::string_view bytes, const EncodingRegistry& registry, KeyM
     return Status::Corruption(std::string("Ardb key-meta of a ") + KeyTypeName(type) +
                               ", which this registry has no Ardb version of");
   }
-  if (bytes.size() != KeyMeta::kArdbBytes) {
+  const bool list = type == KeyType::kList;
+  const size_t size = list ? KeyMeta::kArdbListBytes : KeyMeta::kArdbBytes;
+  if (bytes.size() != size) {
     return Status::Corruption(std::string("Ardb key-meta of a ") + KeyTypeName(type) + " is " +
-                              std::to_string(bytes.size()) + " bytes, not " +
-                              std::to_string(KeyMeta::kArdbBytes));
+                              std::to_string(bytes.size()) + " bytes, not " + std::to_string(size));
+  }
+  if (list && static_cast<uint8_t>(bytes[18]) > 1) {
+    return Status::Corruption("Ardb key-meta of a list has sequential flag " +
+                              std::to_string(static_cast<uint8_t>(bytes[18])) + ", not 0 or 1");
   }
   const uint64_t expire = DecodeFixed64BE(bytes.data() + 2);
   meta->encode_version = ArdbId(type);
   meta->type = type;
-  meta->counted = false;
+  meta->counted = list;
   meta->count_known = true;
-  meta->count = 0;
+  meta->count = list ? DecodeFixed64BE(bytes.data() + 10) : 0;
   meta->key_version = 0;
   meta->expire_ms = expire == 0 ? KeyMeta::kNoExpire : static_cast<int64_t>(expire);
   meta->value.clear();
-  meta->list_head = meta->list_tail = 0;
+  meta->list_sequential = list && bytes[18] == 1;
+  meta->list_head = list ? DecodeFixed64BE(bytes.data() + 19) : 0;
+  meta->list_tail = list ? DecodeFixed64BE(bytes.data() + 27) : 0;
   return Status::OK();
 }
 
@@ -149,6 +163,7 @@ Status DecodeKvrocks(std::string_view bytes, const EncodingRegistry& registry, K
   meta->count = DecodeFixed64BE(bytes.data() + 17);
   meta->value.clear();
   meta->list_head = meta->list_tail = 0;
+  meta->list_sequential = false;
   if (type == KeyType::kList) {
     meta->list_head = DecodeFixed64BE(bytes.data() + 25);
     meta->list_tail = DecodeFixed64BE(bytes.data() + 33);
@@ -223,6 +238,7 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   meta->count_known = true;
   meta->value.clear();
   meta->list_head = meta->list_tail = 0;
+  meta->list_sequential = false;
   if (type == KeyType::kList) {
     // count | head | tail (every list version keeps all three).
     if (!counted || bytes.size() != 20) {

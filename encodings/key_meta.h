@@ -46,10 +46,14 @@
 //   format          MetaObject's format byte, 0 (Ardb's kCurrentMetaFormat, src/db/codec.cpp).
 //   expire-time     absolute Unix time in ms, unsigned; 0 when the key has no TTL (Ardb's
 //                   MetaObject default; kvlab never stores an expiry at or before the epoch).
-//   No key-version and no element count: Ardb's sub-keys are `key type element` (key_codec.h,
-//   "a#"), so DEL deletes every sub-key, and counts are counted by scanning.
-//   The registry id of an Ardb row is 0x40 | type (ArdbId: hash 0x43, set 0x47, zset 0x49);
-//   the meta stores the type, from which Decode derives the id.
+//   list only       then size (8) | sequential (1) | min index (8) | max index (8): Ardb's
+//                   MetaObject {size, list_sequential} and its list meta's min and max element
+//                   index (src/db/codec.hpp), kept in list_head and list_tail (ardb_list.cc says
+//                   how an index is encoded; sequential is 1 or 0).
+//   No key-version, and no element count but a list's: Ardb's sub-keys are `key type element`
+//   (key_codec.h, "a#"), so DEL deletes every sub-key, and counts are counted by scanning.
+//   The registry id of an Ardb row is 0x40 | type (ArdbId: hash 0x43, list 0x45, set 0x47, zset
+//   0x49); the meta stores the type, from which Decode derives the id.
 //
 // Telling the layouts apart (DO NOT CHANGE any of these bytes):
 //   first byte has bit 7 set                      Kvrocks (its flags byte)
@@ -126,6 +130,7 @@ struct KeyMeta {
   static constexpr size_t kHeaderBytes = 18;         // Camellia: version, type, key-version, expiry
   static constexpr size_t kKvrocksHeaderBytes = 17;  // Kvrocks: flags, expiry, key-version
   static constexpr size_t kArdbBytes = 10;           // Ardb: type, format, expiry
+  static constexpr size_t kArdbListBytes = 35;       // then size, sequential, min, max
   static constexpr int64_t kNoExpire = -1;
 
   uint8_t encode_version = 0;
@@ -143,23 +148,26 @@ struct KeyMeta {
   // Lists only: the index range of the elements (list_encoding.h). Encoded after the count.
   uint64_t list_head = 0;
   uint64_t list_tail = 0;
+  // Ardb lists only: whether the element indexes are consecutive integers (Ardb's
+  // list_sequential), so that the element at position p is at min index + p.
+  bool list_sequential = false;
   std::string value;  // strings only
 
   bool has_count() const { return counted; }
   bool kvrocks_layout() const { return IsKvrocksId(encode_version); }
   // Ardb's layout keeps no key-version (key_version is 0) and no count.
   bool ardb_layout() const { return type != KeyType::kString && IsArdbId(encode_version); }
-  // The largest element count the layout records: u32 in Camellia's, and in Kvrocks's (u64) the
-  // largest a Redis integer reply holds.
+  // The largest element count the layout records: u32 in Camellia's, and in Kvrocks's and
+  // Ardb's (8 bytes) the largest a Redis integer reply holds.
   uint64_t MaxCount() const {
-    return kvrocks_layout() ? uint64_t{INT64_MAX} : uint64_t{UINT32_MAX};
+    return kvrocks_layout() || ardb_layout() ? uint64_t{INT64_MAX} : uint64_t{UINT32_MAX};
   }
   bool has_expire() const { return expire_ms != kNoExpire; }
   bool ExpiredAt(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
 
   // REQUIRES: a Kvrocks-layout meta (kvrocks_layout()) is not a string's, is counted, and has
-  // no expiry or one after the epoch; an Ardb-layout meta is not counted, is not a list's, and
-  // has no expiry or one after the epoch.
+  // no expiry or one after the epoch; an Ardb-layout meta is counted exactly when it is a
+  // list's, and has no expiry or one after the epoch.
   std::string Encode() const;
   // Fails with Corruption when the bytes are not a key-meta of a string or of a type and
   // version of `registry`.

@@ -90,5 +90,8 @@ std::unique_ptr<ListEncoding> NewSparseListEncoding(uint8_t version);  // v1
 // List::Push, Insert and Rem work as v0 does: pushes extend [head, tail), a middle edit moves the
 // elements of its shorter side.
 std::unique_ptr<ListEncoding> NewKvrocksListEncoding();
+// ardb: Ardb's list (ardb_list.cc): size, sequential flag and min/max index in the key-meta,
+// elements under a# at a double index; LINSERT takes a fraction, DEL deletes every element.
+std::unique_ptr<ListEncoding> NewArdbListEncoding();
 
 }  // namespace kvlab::encodings

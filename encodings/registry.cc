@@ -123,11 +123,13 @@ Status EncodingRegistry::Make(std::vector<TypeSpec> types, std::vector<EncodingS
                                        std::string(t->name) + "'s is " +
                                        std::to_string(ArdbId(r.type)));
       }
-      if (r.meta_has_count || r.tier != TierUse::kNone ||
-          r.sub_keys != std::vector<SubKeyTag>{SubKeyTag::kArdb}) {
+      // Ardb's list meta keeps its size (with its min and max index); no other Ardb meta does.
+      if (r.meta_has_count != (r.type == KeyType::kList) || r.count_added_later ||
+          r.tier != TierUse::kNone || r.sub_keys != std::vector<SubKeyTag>{SubKeyTag::kArdb}) {
         return Status::InvalidArgument(what +
-                                       ": an Ardb key-meta keeps no count, no tier state, and "
-                                       "its records are the a# kind only");
+                                       ": an Ardb key-meta keeps a count exactly when it is a "
+                                       "list's, no tier state, and its records are the a# kind "
+                                       "only");
       }
     } else if (std::find(r.sub_keys.begin(), r.sub_keys.end(), SubKeyTag::kArdb) !=
                r.sub_keys.end()) {

@@ -169,6 +169,8 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kList;
     } else if (d == "list l of 2n+1 elements, m in the middle") {
       row.dataset = AmplificationRow::Dataset::kListMiddle;
+    } else if (d == "list l of n elements, one inserted") {
+      row.dataset = AmplificationRow::Dataset::kListInserted;
     } else if (d == "set s of n members") {
       row.dataset = AmplificationRow::Dataset::kSet;
     } else if (d == "sets a of n and b of 2n members") {
@@ -244,11 +246,15 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
       return {cmd};
     case AmplificationRow::Dataset::kList:
     case AmplificationRow::Dataset::kListMiddle:
+    case AmplificationRow::Dataset::kListInserted:
       cmd = {"RPUSH", "l"};
       for (int64_t i = 1; i <= n; ++i) cmd.push_back("e" + std::to_string(i));
       if (dataset == AmplificationRow::Dataset::kListMiddle) {
         cmd.push_back("m");
         for (int64_t i = 1; i <= n; ++i) cmd.push_back("f" + std::to_string(i));
+      }
+      if (dataset == AmplificationRow::Dataset::kListInserted) {
+        return {cmd, {"LINSERT", "l", "BEFORE", "e2", "i"}};
       }
       return {cmd};
     case AmplificationRow::Dataset::kSet:

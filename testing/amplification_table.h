@@ -45,6 +45,8 @@ struct AmplificationRow {
     kZsetLong,
     kList,
     kListMiddle,
+    kListInserted,  // kList, then LINSERT l BEFORE e2 i (n+1 elements; Ardb's list is then
+                    // no longer sequential)
     kSet,
     kSetPair,
   } dataset;
