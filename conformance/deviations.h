@@ -22,6 +22,8 @@
 //   value_refcount_one            Redis replied an integer and kvlab 1.
 //   store_bytes                   both replied integers, kvlab's positive (bytes in the store).
 //   unsupported_error             Redis replied, and kvlab replied an error starting "ERR kvlab ".
+//   watched_blind_write           EXEC: kvlab replied a null array (a watched key was modified)
+//                                 and Redis ran the transaction (an array).
 //
 // An entry's type is a registry type, or "any" for a keyspace command's entry, which holds for
 // every type and version: no registry row lists it.

@@ -250,9 +250,17 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
   CaseOutcome out;
   out.name = c.name;
   for (ReplyTarget* t : {&reference, &subject}) {
+    // A case may end inside MULTI, or with keys watched: the next one starts outside both.
+    t->Execute({"DISCARD"});
+    t->Execute({"UNWATCH"});
     t->Execute({"FLUSHALL"});
     t->Execute({"SELECT", "0"});
   }
+  // Between MULTI and EXEC commands are only queued: they are sent as they are (no whole SCAN,
+  // no warming run, no DBSIZE preparation), and EXEC's reply is judged element by element, each
+  // as the reply of its queued command (its comparison rules and deviations).
+  bool in_multi = false;
+  std::vector<std::vector<std::string>> queued;
   Status tier_status;
   if (context.tier == TierState::kCold) tier_status = context.tier_control->FlushCache();
   for (const CaseStep& step : c.steps) {
@@ -270,9 +278,47 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
       out.steps.push_back(std::move(outcome));
       continue;
     }
+    const std::string& command = outcome.command;
+    if (in_multi && command != "exec" && command != "discard" && command != "multi" &&
+        command != "watch" && command != "quit") {
+      const Reply expected = reference.Execute(step.argv);
+      const Reply actual = subject.Execute(step.argv);
+      Judge(context, step.argv, expected, actual, &outcome);
+      if (expected.type() == Reply::Type::kStatus) queued.push_back(step.argv);
+      if (context.observe) context.observe(step.argv, expected, actual, outcome);
+      out.steps.push_back(std::move(outcome));
+      continue;
+    }
+    if (in_multi && (command == "exec" || command == "discard")) {
+      const Reply expected = reference.Execute(step.argv);
+      const Reply actual = subject.Execute(step.argv);
+      const bool elementwise = command == "exec" && expected.type() == Reply::Type::kArray &&
+                               actual.type() == Reply::Type::kArray &&
+                               expected.elements().size() == queued.size() &&
+                               actual.elements().size() == queued.size();
+      if (elementwise) {
+        for (size_t i = 0; i < queued.size(); ++i) {
+          Judge(context, queued[i], expected.elements()[i], actual.elements()[i], &outcome);
+        }
+      } else {
+        Judge(context, step.argv, expected, actual, &outcome);
+      }
+      // EXEC and DISCARD end the transaction, unless rejected for their arity (DISCARD x).
+      if (step.argv.size() == 1 || command == "exec") {
+        in_multi = false;
+        queued.clear();
+      }
+      if (context.observe) context.observe(step.argv, expected, actual, outcome);
+      out.steps.push_back(std::move(outcome));
+      continue;
+    }
     const Reply expected = RunOnReference(reference, step.argv);
+    if (command == "multi" && expected.type() == Reply::Type::kStatus) {
+      in_multi = true;
+      queued.clear();
+    }
     const bool random = IsRandomReply(step.argv);
-    if (context.tier == TierState::kWarm && IsReadOnlyCommand(step.argv[0])) {
+    if (context.tier == TierState::kWarm && IsReadOnlyCommand(step.argv[0]) && command != "watch") {
       const Reply warming = Run(subject, step.argv);  // fills the cache
       if (random) {
         JudgeRandom(context, reference, step.argv, expected, warming, &outcome);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "conformance/compare.h"
 #include "conformance/random_commands_internal.h"
 #include "engine/command_table.h"
 
@@ -175,6 +176,23 @@ std::vector<Entry> ServerEntries() {
   };
 }
 
+// Transactions: MULTI opens one (the generator then closes it with EXEC or DISCARD after a few
+// commands, Next), WATCH and UNWATCH come between, and a stray EXEC or DISCARD gets its error.
+std::vector<Entry> TransactionEntries() {
+  return {
+      {"multi", 3, [](Gen&) { return Argv{"MULTI"}; }},
+      {"exec", 1, [](Gen&) { return Argv{"EXEC"}; }},
+      {"discard", 1, [](Gen&) { return Argv{"DISCARD"}; }},
+      {"watch", 2,
+       [](Gen& g) {
+         Argv a = {"WATCH", g.Pick(kAllKeys)};
+         for (uint64_t n = g.Below(3); n > 0; --n) a.push_back(g.Pick(kAllKeys));
+         return a;
+       }},
+      {"unwatch", 1, [](Gen&) { return Argv{"UNWATCH"}; }},
+  };
+}
+
 }  // namespace random_internal
 
 namespace {
@@ -192,7 +210,7 @@ const std::vector<Entry>& Table() {
          {random_internal::KeyspaceEntries, random_internal::StringEntries,
           random_internal::HashEntries, random_internal::SetEntries, random_internal::ZsetEntries,
           random_internal::ListEntries, random_internal::ServerEntries,
-          random_internal::WideEntries}) {
+          random_internal::WideEntries, random_internal::TransactionEntries}) {
       for (Entry& e : segment()) all.push_back(std::move(e));
     }
     return all;
@@ -217,17 +235,36 @@ std::vector<std::string> RandomCommandGenerator::Commands() {
 }
 
 std::vector<std::string> RandomCommandGenerator::Next() {
-  static const int kTotal = TotalWeight();
-  int pick = static_cast<int>(Below(static_cast<uint64_t>(kTotal)));
-  const Entry* entry = &Table().front();
-  for (const Entry& e : Table()) {
-    if (pick < e.weight) {
-      entry = &e;
-      break;
-    }
-    pick -= e.weight;
+  Argv argv = Draw();
+  // MULTI opens a transaction only when it is accepted, EXEC always ends one (an EXEC with
+  // stray arguments discards it), DISCARD ends one when accepted.
+  const std::string command = LowerCommand(argv[0]);
+  if (command == "multi" && argv.size() == 1) {
+    in_multi_ = true;
+  } else if (in_multi_ && (command == "exec" || (command == "discard" && argv.size() == 1))) {
+    in_multi_ = false;
   }
-  Argv argv = entry->make(*this);
+  return argv;
+}
+
+std::vector<std::string> RandomCommandGenerator::Draw() {
+  static const int kTotal = TotalWeight();
+  // Inside a transaction: a few commands, then EXEC (mostly) or DISCARD.
+  if (in_multi_ && Chance(20)) return {Chance(85) ? "EXEC" : "DISCARD"};
+  Argv argv;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    int pick = static_cast<int>(Below(static_cast<uint64_t>(kTotal)));
+    const Entry* entry = &Table().front();
+    for (const Entry& e : Table()) {
+      if (pick < e.weight) {
+        entry = &e;
+        break;
+      }
+      pick -= e.weight;
+    }
+    argv = entry->make(*this);
+    if (!in_multi_ || QueueableInSequence(argv)) break;
+  }
   // Wrong arity and stray arguments, for every command but the blocking ones (a stray "1"
   // would become their timeout).
   const engine::CommandSpec* spec = engine::CommandTable::Get().Find(argv[0]);
@@ -238,6 +275,14 @@ std::vector<std::string> RandomCommandGenerator::Next() {
     argv.push_back(Pick(Words{"junk", "1", "", "a\r\nb", std::string("x\0y", 3)}));
   }
   return argv;
+}
+
+bool RandomCommandGenerator::QueueableInSequence(const std::vector<std::string>& argv) {
+  // Inside MULTI the harness sends commands as they are and judges EXEC's elements: not the
+  // SCAN family (run whole outside a transaction), random choices (judged against the state
+  // before them), nor DBSIZE (which the harness prepares on Redis's side).
+  const std::string command = LowerCommand(argv[0]);
+  return !IsScanCommand(command) && !IsRandomReply(argv) && command != "dbsize";
 }
 
 uint64_t SequenceSeed(uint64_t run_seed, uint64_t index) {

@@ -5,6 +5,10 @@
 // and come back. Every command of the engine's table is generated, with valid arguments most of
 // the time and invalid ones (bad numbers, bad options, wrong arity) otherwise.
 //
+// Transactions: MULTI is followed by a few commands and then EXEC (or DISCARD); the commands
+// the harness cannot judge inside a transaction (the SCAN family, random choices, DBSIZE) are
+// not generated there.
+//
 // Two things are kept out on purpose, because Redis leaves them unspecified or racy, so a
 // mismatch would say nothing about kvlab:
 // - lex ranges run only on a few keys ("l1", and keys that are mostly of other types) whose
@@ -44,7 +48,13 @@ class RandomCommandGenerator {
   }
 
  private:
+  // One command, with the arity mutations; inside a transaction only queueable ones.
+  std::vector<std::string> Draw();
+  // Whether the harness can judge argv between MULTI and EXEC (differential.cc).
+  static bool QueueableInSequence(const std::vector<std::string>& argv);
+
   std::mt19937_64 rng_;
+  bool in_multi_ = false;  // a MULTI was generated and accepted, and no EXEC or DISCARD since
 };
 
 // The seed of sequence `index` of a run seeded with `run_seed` (splitmix64, so neighbouring

@@ -113,13 +113,14 @@ struct Entry {
 };
 
 // The table's segments, in table order.
-std::vector<Entry> KeyspaceEntries();  // random_commands.cc
-std::vector<Entry> StringEntries();    // random_commands_string.cc
-std::vector<Entry> HashEntries();      // random_commands_hash.cc
-std::vector<Entry> SetEntries();       // random_commands_set.cc
-std::vector<Entry> ZsetEntries();      // random_commands_zset.cc
-std::vector<Entry> ListEntries();      // random_commands_list.cc
-std::vector<Entry> ServerEntries();    // random_commands.cc
-std::vector<Entry> WideEntries();      // random_commands_zset.cc
+std::vector<Entry> KeyspaceEntries();     // random_commands.cc
+std::vector<Entry> StringEntries();       // random_commands_string.cc
+std::vector<Entry> HashEntries();         // random_commands_hash.cc
+std::vector<Entry> SetEntries();          // random_commands_set.cc
+std::vector<Entry> ZsetEntries();         // random_commands_zset.cc
+std::vector<Entry> ListEntries();         // random_commands_list.cc
+std::vector<Entry> ServerEntries();       // random_commands.cc
+std::vector<Entry> WideEntries();         // random_commands_zset.cc
+std::vector<Entry> TransactionEntries();  // random_commands.cc
 
 }  // namespace kvlab::conformance::random_internal

@@ -54,7 +54,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kNone,
        false,
        {kField},
-       {"hash-blind-hset-count", "hash-blind-hdel-count"},
+       {"hash-blind-hset-count", "hash-blind-hdel-count", "hash-blind-watch"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewBlindHashEncoding(1)); }},
       {KeyType::kHash,
        2,
@@ -79,7 +79,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kCache,
        false,
        {kField},
-       {"hash-blind-hset-count", "hash-blind-hdel-count"},
+       {"hash-blind-hset-count", "hash-blind-hdel-count", "hash-blind-watch"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(NewCachedHashEncoding(
              NewBlindHashEncoding(3), 3, /*length_from_cache=*/true, deps.tier));
@@ -299,7 +299,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kNone,
        false,
        {kField},
-       {"set-blind-sadd-count", "set-blind-srem-count"},
+       {"set-blind-sadd-count", "set-blind-srem-count", "set-blind-watch"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewBlindSetEncoding(1)); }},
       {KeyType::kSet,
        2,
@@ -324,7 +324,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kCache,
        false,
        {kField},
-       {"set-blind-sadd-count", "set-blind-srem-count"},
+       {"set-blind-sadd-count", "set-blind-srem-count", "set-blind-watch"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(
              NewCachedSetEncoding(NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));

@@ -46,6 +46,9 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
         SCOPED_TRACE("docs/amplification.md:" + std::to_string(row.line) + " `" + row.command +
                      "` " + row.type + " v" + version + " n=" + std::to_string(n));
         testing::EngineHarness& e = row.no_reverse_scan ? without_reverse : with_reverse;
+        // A row may leave the session inside MULTI, or watching keys.
+        e.Run("DISCARD");
+        ASSERT_EQ(e.Run("UNWATCH"), "OK");
         ASSERT_EQ(e.Run("FLUSHALL"), "OK");
         ASSERT_EQ(e.Run("SELECT 0"), "OK");
         // The row's version for its type, every other type at its default.

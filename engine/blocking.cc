@@ -49,6 +49,11 @@ bool LoadWaitedKey(CommandContext& ctx, std::string_view key, encodings::KeyType
 
 bool BlockClient(CommandContext& ctx, std::vector<std::string> keys, int64_t deadline_ms,
                  resp::Reply timeout_reply) {
+  if (ctx.session().deny_blocking) {
+    // Inside EXEC a blocking command does not block: it times out at once, as in Redis.
+    ctx.reply = std::move(timeout_reply);
+    return true;
+  }
   SessionHost* host = ctx.session().host;
   BlockRequest request{std::move(keys), deadline_ms, std::move(timeout_reply)};
   if (host != nullptr && host->Block(std::move(request))) {

@@ -35,7 +35,8 @@ bool LoadWaitedKey(CommandContext& ctx, std::string_view key, encodings::KeyType
 
 // Asks the session's host to block the client until one of `keys` is ready or the deadline
 // passes (then the client gets timeout_reply). Returns false with an error reply when the
-// session has no host that can block (an in-process engine).
+// session has no host that can block (an in-process engine). Inside EXEC (Session::
+// deny_blocking) the command replies timeout_reply at once and BlockClient returns true.
 // REQUIRES: the command has queued no write.
 bool BlockClient(CommandContext& ctx, std::vector<std::string> keys, int64_t deadline_ms,
                  resp::Reply timeout_reply);

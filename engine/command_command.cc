@@ -61,6 +61,7 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.flags & kCmdBlocking) out.push_back("blocking");
   if (spec.flags & (kCmdAdmin | kCmdKeyspaceExclusive)) out.push_back("dangerous");
   if (spec.group == "connection") out.push_back("connection");
+  if (spec.group == "transactions") out.push_back("transaction");
   return out;
 }
 

@@ -89,6 +89,11 @@ class CommandContext {
   void KeyReady(std::string_view key) { ready_keys_.emplace_back(key); }
   std::vector<std::string>& ready_keys() { return ready_keys_; }
 
+  // What the commands this one ran on its behalf cost (EXEC's queued commands): given to the
+  // caller's CommandCost with the command's own, but accounted to their own statistics.
+  backends::OpCounts nested_kv;
+  redis::TierCounts nested_tier;
+
  private:
   // LoadOneOf with `types`, or LoadAny with nullptr.
   bool LoadChecked(std::string_view key, const std::initializer_list<encodings::KeyType>* types,

@@ -505,11 +505,32 @@ CommandTable::CommandTable() {
       {"info", -1, kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &InfoCommand, "server",
        "Get information and statistics about the server", "1.0.0"},
       // kvlab's own (module-style name): one pass of the garbage collector (docs/gc.md).
-      {"kvlab.gc", 1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &KvlabGcCommand, "server",
+      {"kvlab.gc", 1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer | kCmdNoMulti, 0, 0, 0,
+       &KvlabGcCommand, "server",
        "Reclaim the sub-keys of deleted, overwritten and expired keys and the expired key-metas",
        "kvlab"},
       {"shutdown", -1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &ShutdownCommand,
        "server", "Synchronously save the dataset to disk and then shut down the server", "1.0.0"},
+      // Transactions (engine/transaction.cc, docs/engine.md "Transactions").
+      {"multi", 1, kCmdFast | kCmdNoKeys, 0, 0, 0, &MultiCommand, "transactions",
+       "Mark the start of a transaction block", "1.2.0"},
+      {"exec", 1, kCmdNoKeys, 0, 0, 0, &ExecCommand, "transactions",
+       "Execute all commands issued after MULTI", "1.2.0"},
+      {"discard", 1, kCmdFast | kCmdNoKeys, 0, 0, 0, &DiscardCommand, "transactions",
+       "Discard all commands issued after MULTI", "2.0.0"},
+      {"watch",
+       -2,
+       kCmdFast,
+       1,
+       -1,
+       1,
+       &WatchCommand,
+       "transactions",
+       "Watch the given keys to determine execution of the MULTI/EXEC block",
+       "2.2.0",
+       {KeySpec::Range(1, -1, 1, {"RO"})}},
+      {"unwatch", 1, kCmdFast | kCmdNoKeys, 0, 0, 0, &UnwatchCommand, "transactions",
+       "Forget about all watched keys", "2.2.0"},
   };
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }

@@ -40,6 +40,10 @@ enum CommandFlag : uint32_t {
   // May block the client until a key is ready or a timeout (BLPOP, BLMOVE, ...; Redis's
   // "blocking" flag): engine/blocking.h.
   kCmdBlocking = 1u << 9,
+  // Refused between MULTI and EXEC ("ERR Command not allowed inside a transaction", Redis's
+  // CMD_NO_MULTI): kvlab's own commands that take key locks themselves (KVLAB.GC), which EXEC,
+  // holding its keys' locks, could not run.
+  kCmdNoMulti = 1u << 10,
 };
 
 struct CommandSpec {

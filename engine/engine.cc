@@ -299,10 +299,10 @@ void Engine::RegisterConfig() {
 Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {
   if (argv.empty()) return Reply::Error("ERR empty command");
   const CommandSpec* spec = FindCommand(argv[0]);
-  if (spec == nullptr) return Reply::Error(OneLine(UnknownCommandError(argv)));
+  if (spec == nullptr) return Reject(session, nullptr, OneLine(UnknownCommandError(argv)));
   if (!ArityOk(spec->arity, argv.size())) {
-    return Reply::Error("ERR wrong number of arguments for '" + std::string(spec->name) +
-                        "' command");
+    return Reject(session, spec,
+                  "ERR wrong number of arguments for '" + std::string(spec->name) + "' command");
   }
   // Keys whose zset store write had an unknown outcome are reconciled in the background as soon
   // as the store answers (zset commands on them reconcile them first themselves).
@@ -311,7 +311,19 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
   // (A client that connected while a password was set runs commands once it is removed, as in
   // Redis, whose check is on the default user's nopass flag.)
   if (!session.authenticated && !(spec->flags & kCmdNoAuth) && AuthRequired()) {
-    return Reply::Error("NOAUTH Authentication required.");
+    return Reject(session, spec, "NOAUTH Authentication required.");
+  }
+  if (session.multi.active) {
+    if (spec->flags & kCmdNoMulti) {
+      return Reject(session, spec, "ERR Command not allowed inside a transaction");
+    }
+    // Between MULTI and EXEC every command but the transaction's own (and QUIT) is queued.
+    const std::string_view name = spec->name;
+    if (name != "exec" && name != "discard" && name != "multi" && name != "watch" &&
+        name != "quit") {
+      session.multi.queued.push_back({spec, argv});
+      return Reply::Status("QUEUED");
+    }
   }
   std::vector<std::string> ready_keys;
   Reply reply = Run(*spec, session, argv, cost, &ready_keys);
@@ -321,6 +333,18 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
     session.host->KeysReady(session.db, ready_keys);
   }
   return reply;
+}
+
+Reply Engine::Reject(Session& session, const CommandSpec* spec, std::string error) {
+  if (session.multi.active) session.multi.aborted = true;  // flagTransaction
+  if (spec != nullptr && spec->name == "exec") {
+    // execCommandAbort: the transaction is discarded, and the reason given without "ERR".
+    session.multi = {};
+    if (session.watch != nullptr) session.watch->Clear();
+    if (error.rfind("ERR ", 0) == 0) error.erase(0, 4);
+    return Reply::Error("EXECABORT Transaction discarded because of: " + error);
+  }
+  return Reply::Error(std::move(error));
 }
 
 void Engine::WakeReconciler() {
@@ -415,8 +439,6 @@ bool Engine::CheckPassword(std::string_view password) const {
 
 Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
                   CommandCost* cost, std::vector<std::string>* ready_keys) {
-  const auto start = std::chrono::steady_clock::now();
-
   // Serialize against commands on the same keys (engine/key_locks.h): read-only commands share
   // their keys, writers hold them alone. A command on a whole database (FLUSHDB, FLUSHALL)
   // locks everything, so that no keyed command interleaves with it; they are rare, and every
@@ -435,11 +457,23 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
     }
     key_guard.Lock();
   }
+  return RunLocked(spec, session, argv, cost, ready_keys);
+}
 
+Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
+                        const std::vector<std::string>& argv, CommandCost* cost,
+                        std::vector<std::string>* ready_keys) {
+  const auto start = std::chrono::steady_clock::now();
   OpCounts ops;  // this command's KV operations (one thread: no atomics needed)
   CountingStore counting(store_, &ops);
   PhysicalCounters physical_before;
   if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
+
+  // FLUSHDB and FLUSHALL modify the watched keys that are live before them.
+  std::vector<std::pair<uint8_t, std::string>> flushed_watched;
+  if ((spec.flags & kCmdKeyspaceExclusive) && watched_keys_->active()) {
+    flushed_watched = LiveWatchedKeys(spec, session, &counting);
+  }
 
   KvTxn txn(&counting, &codec_, &registry_, &versions_, session.db, clock_->NowMillis(),
             MetaCacheForCommand());
@@ -460,10 +494,22 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
     }
     if (!ctx.reply.is_error()) ready_keys->swap(ctx.ready_keys());
   }
+  // WATCH: what the command changed, reported while its keys are still locked.
+  if (watched_keys_->active() && !(spec.flags & kCmdReadonly) &&
+      (!ctx.reply.is_error() || !txn.on_commit_failure().empty())) {
+    TouchWritten(spec, session, argv, txn);
+    if (!ctx.reply.is_error()) {
+      for (const auto& [db, key] : flushed_watched) watched_keys_->Touch(db, key);
+    }
+  }
 
   if (cost != nullptr) {
+    // EXEC's own cost is nil; its caller is given its queued commands' too (each of which is
+    // accounted to its own command's statistics).
     cost->kv = ops;
+    cost->kv += ctx.nested_kv;
     cost->tier = txn.tier_counts();
+    cost->tier += ctx.nested_tier;
     if (cost->want_physical) {
       cost->physical = SubtractPhysical(store_->ReadPhysicalCounters(), physical_before);
     }

@@ -40,11 +40,13 @@
 #include "engine/config.h"
 #include "engine/key_locks.h"
 #include "engine/key_scan.h"
+#include "engine/watched_keys.h"
 #include "redis/tier.h"
 #include "resp/reply.h"
 
 namespace kvlab::engine {
 
+class CommandContext;
 class CommandTable;
 struct CommandSpec;
 class SessionHost;
@@ -108,6 +110,25 @@ struct Session {
   // SRANDMEMBER's, SPOP's, ZRANDMEMBER's and HRANDFIELD's choices: per session, so that no two
   // connections share state.
   std::mt19937_64 random{std::random_device{}()};
+
+  // MULTI ... EXEC (engine/transaction.cc): between MULTI and EXEC or DISCARD, commands are
+  // queued, not run. `aborted`: a command was rejected while queueing (unknown, wrong arity),
+  // so EXEC replies EXECABORT.
+  struct QueuedCommand {
+    const CommandSpec* spec;
+    std::vector<std::string> argv;
+  };
+  struct Multi {
+    bool active = false;
+    bool aborted = false;
+    std::vector<QueuedCommand> queued;
+  };
+  Multi multi;
+  // The keys this session WATCHes (null until its first WATCH).
+  std::unique_ptr<WatchedKeys::Watcher> watch;
+  // Set while EXEC runs the queued commands: a blocking command then replies as if it had timed
+  // out at once (Redis's CLIENT_DENY_BLOCKING).
+  bool deny_blocking = false;
 };
 
 // What one command cost.
@@ -219,6 +240,14 @@ class Engine {
   void ResetStats();
   // Total KV operations of every command so far.
   backends::OpCounts TotalKvOps() const;
+  // WATCH's modification tracking.
+  WatchedKeys& watched_keys() { return *watched_keys_; }
+
+  // EXEC (engine/transaction.cc): runs the session's queued commands as one isolated unit, all
+  // their keys locked for the whole run, and sets ctx's reply (the array of their replies, or
+  // the null array when a watched key was modified). REQUIRES: ctx is EXEC's context, the
+  // session is in MULTI and its transaction was not aborted.
+  void ExecTransaction(CommandContext& ctx);
 
  private:
   friend class CommandContext;
@@ -234,6 +263,20 @@ class Engine {
   // committed; CommandContext::KeyReady).
   resp::Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
                   CommandCost* cost, std::vector<std::string>* ready_keys);
+  // Run, with the command's key locks already held by the caller (EXEC).
+  resp::Reply RunLocked(const CommandSpec& spec, Session& session,
+                        const std::vector<std::string>& argv, CommandCost* cost,
+                        std::vector<std::string>* ready_keys);
+  // A command rejected before it runs (unknown, wrong arity, NOAUTH): inside MULTI it aborts the
+  // transaction; an EXEC rejected so replies EXECABORT with the reason (Redis's rejectCommand).
+  resp::Reply Reject(Session& session, const CommandSpec* spec, std::string error);
+  // Reports the keys a committed write command changed to WATCH (watched_keys.h).
+  void TouchWritten(const CommandSpec& spec, const Session& session,
+                    const std::vector<std::string>& argv, encodings::KvTxn& txn);
+  // The watched keys of the databases a FLUSHDB/FLUSHALL empties that are live now.
+  std::vector<std::pair<uint8_t, std::string>> LiveWatchedKeys(const CommandSpec& spec,
+                                                               const Session& session,
+                                                               backends::KvStore* store);
 
   backends::KvStore* const store_;
   const EngineOptions options_;
@@ -267,6 +310,7 @@ class Engine {
   bool stop_reconciler_ = false;
   bool reconcile_wanted_ = false;
   std::unique_ptr<CommandStats[]> stats_;
+  const std::shared_ptr<WatchedKeys> watched_keys_ = WatchedKeys::Make();
 };
 
 }  // namespace kvlab::engine

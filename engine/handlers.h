@@ -19,6 +19,13 @@ void RenameCommand(CommandContext& ctx);
 void RenamenxCommand(CommandContext& ctx);
 void CopyCommand(CommandContext& ctx);
 
+// transaction.cc
+void MultiCommand(CommandContext& ctx);
+void ExecCommand(CommandContext& ctx);
+void DiscardCommand(CommandContext& ctx);
+void WatchCommand(CommandContext& ctx);
+void UnwatchCommand(CommandContext& ctx);
+
 // keyspace_commands.cc
 void DelCommand(CommandContext& ctx);
 void UnlinkCommand(CommandContext& ctx);

@@ -175,6 +175,8 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kSet;
     } else if (d == "sets a of n and b of 2n members") {
       row.dataset = AmplificationRow::Dataset::kSetPair;
+    } else if (d == "string s, then MULTI with GET s and SET s x queued") {
+      row.dataset = AmplificationRow::Dataset::kStringInMulti;
     } else {
       return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
     }
@@ -226,6 +228,8 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
       return {};
     case AmplificationRow::Dataset::kString:
       return {{"SET", "s", "v"}};
+    case AmplificationRow::Dataset::kStringInMulti:
+      return {{"SET", "s", "v"}, {"MULTI"}, {"GET", "s"}, {"SET", "s", "x"}};
     case AmplificationRow::Dataset::kHash:
       cmd = {"HSET", "h"};
       for (int64_t i = 1; i <= n; ++i) {

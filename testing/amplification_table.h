@@ -49,6 +49,8 @@ struct AmplificationRow {
                     // no longer sequential)
     kSet,
     kSetPair,
+    // "string s, then MULTI with GET s and SET s x queued": a session inside a transaction.
+    kStringInMulti,
   } dataset;
   std::string operations;       // KV counters, the formula text
   std::string tier_operations;  // Redis-tier counters

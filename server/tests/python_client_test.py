@@ -210,6 +210,41 @@ class Session(unittest.TestCase):
         # A numkeys command's keys, as Redis finds them.
         self.same(lambda c: c.command_getkeys("ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
 
+    def test_transactions(self):
+        # A command's own error is its element; the others run (redis-py raises the first).
+        self.same(lambda c: c.pipeline().set("s", "x").incr("s").set("t", 1).execute(
+            raise_on_error=False), normalize=lambda r: [str(x) for x in r])
+        self.same(lambda c: c.get("t"))
+        # An error while queueing aborts the whole transaction.
+        def queue_error(c):
+            pipe = c.pipeline()
+            pipe.set("u", 1).execute_command("NOSUCHCOMMAND")
+            return pipe.execute()
+        self.same(queue_error, normalize=str)
+        self.same(lambda c: c.exists("u"))
+        # Optimistic locking: WATCH, a write by another client, and the EXEC that fails.
+        for port, server in ((self.kvlab_server.port, "kvlab"), (self.redis_server.port, "redis")):
+            client = redis.Redis(port=port, decode_responses=True)
+            other = redis.Redis(port=port, decode_responses=True)
+            client.set("balance", 10)
+            with client.pipeline() as pipe:
+                pipe.watch("balance")
+                current = int(pipe.get("balance"))
+                other.incr("balance")
+                pipe.multi()
+                pipe.set("balance", current - 1)
+                with self.assertRaises(redis.WatchError, msg=server):
+                    pipe.execute()
+            # redis-py's transaction() helper retries until no watched key changed.
+            def debit(pipe):
+                current = int(pipe.get("balance"))
+                pipe.multi()
+                pipe.set("balance", current - 1)
+            client.transaction(debit, "balance")
+            self.assertEqual(client.get("balance"), "10", server)
+            client.close()
+            other.close()
+
     def test_clients_across_connections(self):
         other = redis.Redis(port=self.kvlab_server.port, decode_responses=True)
         other.client_setname("second")
@@ -230,11 +265,10 @@ class Session(unittest.TestCase):
             pipe.zadd("z", {"m%d" % i: i})
         results = pipe.execute()
         self.assertEqual(results[-2], 2000)
-        # MULTI/EXEC is not a kvlab command: a transactional pipeline fails as on any server
-        # without it.
-        with self.assertRaises(redis.ResponseError) as cm:
-            self.k.pipeline(transaction=True).set("a", 1).execute()
-        self.assertIn("unknown command", str(cm.exception))
+        # redis-py's default pipeline is a transaction: MULTI, the commands, EXEC.
+        self.same(lambda c: c.pipeline().set("a", 1).incr("a").hset("h", "f", "v")
+                  .hgetall("h").get("a").execute())
+        self.same(lambda c: c.pipeline().delete("a", "h").exists("a", "h").execute())
 
         pool = redis.ConnectionPool(port=self.kvlab_server.port, max_connections=16)
 

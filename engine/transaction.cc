@@ -1,0 +1,214 @@
+// MULTI, EXEC, DISCARD, WATCH and UNWATCH, as Redis 7.0 (multi.c), and what the engine does for
+// them: queueing happens in Engine::Execute (the session's Multi), EXEC here.
+//
+// EXEC runs the queued commands as one isolated unit: it locks every key of every queued
+// command (their key specs find them; a SELECT inside the transaction moves the later ones to
+// its database) for the whole run, exclusively when one of them writes, and everything when one
+// is FLUSHDB or FLUSHALL. No other client sees a state between two of them. Each queued command
+// then runs as it would alone (Engine::RunLocked): its own KvTxn, its own CountingStore, its
+// own statistics, and its own atomic batch, committed before the next one runs. What that makes
+// atomic per encode-version is in docs/engine.md ("Transactions").
+#include <algorithm>
+
+#include "engine/command_context.h"
+#include "engine/command_table.h"
+#include "engine/handlers.h"
+#include "engine/session_host.h"
+#include "resp/redis_numbers.h"
+
+namespace kvlab::engine {
+
+using backends::KvStore;
+using backends::WriteBatch;
+using encodings::KeyMeta;
+using encodings::KvTxn;
+using encodings::SubKeyTag;
+using resp::Reply;
+
+namespace {
+
+// The transaction ends: nothing queued, no key watched (discardTransaction).
+void EndTransaction(Session& session) {
+  session.multi = {};
+  if (session.watch != nullptr) session.watch->Clear();
+}
+
+}  // namespace
+
+void MultiCommand(CommandContext& ctx) {
+  Session& session = ctx.session();
+  if (session.multi.active) {
+    ctx.ReplyError("ERR MULTI calls can not be nested");
+    return;
+  }
+  session.multi = {};
+  session.multi.active = true;
+  ctx.reply = Reply::Ok();
+}
+
+void DiscardCommand(CommandContext& ctx) {
+  Session& session = ctx.session();
+  if (!session.multi.active) {
+    ctx.ReplyError("ERR DISCARD without MULTI");
+    return;
+  }
+  EndTransaction(session);
+  ctx.reply = Reply::Ok();
+}
+
+void ExecCommand(CommandContext& ctx) {
+  Session& session = ctx.session();
+  if (!session.multi.active) {
+    ctx.ReplyError("ERR EXEC without MULTI");
+    return;
+  }
+  if (session.multi.aborted) {
+    EndTransaction(session);
+    ctx.ReplyError("EXECABORT Transaction discarded because of previous errors.");
+    return;
+  }
+  ctx.engine().ExecTransaction(ctx);
+}
+
+void WatchCommand(CommandContext& ctx) {
+  Session& session = ctx.session();
+  if (session.multi.active) {
+    ctx.ReplyError("ERR WATCH inside MULTI is not allowed");
+    return;
+  }
+  // The metas say which keys are live and when they expire (one MultiGet): a key watched live
+  // that expires before EXEC counts as modified, as in Redis 7.0.
+  std::vector<std::string_view> keys;
+  for (size_t i = 1; i < ctx.argc(); ++i) keys.push_back(ctx.arg(i));
+  std::vector<std::optional<KeyMeta>> metas;
+  if (!ctx.Check(ctx.txn().GetMetas(keys, &metas))) return;
+  if (session.watch == nullptr) session.watch = ctx.engine().watched_keys().NewWatcher();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int64_t expire_ms =
+        metas[i].has_value() && metas[i]->has_expire() ? metas[i]->expire_ms : -1;
+    session.watch->Add(session.db, keys[i], expire_ms);
+  }
+  ctx.reply = Reply::Ok();
+}
+
+void UnwatchCommand(CommandContext& ctx) {
+  if (ctx.session().watch != nullptr) ctx.session().watch->Clear();
+  ctx.reply = Reply::Ok();
+}
+
+void Engine::ExecTransaction(CommandContext& ctx) {
+  Session& session = ctx.session();
+  std::vector<Session::QueuedCommand> queued = std::move(session.multi.queued);
+  session.multi = {};
+
+  // Every key of every queued command, in the database it will run in.
+  bool writes = false;
+  bool everything = false;
+  std::vector<std::pair<uint8_t, std::string_view>> keys;
+  uint8_t db = session.db;
+  std::vector<size_t> positions;
+  for (const Session::QueuedCommand& q : queued) {
+    if (!(q.spec->flags & kCmdReadonly)) writes = true;
+    if (q.spec->flags & kCmdKeyspaceExclusive) everything = true;
+    if (CommandTable::KeyPositions(*q.spec, q.argv, &positions)) {
+      for (size_t i : positions) keys.emplace_back(db, q.argv[i]);
+    }
+    int64_t index = 0;
+    if (q.spec->name == "select" && resp::ParseInt64(q.argv[1], &index) && index >= 0 &&
+        index < options_.databases) {
+      db = static_cast<uint8_t>(index);
+    }
+  }
+
+  std::vector<std::pair<uint8_t, std::vector<std::string>>> ready;
+  {
+    KeyLocks::Guard guard(&key_locks_, writes ? LockMode::kExclusive : LockMode::kShared);
+    if (everything) {
+      guard.LockEverything();
+    } else {
+      for (const auto& [d, key] : keys) guard.Add(d, key);
+      guard.Lock();
+    }
+    // Checked under the locks: a write to a watched key that is also a queued command's key
+    // has either touched it already or waits for this EXEC.
+    const bool modified =
+        session.watch != nullptr && session.watch->Modified(clock_->NowMillis());
+    if (session.watch != nullptr) session.watch->Clear();
+    if (modified) {
+      ctx.reply = Reply::NilArray();
+      return;
+    }
+    std::vector<Reply> replies;
+    replies.reserve(queued.size());
+    session.deny_blocking = true;
+    for (const Session::QueuedCommand& q : queued) {
+      CommandCost cost;
+      std::vector<std::string> ready_keys;
+      replies.push_back(RunLocked(*q.spec, session, q.argv, &cost, &ready_keys));
+      ctx.nested_kv += cost.kv;
+      ctx.nested_tier += cost.tier;
+      if (!ready_keys.empty()) ready.emplace_back(session.db, std::move(ready_keys));
+    }
+    session.deny_blocking = false;
+    ctx.reply = Reply::Array(std::move(replies));
+  }
+  // The locks are released: blocked clients may now be served from what the commands added.
+  if (session.host != nullptr) {
+    for (const auto& [d, ready_keys] : ready) session.host->KeysReady(d, ready_keys);
+  }
+}
+
+void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
+                          const std::vector<std::string>& argv, KvTxn& txn) {
+  // The keys of the records the command wrote: a key-meta, or a sub-key of any kind (every kind
+  // uses the sub-key layout, key_codec.h). A record of another database (COPY ... DB) is
+  // decoded with each database in turn.
+  auto decode = [&](const std::string& record, uint8_t db, std::string* key) {
+    if (codec_.DecodeMetaKey(db, record, key)) return true;
+    uint64_t version = 0;
+    size_t prefix = 0;
+    return record.size() > 2 && record[1] == '#' &&
+           codec_.DecodeSubKey(static_cast<SubKeyTag>(record[0]), db, record, key, &version,
+                               &prefix);
+  };
+  std::string last;
+  for (const WriteBatch::Record& r : txn.batch().records()) {
+    if (r.op == WriteBatch::Op::kDeleteRange) continue;  // FLUSHDB/FLUSHALL: LiveWatchedKeys
+    std::string key;
+    if (decode(r.key, session.db, &key)) {
+      if (key != last) watched_keys_->Touch(session.db, key);
+      last = key;
+      continue;
+    }
+    for (int d = 0; d < options_.databases; ++d) {
+      if (d != session.db && decode(r.key, static_cast<uint8_t>(d), &key)) {
+        watched_keys_->Touch(static_cast<uint8_t>(d), key);
+        break;
+      }
+    }
+  }
+  // Data the Redis tier holds and KV does not (zset v3's store) changes without a KV record:
+  // a write that talked to the tier touches all its keys.
+  if (txn.tier_counts().round_trips > 0) {
+    std::vector<size_t> positions;
+    if (CommandTable::KeyPositions(spec, argv, &positions)) {
+      for (size_t i : positions) watched_keys_->Touch(session.db, argv[i]);
+    }
+  }
+}
+
+std::vector<std::pair<uint8_t, std::string>> Engine::LiveWatchedKeys(const CommandSpec& spec,
+                                                                     const Session& session,
+                                                                     KvStore* store) {
+  std::vector<std::pair<uint8_t, std::string>> live;
+  for (auto& [db, key] : watched_keys_->WatchedIn(spec.name == "flushall" ? -1 : session.db)) {
+    KvTxn txn(store, &codec_, &registry_, &versions_, db, clock_->NowMillis(), nullptr);
+    KeyMeta meta;
+    bool exists = false;
+    // A key that cannot be read is counted as modified: a spurious abort, never a missed one.
+    if (!txn.GetMeta(key, &meta, &exists).ok() || exists) live.emplace_back(db, std::move(key));
+  }
+  return live;
+}
+
+}  // namespace kvlab::engine
