@@ -9,6 +9,7 @@
 // own statistics, and its own atomic batch, committed before the next one runs. What that makes
 // atomic per encode-version is in docs/engine.md ("Transactions").
 #include <algorithm>
+#include <optional>
 
 #include "engine/command_context.h"
 #include "engine/command_table.h"
@@ -131,8 +132,7 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     }
     // Checked under the locks: a write to a watched key that is also a queued command's key
     // has either touched it already or waits for this EXEC.
-    const bool modified =
-        session.watch != nullptr && session.watch->Modified(clock_->NowMillis());
+    const bool modified = session.watch != nullptr && session.watch->Modified(clock_->NowMillis());
     if (session.watch != nullptr) session.watch->Clear();
     if (modified) {
       ctx.reply = Reply::NilArray();
@@ -171,13 +171,13 @@ void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
            codec_.DecodeSubKey(static_cast<SubKeyTag>(record[0]), db, record, key, &version,
                                &prefix);
   };
-  std::string last;
+  std::optional<std::string> last;  // consecutive records of one key touch it once
   for (const WriteBatch::Record& r : txn.batch().records()) {
     if (r.op == WriteBatch::Op::kDeleteRange) continue;  // FLUSHDB/FLUSHALL: LiveWatchedKeys
     std::string key;
     if (decode(r.key, session.db, &key)) {
       if (key != last) watched_keys_->Touch(session.db, key);
-      last = key;
+      last = std::move(key);
       continue;
     }
     for (int d = 0; d < options_.databases; ++d) {
@@ -188,10 +188,15 @@ void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
     }
   }
   // Data the Redis tier holds and KV does not (zset v3's store) changes without a KV record:
-  // a write that talked to the tier touches all its keys.
+  // a write that talked to the tier touches the keys it may write (its key specs that are not
+  // read-only: ZUNIONSTORE's destination, not its sources).
   if (txn.tier_counts().round_trips > 0) {
-    std::vector<size_t> positions;
-    if (CommandTable::KeyPositions(spec, argv, &positions)) {
+    for (const KeySpec& key_spec : CommandTable::KeySpecsOf(spec)) {
+      if (std::find(key_spec.flags.begin(), key_spec.flags.end(), "RO") != key_spec.flags.end()) {
+        continue;
+      }
+      std::vector<size_t> positions;
+      if (!FindKeys({key_spec}, argv, &positions)) continue;
       for (size_t i : positions) watched_keys_->Touch(session.db, argv[i]);
     }
   }

@@ -237,7 +237,8 @@ TEST(Transaction, BlockingCommandsInsideExecTimeOutAtOnce) {
             "[(nil array), (nil), (error) WRONGTYPE Operation against a key holding the wrong kind "
             "of value, (integer) 1, [\"l\", \"a\"]]");
   // Outside a transaction, the in-process engine still says it cannot block.
-  EXPECT_TRUE(e.Run("BLPOP l 0").starts_with("(error) ERR BLPOP would block")) << e.Run("BLPOP l 0");
+  EXPECT_TRUE(e.Run("BLPOP l 0").starts_with("(error) ERR BLPOP would block"))
+      << e.Run("BLPOP l 0");
 }
 
 TEST(Transaction, SelectInsideMultiMovesTheLaterCommands) {

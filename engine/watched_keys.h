@@ -65,7 +65,9 @@ class WatchedKeys : public std::enable_shared_from_this<WatchedKeys> {
     std::atomic<bool> modified_{false};
   };
 
-  static std::shared_ptr<WatchedKeys> Make() { return std::shared_ptr<WatchedKeys>(new WatchedKeys); }
+  static std::shared_ptr<WatchedKeys> Make() {
+    return std::shared_ptr<WatchedKeys>(new WatchedKeys);
+  }
   std::unique_ptr<Watcher> NewWatcher() { return std::make_unique<Watcher>(shared_from_this()); }
 
   // Whether any key is watched.
