@@ -160,11 +160,15 @@ void Engine::ExecTransaction(CommandContext& ctx) {
 
 void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
                           const std::vector<std::string>& argv, KvTxn& txn) {
-  // The keys of the records the command wrote: a key-meta, or a sub-key of any kind (every kind
-  // uses the sub-key layout, key_codec.h). A record of another database (COPY ... DB) is
-  // decoded with each database in turn.
+  // The keys of the records the command wrote: a key-meta, a sub-key of any kind (every kind
+  // but Ardb's uses the sub-key layout, key_codec.h), or an Ardb-layout record ("a#": an Ardb
+  // hash's HSET of an existing field writes that record alone). A record of another database
+  // is decoded with each database in turn.
   auto decode = [&](const std::string& record, uint8_t db, std::string* key) {
     if (codec_.DecodeMetaKey(db, record, key)) return true;
+    if (record.size() > 2 && record[0] == 'a' && record[1] == '#') {
+      return codec_.DecodeArdbKey(db, record, key);
+    }
     uint64_t version = 0;
     size_t prefix = 0;
     return record.size() > 2 && record[1] == '#' &&
