@@ -509,8 +509,9 @@ CommandTable::CommandTable() {
        &KvlabGcCommand, "server",
        "Reclaim the sub-keys of deleted, overwritten and expired keys and the expired key-metas",
        "kvlab"},
-      {"shutdown", -1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &ShutdownCommand,
-       "server", "Synchronously save the dataset to disk and then shut down the server", "1.0.0"},
+      {"shutdown", -1, kCmdAdmin | kCmdNoKeys | kCmdAboutServer | kCmdNoMulti, 0, 0, 0,
+       &ShutdownCommand, "server",
+       "Synchronously save the dataset to disk and then shut down the server", "1.0.0"},
       // Transactions (engine/transaction.cc, docs/engine.md "Transactions").
       {"multi", 1, kCmdFast | kCmdNoKeys, 0, 0, 0, &MultiCommand, "transactions",
        "Mark the start of a transaction block", "1.2.0"},

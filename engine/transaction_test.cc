@@ -77,6 +77,8 @@ TEST(Transaction, AnErrorWhileQueueingAbortsTheExec) {
   // A command's own error at EXEC does not abort the others (only queueing errors do).
   EXPECT_EQ(e.Run("MULTI"), "OK");
   EXPECT_EQ(e.Run("KVLAB.GC"), "(error) ERR Command not allowed inside a transaction");
+  // SHUTDOWN is Redis's NO_MULTI: queued, EXEC would stop the server (Redis's multi.tcl).
+  EXPECT_EQ(e.Run("SHUTDOWN"), "(error) ERR Command not allowed inside a transaction");
   EXPECT_EQ(e.Run("EXEC"), "(error) EXECABORT Transaction discarded because of previous errors.");
 }
 
