@@ -1,11 +1,12 @@
 // COMMAND [COUNT | INFO name... | DOCS name... | LIST [FILTERBY ...] | GETKEYS cmd... | HELP]:
 // what redis-cli and client libraries ask at startup, answered from the command table.
 //
-// The reply shapes are Redis 7.0's. The table keeps Redis's arity, read/write/fast/admin flags
-// and key positions; the rest is derived from them: ACL categories from the group and flags,
-// one range key-spec from the key positions ("RW update" for writes, "RO access" for reads).
-// Redis's finer detail (denyoom, per-key-spec flags, tips, argument docs, subcommands) is not
-// in the table, so those parts are shorter than Redis's (docs/server.md).
+// The reply shapes are Redis 7.0's. The table keeps Redis's arity, its flags write, readonly,
+// denyoom, admin, blocking, fast, no_auth and no_multi, and key positions; the rest is derived from
+// them: ACL categories from the group and flags, one range key-spec from the key positions ("RW
+// update" for writes, "RO access" for reads). Redis's finer detail (per-key-spec flags, tips,
+// argument docs, subcommands) is not in the table, so those parts are shorter than Redis's
+// (docs/server.md).
 #include <strings.h>
 
 #include "engine/command_context.h"
@@ -29,12 +30,15 @@ bool IsKeyspace(const CommandSpec& spec) {
 // Redis's flag names, in the order addReplyFlagsForCommand prints them.
 std::vector<std::string> FlagNames(const CommandSpec& spec) {
   std::vector<std::string> out;
+  if (spec.flags & kCmdContainer) return out;
   if (spec.flags & kCmdWrite) out.push_back("write");
   if (spec.flags & kCmdReadonly) out.push_back("readonly");
+  if (spec.flags & kCmdDenyOom) out.push_back("denyoom");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   if (spec.flags & kCmdBlocking) out.push_back("blocking");
   if (spec.flags & kCmdFast) out.push_back("fast");
   if (spec.flags & kCmdNoAuth) out.push_back("no_auth");
+  if (spec.flags & kCmdNoMulti) out.push_back("no_multi");
   for (const KeySpec& k : spec.key_specs) {
     if (k.movable()) {
       out.push_back("movablekeys");
@@ -47,6 +51,7 @@ std::vector<std::string> FlagNames(const CommandSpec& spec) {
 // ACL categories, in the order of Redis's ACLCommandCategories table.
 std::vector<std::string> Categories(const CommandSpec& spec) {
   std::vector<std::string> out;
+  if (spec.flags & kCmdContainer) return {"slow"};
   if (IsKeyspace(spec)) out.push_back("keyspace");
   if (spec.flags & kCmdReadonly) out.push_back("read");
   if (spec.flags & kCmdWrite) out.push_back("write");

@@ -41,9 +41,16 @@ enum CommandFlag : uint32_t {
   // "blocking" flag): engine/blocking.h.
   kCmdBlocking = 1u << 9,
   // Refused between MULTI and EXEC ("ERR Command not allowed inside a transaction", Redis's
-  // CMD_NO_MULTI): kvlab's own commands that take key locks themselves (KVLAB.GC), which EXEC,
-  // holding its keys' locks, could not run.
+  // CMD_NO_MULTI): SHUTDOWN, as in Redis, and kvlab's own commands that take key locks
+  // themselves (KVLAB.GC), which EXEC, holding its keys' locks, could not run.
   kCmdNoMulti = 1u << 10,
+  // May grow the dataset (Redis's "denyoom": refused when Redis is over maxmemory). kvlab has
+  // no maxmemory, so the flag only informs COMMAND INFO, as on a Redis without a limit.
+  kCmdDenyOom = 1u << 11,
+  // A container of subcommands (CLIENT, CONFIG, MEMORY, OBJECT). Redis 7.0 gives a container no
+  // flags and the one ACL category @slow in COMMAND INFO (its subcommands carry them); kvlab's
+  // table keeps the flags that steer the engine on the container, and COMMAND INFO hides them.
+  kCmdContainer = 1u << 12,
 };
 
 struct CommandSpec {
