@@ -38,7 +38,8 @@ CommandTable::CommandTable() {
        "generic",
        "A container for object introspection commands",
        "2.2.3",
-       {KeySpec::Range(2, 0, 1, {"RO"})}},
+       {KeySpec::Range(2, 0, 1, {"RO"})},
+       {{"encoding", 3}, {"freq", 3}, {"help", 2}, {"idletime", 3}, {"refcount", 3}}},
       {"memory",
        -2,
        kCmdReadonly | kCmdContainer,
@@ -49,7 +50,13 @@ CommandTable::CommandTable() {
        "server",
        "A container for memory diagnostics commands",
        "4.0.0",
-       {KeySpec::Range(2, 0, 1, {"RO"})}},
+       {KeySpec::Range(2, 0, 1, {"RO"})},
+       {{"doctor", 2},
+        {"help", 2},
+        {"malloc-stats", 2},
+        {"purge", 2},
+        {"stats", 2},
+        {"usage", -3}}},
       {"expire", -3, kCmdWrite | kCmdFast, 1, 1, 1, &ExpireCommand, "generic",
        "Set a key's time to live in seconds", "1.0.0"},
       {"pexpire", -3, kCmdWrite | kCmdFast, 1, 1, 1, &PexpireCommand, "generic",
@@ -491,18 +498,48 @@ CommandTable::CommandTable() {
        "Change the selected database for the current connection", "2.0.0"},
       {"time", 1, kCmdFast | kCmdConnection | kCmdNoKeys, 0, 0, 0, &TimeCommand, "server",
        "Return the current server time", "2.6.0"},
-      {"config", -2, kCmdAdmin | kCmdNoKeys | kCmdContainer, 0, 0, 0, &ConfigCommand, "server",
-       "A container for server configuration commands", "2.0.0"},
+      {"config",
+       -2,
+       kCmdAdmin | kCmdNoKeys | kCmdContainer,
+       0,
+       0,
+       0,
+       &ConfigCommand,
+       "server",
+       "A container for server configuration commands",
+       "2.0.0",
+       {},
+       {{"get", -3}, {"help", 2}, {"resetstat", 2}, {"set", -4}}},
       {"hello", -1, kCmdFast | kCmdConnection | kCmdNoKeys | kCmdAboutServer | kCmdNoAuth, 0, 0, 0,
        &HelloCommand, "connection", "Handshake with Redis", "6.0.0"},
       {"auth", -2, kCmdFast | kCmdConnection | kCmdNoKeys | kCmdAboutServer | kCmdNoAuth, 0, 0, 0,
        &AuthCommand, "connection", "Authenticate to the server", "1.0.0"},
       {"quit", -1, kCmdFast | kCmdConnection | kCmdNoKeys | kCmdAboutServer | kCmdNoAuth, 0, 0, 0,
        &QuitCommand, "connection", "Close the connection", "1.0.0"},
-      {"client", -2, kCmdConnection | kCmdNoKeys | kCmdAboutServer | kCmdContainer, 0, 0, 0,
-       &ClientCommand, "connection", "A container for client connection commands", "2.4.0"},
-      {"command", -1, kCmdConnection | kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &CommandCommand,
-       "server", "Get array of Redis command details", "2.8.13"},
+      {"client",
+       -2,
+       kCmdConnection | kCmdNoKeys | kCmdAboutServer | kCmdContainer,
+       0,
+       0,
+       0,
+       &ClientCommand,
+       "connection",
+       "A container for client connection commands",
+       "2.4.0",
+       {},
+       {{"getname", 2}, {"help", 2}, {"id", 2}, {"info", 2}, {"list", -2}, {"setname", 3}}},
+      {"command",
+       -1,
+       kCmdConnection | kCmdNoKeys | kCmdAboutServer,
+       0,
+       0,
+       0,
+       &CommandCommand,
+       "server",
+       "Get array of Redis command details",
+       "2.8.13",
+       {},
+       {{"count", 2}, {"docs", -2}, {"getkeys", -4}, {"help", 2}, {"info", -2}, {"list", -2}}},
       {"info", -1, kCmdNoKeys | kCmdAboutServer, 0, 0, 0, &InfoCommand, "server",
        "Get information and statistics about the server", "1.0.0"},
       // kvlab's own (module-style name): one pass of the garbage collector (docs/gc.md).
@@ -540,6 +577,29 @@ CommandTable::CommandTable() {
 const CommandTable& CommandTable::Get() {
   static const CommandTable kTable;
   return kTable;
+}
+
+std::string CommandTable::SubcommandError(const CommandSpec& spec,
+                                          const std::vector<std::string>& argv) {
+  if (spec.subcommands.empty() || argv.size() < 2) return "";
+  std::string sub = argv[1];
+  for (char& c : sub) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const SubcommandSpec& s : spec.subcommands) {
+    if (s.name != sub) continue;
+    const bool arity_ok = s.arity >= 0 ? argv.size() == static_cast<size_t>(s.arity)
+                                       : argv.size() >= static_cast<size_t>(-s.arity);
+    if (arity_ok) return "";
+    return "ERR wrong number of arguments for '" + std::string(spec.name) + "|" + sub + "' command";
+  }
+  // rejectCommandFormat: at most 128 bytes of the subcommand, CR and LF turned into spaces.
+  std::string container(spec.name);
+  for (char& c : container) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string text =
+      "ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try " + container + " HELP.";
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return text;
 }
 
 std::vector<KeySpec> CommandTable::KeySpecsOf(const CommandSpec& spec) {

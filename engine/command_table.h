@@ -53,6 +53,13 @@ enum CommandFlag : uint32_t {
   kCmdContainer = 1u << 12,
 };
 
+// A subcommand of a container command: its lower-case name and Redis's arity, counted with the
+// container's name (CLIENT SETNAME name: 3; MEMORY USAGE key [SAMPLES n]: -3).
+struct SubcommandSpec {
+  std::string_view name;
+  int arity;
+};
+
 struct CommandSpec {
   std::string_view name;  // lower case
   int arity;              // Redis's convention: N exactly, or -N for at least N (name included)
@@ -69,6 +76,11 @@ struct CommandSpec {
   // STORE destinations, keywords): Redis 7's key specs (key_specs.h). Empty: one range spec
   // from the legacy range. For such commands the legacy range is Redis's (the fixed keys only).
   std::vector<KeySpec> key_specs = {};
+  // A container's subcommands (CLIENT, COMMAND, CONFIG, MEMORY, OBJECT), the ones kvlab has.
+  // With two or more arguments the engine checks the subcommand and its arity before anything
+  // else, as Redis's processCommand does, so that between MULTI and EXEC a bad one is a
+  // queueing error (EXECABORT) and not a queued command.
+  std::vector<SubcommandSpec> subcommands = {};
 };
 
 class CommandTable {
@@ -84,6 +96,10 @@ class CommandTable {
   // The command's key specs: spec.key_specs, or one range spec from its legacy range (none
   // when first_key is 0).
   static std::vector<KeySpec> KeySpecsOf(const CommandSpec& spec);
+  // Redis's error for argv's subcommand of a container: "ERR unknown subcommand 'x'. Try
+  // CLIENT HELP." or "ERR wrong number of arguments for 'client|setname' command"; empty when
+  // argv is fine or spec is no container. REQUIRES: argv has spec's arity.
+  static std::string SubcommandError(const CommandSpec& spec, const std::vector<std::string>& argv);
   // Whether the command takes keys at all.
   static bool HasKeys(const CommandSpec& spec) {
     return spec.first_key > 0 || !spec.key_specs.empty();

@@ -304,6 +304,11 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
     return Reject(session, spec,
                   "ERR wrong number of arguments for '" + std::string(spec->name) + "' command");
   }
+  // lookupSubcommand, then the subcommand's arity: still before authentication, and a queueing
+  // error between MULTI and EXEC.
+  if (std::string error = CommandTable::SubcommandError(*spec, argv); !error.empty()) {
+    return Reject(session, spec, std::move(error));
+  }
   // Keys whose zset store write had an unknown outcome are reconciled in the background as soon
   // as the store answers (zset commands on them reconcile them first themselves).
   if (tier_ != nullptr && tier_->has_uncertain()) WakeReconciler();

@@ -80,6 +80,16 @@ TEST(Transaction, AnErrorWhileQueueingAbortsTheExec) {
   // SHUTDOWN is Redis's NO_MULTI: queued, EXEC would stop the server (Redis's multi.tcl).
   EXPECT_EQ(e.Run("SHUTDOWN"), "(error) ERR Command not allowed inside a transaction");
   EXPECT_EQ(e.Run("EXEC"), "(error) EXECABORT Transaction discarded because of previous errors.");
+  // A container's unknown subcommand, or a subcommand's wrong arity, is a queueing error, as
+  // Redis's lookupSubcommand: it is not queued to fail at EXEC.
+  EXPECT_EQ(e.Run("MULTI"), "OK");
+  EXPECT_EQ(e.Run("OBJECT NOSUCH k"), "(error) ERR unknown subcommand 'NOSUCH'. Try OBJECT HELP.");
+  EXPECT_EQ(e.Run("SET a 1"), "QUEUED");
+  EXPECT_EQ(e.Run("EXEC"), "(error) EXECABORT Transaction discarded because of previous errors.");
+  EXPECT_EQ(e.Run("MULTI"), "OK");
+  EXPECT_EQ(e.Run("MEMORY USAGE"),
+            "(error) ERR wrong number of arguments for 'memory|usage' command");
+  EXPECT_EQ(e.Run("EXEC"), "(error) EXECABORT Transaction discarded because of previous errors.");
 }
 
 TEST(Transaction, WatchedKeyModifiedByAnotherClientFailsTheExec) {
