@@ -1,5 +1,6 @@
 #include "engine/command_table.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "engine/handlers.h"
@@ -591,11 +592,12 @@ std::string CommandTable::SubcommandError(const CommandSpec& spec,
     if (arity_ok) return "";
     return "ERR wrong number of arguments for '" + std::string(spec.name) + "|" + sub + "' command";
   }
-  // rejectCommandFormat: at most 128 bytes of the subcommand, CR and LF turned into spaces.
+  // rejectCommandFormat: "%.128s", so at most 128 bytes of the subcommand and none from its
+  // first NUL on; CR and LF turned into spaces.
   std::string container(spec.name);
   for (char& c : container) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::string text =
-      "ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try " + container + " HELP.";
+  const std::string shown = argv[1].substr(0, std::min<size_t>(argv[1].find('\0'), 128));
+  std::string text = "ERR unknown subcommand '" + shown + "'. Try " + container + " HELP.";
   for (char& c : text) {
     if (c == '\r' || c == '\n') c = ' ';
   }
