@@ -594,7 +594,8 @@ std::string CommandTable::SubcommandError(const CommandSpec& spec,
   }
   // rejectCommandFormat: "%.128s", so at most 128 bytes of the subcommand and none from its
   // first NUL on; CR and LF turned into spaces.
-  std::string container(spec.name);
+  // The container as the client named it (a renamed CONFIG is "Try CFG HELP."), as Redis.
+  std::string container = argv[0];
   for (char& c : container) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   const std::string shown = argv[1].substr(0, std::min<size_t>(argv[1].find('\0'), 128));
   std::string text = "ERR unknown subcommand '" + shown + "'. Try " + container + " HELP.";

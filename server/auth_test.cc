@@ -215,7 +215,8 @@ TEST(Auth, RenameCommandTakesCommandsAwayAsRedisDoes) {
   ASSERT_TRUE(kvlab.engine().config().LoadFile(conf).ok());
   for (const std::string request :
        {"FLUSHALL\r\n", "flushall async\r\n", "CONFIG GET maxclients\r\n", "SHUTDOWN\r\n",
-        "cfg-9f2e SET save \"\"\r\n", "CFG-9F2E GET appendonly\r\n"}) {
+        "cfg-9f2e SET save \"\"\r\n", "CFG-9F2E GET appendonly\r\n", "cfg-9f2e NOSUCH\r\n",
+        "cfg-9f2e GET\r\n"}) {
     const std::string want = Exchange(redis.endpoint().unix_path, request);
     const std::string got = Exchange(kvlab.socket_path(), request);
     EXPECT_EQ(got, want) << "request: " << Escape(request) << "\nredis: " << Escape(want)
