@@ -23,6 +23,34 @@ bool ParseAtLeastOne(CommandContext& ctx, size_t i, const char* message, int64_t
   return true;
 }
 
+bool ParseMultiPop(CommandContext& ctx, size_t numkeys_at,
+                   const std::function<bool(size_t)>& parse_where, std::vector<std::string>* keys,
+                   int64_t* count) {
+  int64_t numkeys = 0;
+  if (!ParseAtLeastOne(ctx, numkeys_at, "ERR numkeys should be greater than 0", &numkeys)) {
+    return false;
+  }
+  const size_t where_at = numkeys_at + static_cast<size_t>(numkeys) + 1;
+  if (numkeys > static_cast<int64_t>(ctx.argc()) || where_at >= ctx.argc()) {
+    ctx.ReplyError(errors::kSyntax);
+    return false;
+  }
+  if (!parse_where(where_at)) return false;
+  *count = -1;
+  for (size_t j = where_at + 1; j < ctx.argc(); ++j) {
+    if (*count == -1 && EqualsIgnoreCase(ctx.arg(j), "COUNT") && j + 1 < ctx.argc()) {
+      if (!ParseAtLeastOne(ctx, ++j, "ERR count should be greater than 0", count)) return false;
+    } else {
+      ctx.ReplyError(errors::kSyntax);
+      return false;
+    }
+  }
+  if (*count == -1) *count = 1;
+  keys->assign(ctx.argv().begin() + static_cast<ptrdiff_t>(numkeys_at) + 1,
+               ctx.argv().begin() + static_cast<ptrdiff_t>(where_at));
+  return true;
+}
+
 bool ParseListEnd(CommandContext& ctx, size_t i, ListEnd* end) {
   if (EqualsIgnoreCase(ctx.arg(i), "left")) {
     *end = ListEnd::kLeft;

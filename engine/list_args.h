@@ -1,8 +1,10 @@
 // Parsing shared by the list commands, as Redis 7.0's t_list.c and object.c parse: positions
-// with negative indexes, non-negative counts, LEFT/RIGHT, and the reply of a run of elements.
+// with negative indexes, non-negative counts, LEFT/RIGHT, and the reply of a run of elements;
+// and the numkeys arguments of the multi-key pops, which ZMPOP shares with LMPOP.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,14 @@ bool ParsePositive(CommandContext& ctx, size_t i, const char* message, int64_t* 
 // getRangeLongFromObjectOrReply(1, LONG_MAX, message): argument i as an integer >= 1; the error
 // is `message` ("ERR numkeys should be greater than 0") for a non-integer too.
 bool ParseAtLeastOne(CommandContext& ctx, size_t i, const char* message, int64_t* out);
+
+// The arguments of LMPOP, ZMPOP and their blocking forms from numkeys on: numkeys key... where
+// [COUNT n], in Redis's order of checks (lmpopGenericCommand, zmpopGenericCommand).
+// `parse_where` reads the direction word at its index (LEFT/RIGHT, MIN/MAX) and replies its own
+// error. Sets keys and count (1 without COUNT); returns false after an error reply.
+bool ParseMultiPop(CommandContext& ctx, size_t numkeys_at,
+                   const std::function<bool(size_t)>& parse_where, std::vector<std::string>* keys,
+                   int64_t* count);
 
 // LEFT or RIGHT, case-insensitive (getListPositionFromObjectOrReply): else a syntax error.
 bool ParseListEnd(CommandContext& ctx, size_t i, encodings::ListEnd* end);

@@ -73,29 +73,15 @@ bool PopFirst(CommandContext& ctx, const std::vector<std::string>& keys, ListEnd
 
 // LMPOP and BLMPOP (lmpopGenericCommand): numkeys at argument numkeys_at.
 void Mpop(CommandContext& ctx, size_t numkeys_at, bool blocking) {
-  int64_t numkeys = 0;
-  if (!ParseAtLeastOne(ctx, numkeys_at, "ERR numkeys should be greater than 0", &numkeys)) return;
-  const size_t where_at = numkeys_at + static_cast<size_t>(numkeys) + 1;
-  if (numkeys > static_cast<int64_t>(ctx.argc()) || where_at >= ctx.argc()) {
-    ctx.ReplyError(errors::kSyntax);
+  ListEnd end;
+  std::vector<std::string> keys;
+  int64_t count = 0;
+  if (!ParseMultiPop(
+          ctx, numkeys_at, [&](size_t i) { return ParseListEnd(ctx, i, &end); }, &keys, &count)) {
     return;
   }
-  ListEnd end;
-  if (!ParseListEnd(ctx, where_at, &end)) return;
-  int64_t count = -1;
-  for (size_t j = where_at + 1; j < ctx.argc(); ++j) {
-    if (count == -1 && EqualsIgnoreCase(ctx.arg(j), "COUNT") && j + 1 < ctx.argc()) {
-      if (!ParseAtLeastOne(ctx, ++j, "ERR count should be greater than 0", &count)) return;
-    } else {
-      ctx.ReplyError(errors::kSyntax);
-      return;
-    }
-  }
-  if (count == -1) count = 1;
   int64_t deadline = 0;
   if (blocking && !ParseBlockTimeout(ctx, 1, &deadline)) return;
-  std::vector<std::string> keys(ctx.argv().begin() + static_cast<ptrdiff_t>(numkeys_at) + 1,
-                                ctx.argv().begin() + static_cast<ptrdiff_t>(where_at));
   bool served = false;
   if (!PopFirst(ctx, keys, end, count, &served) || served) return;
   if (!blocking) {

@@ -65,36 +65,23 @@ bool PopFirst(CommandContext& ctx, const std::vector<std::string>& keys, bool ma
 
 // ZMPOP and BZMPOP (zmpopGenericCommand): numkeys at argument numkeys_at.
 void Mpop(CommandContext& ctx, size_t numkeys_at, bool blocking) {
-  int64_t numkeys = 0;
-  if (!ParseAtLeastOne(ctx, numkeys_at, "ERR numkeys should be greater than 0", &numkeys)) return;
-  const size_t where_at = numkeys_at + static_cast<size_t>(numkeys) + 1;
-  if (numkeys > static_cast<int64_t>(ctx.argc()) || where_at >= ctx.argc()) {
-    ctx.ReplyError(errors::kSyntax);
-    return;
-  }
   bool max = false;
-  if (!strcasecmp(ctx.arg(where_at).c_str(), "min")) {
-    max = false;
-  } else if (!strcasecmp(ctx.arg(where_at).c_str(), "max")) {
-    max = true;
-  } else {
-    ctx.ReplyError(errors::kSyntax);
-    return;
-  }
-  int64_t count = -1;
-  for (size_t j = where_at + 1; j < ctx.argc(); ++j) {
-    if (count == -1 && !strcasecmp(ctx.arg(j).c_str(), "count") && j + 1 < ctx.argc()) {
-      if (!ParseAtLeastOne(ctx, ++j, "ERR count should be greater than 0", &count)) return;
+  auto parse_where = [&](size_t i) {
+    if (!strcasecmp(ctx.arg(i).c_str(), "min")) {
+      max = false;
+    } else if (!strcasecmp(ctx.arg(i).c_str(), "max")) {
+      max = true;
     } else {
       ctx.ReplyError(errors::kSyntax);
-      return;
+      return false;
     }
-  }
-  if (count == -1) count = 1;
+    return true;
+  };
+  std::vector<std::string> keys;
+  int64_t count = 0;
+  if (!ParseMultiPop(ctx, numkeys_at, parse_where, &keys, &count)) return;
   int64_t deadline = 0;
   if (blocking && !ParseBlockTimeout(ctx, 1, &deadline)) return;
-  std::vector<std::string> keys(ctx.argv().begin() + static_cast<ptrdiff_t>(numkeys_at) + 1,
-                                ctx.argv().begin() + static_cast<ptrdiff_t>(where_at));
   bool served = false;
   if (!PopFirst(ctx, keys, max, static_cast<uint64_t>(count), true, &served) || served) return;
   if (!blocking) {
