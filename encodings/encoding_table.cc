@@ -146,7 +146,7 @@ std::vector<EncodingSpec> Rows() {
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps& deps) {
-         return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(1, deps.tier));
+         return std::unique_ptr<TypeEncoding>(NewCachedZsetEncoding(1, /*refs=*/false, deps.tier));
        }},
       {KeyType::kZset,
        2,
@@ -160,7 +160,7 @@ std::vector<EncodingSpec> Rows() {
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps& deps) {
-         return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(2, deps.tier));
+         return std::unique_ptr<TypeEncoding>(NewCachedZsetEncoding(2, /*refs=*/true, deps.tier));
        }},
       {KeyType::kZset,
        3,
@@ -175,7 +175,7 @@ std::vector<EncodingSpec> Rows() {
        {"zset-negative-zero-score", "zset-negative-zero-increment",
         "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
        [](const EncodingDeps& deps) {
-         return std::unique_ptr<TypeEncoding>(NewTieredZsetEncoding(3, deps.tier));
+         return std::unique_ptr<TypeEncoding>(NewStoredZsetEncoding(3, deps.tier));
        },
        /*count_added_later=*/true},
 

@@ -22,8 +22,13 @@ std::unique_ptr<HashEncoding> NewCachedHashEncoding(std::unique_ptr<HashEncoding
                                                     uint8_t version, bool length_from_cache,
                                                     redis::RedisTier* tier);
 
-// Zset v1, v2 and v3 (zset_tiered.cc).
-std::unique_ptr<ZsetEncoding> NewTieredZsetEncoding(uint8_t version, redis::RedisTier* tier);
+// Zset v1 and v2 (zset_cached.cc): the s# member records in KV, as v0 keeps them, plus the whole
+// zset cached in Redis: of members (v1), or of refs with i# for long members (v2: `refs`).
+std::unique_ptr<ZsetEncoding> NewCachedZsetEncoding(uint8_t version, bool refs,
+                                                    redis::RedisTier* tier);
+// Zset v3 (zset_stored.cc): the zset of refs stored in the store Redis, i# in KV, the count in
+// the key-meta.
+std::unique_ptr<ZsetEncoding> NewStoredZsetEncoding(uint8_t version, redis::RedisTier* tier);
 
 // Set v2 and v3: `inner` (counted or blind) plus the whole-set cache (c# ns {key} key-version ->
 // Redis set, kv.cache.smembers.cache.millis). v3's SCARD asks the cache first

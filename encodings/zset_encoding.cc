@@ -1,5 +1,7 @@
 #include "encodings/zset_encoding.h"
 
+#include <unordered_set>
+
 namespace kvlab::encodings {
 namespace {
 
@@ -44,6 +46,49 @@ bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first,
   *first = static_cast<uint64_t>(start);
   *last = static_cast<uint64_t>(stop);
   return true;
+}
+
+Status ZsetBase::Remove(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
+                        uint64_t* removed) {
+  *removed = 0;
+  std::vector<std::string_view> distinct;
+  std::unordered_set<std::string_view> seen;
+  for (std::string_view m : members) {
+    if (seen.insert(m).second) distinct.push_back(m);
+  }
+  return RemoveDistinct(txn, h, distinct, removed);
+}
+
+Status ZsetBase::RemoveRangeByRank(KvTxn& txn, KeyHandle* h, int64_t start, int64_t stop,
+                                   uint64_t* removed) {
+  std::vector<ScoredMember> victims;
+  KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, start, stop, false, &victims));
+  return RemoveVictims(txn, h, victims, removed);
+}
+
+Status ZsetBase::RemoveRangeByScore(KvTxn& txn, KeyHandle* h, const ScoreRange& range,
+                                    uint64_t* removed) {
+  std::vector<ScoredMember> victims;
+  KVLAB_RETURN_IF_ERROR(RangeByScore(txn, *h, range, false, RangeLimit(), &victims));
+  return RemoveVictims(txn, h, victims, removed);
+}
+
+Status ZsetBase::RemoveRangeByLex(KvTxn& txn, KeyHandle* h, const LexRange& range,
+                                  uint64_t* removed) {
+  std::vector<ScoredMember> victims;
+  KVLAB_RETURN_IF_ERROR(RangeByLex(txn, *h, range, false, RangeLimit(), &victims));
+  return RemoveVictims(txn, h, victims, removed);
+}
+
+Status ZsetBase::Pop(KvTxn& txn, KeyHandle* h, uint64_t count, bool max,
+                     std::vector<ScoredMember>* out) {
+  out->clear();
+  if (count == 0) return Status::OK();
+  const int64_t last =
+      count > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(count - 1);
+  KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, 0, last, max, out));
+  uint64_t removed = 0;
+  return RemoveVictims(txn, h, *out, &removed);
 }
 
 }  // namespace kvlab::encodings

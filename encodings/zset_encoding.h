@@ -139,6 +139,35 @@ class ZsetEncoding : public TypeEncoding {
   }
 };
 
+// ZsetBase: what every zset encoding does the same way, written once over two hooks. ZREM
+// removes each distinct member once (RemoveDistinct); the range removals read their victims with
+// the encoding's own range read, in forward order, and ZPOPMIN / ZPOPMAX read theirs with
+// RangeByRank(0, count - 1) (reverse for ZPOPMAX), then remove them (RemoveVictims). So a range
+// removal costs the range read plus the removal, in every version.
+class ZsetBase : public ZsetEncoding {
+ public:
+  Status Remove(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
+                uint64_t* removed) final;
+  Status RemoveRangeByRank(KvTxn& txn, KeyHandle* h, int64_t start, int64_t stop,
+                           uint64_t* removed) final;
+  Status RemoveRangeByScore(KvTxn& txn, KeyHandle* h, const ScoreRange& range,
+                            uint64_t* removed) final;
+  Status RemoveRangeByLex(KvTxn& txn, KeyHandle* h, const LexRange& range, uint64_t* removed) final;
+  Status Pop(KvTxn& txn, KeyHandle* h, uint64_t count, bool max,
+             std::vector<ScoredMember>* out) final;
+
+ protected:
+  // ZREM: removes those of `members` that are in the zset; *removed is how many were.
+  // REQUIRES: `members` holds no member twice; *removed == 0.
+  virtual Status RemoveDistinct(KvTxn& txn, KeyHandle* h,
+                                const std::vector<std::string_view>& members,
+                                uint64_t* removed) = 0;
+  // Removes `victims`, which a range read of this key has just returned (each is in the zset,
+  // with its score), and updates or deletes the key-meta; *removed = victims.size().
+  virtual Status RemoveVictims(KvTxn& txn, KeyHandle* h, const std::vector<ScoredMember>& victims,
+                               uint64_t* removed) = 0;
+};
+
 // Redis's rank clamping: turns (start, stop) into 0-based inclusive [first, last] over a zset of
 // `size` members. Returns false when the range is empty.
 bool ClampRankRange(int64_t start, int64_t stop, uint64_t size, uint64_t* first, uint64_t* last);

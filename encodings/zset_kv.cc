@@ -32,12 +32,13 @@
 #include "encodings/kv_reads.h"
 #include "encodings/score_codec.h"
 #include "encodings/zset_encoding.h"
+#include "encodings/zset_members.h"
 #include "encodings/zset_memory.h"
 
 namespace kvlab::encodings {
 namespace {
 
-class IndexedZset final : public ZsetEncoding {
+class IndexedZset final : public ZsetBase {
  public:
   explicit IndexedZset(uint8_t version) : version_(version), ardb_(IsArdbId(version)) {}
   uint8_t version() const override { return version_; }
@@ -54,15 +55,12 @@ class IndexedZset final : public ZsetEncoding {
     // A new Ardb key first clears its prefix (ardb_common.h).
     if (ardb_ && h->is_new && result->added > 0) KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, *h));
     const std::string index_value = ardb_ ? ArdbValue(ArdbTag::kZsetSort, "") : "";
-    std::string score_bytes;
     for (size_t i : plan.Changed()) {
       const std::string_view member = plan.members[i];
       if (plan.before[i]) txn.batch().Delete(keys.ScoreKey(*plan.before[i], member));
       txn.batch().Put(keys.ScoreKey(*plan.after[i], member), index_value);
-      score_bytes.clear();
-      if (ardb_) score_bytes.push_back(static_cast<char>(ArdbTag::kZsetScore));
-      PutScore(&score_bytes, *plan.after[i]);
-      txn.batch().Put(keys.member + std::string(member), score_bytes);
+      txn.batch().Put(keys.member + std::string(member),
+                      zset_members::Value(*plan.after[i], ardb_));
     }
     // No new member: the count is unchanged, and a new key stays absent (ZADD XX).
     if (result->added == 0) return Status::OK();
@@ -195,65 +193,25 @@ class IndexedZset final : public ZsetEncoding {
   Status Scan(KvTxn& txn, const KeyHandle& h, const std::optional<std::string>& after,
               uint64_t count, std::vector<ScoredMember>* out,
               std::optional<std::string>* next) override {
-    out->clear();
-    next->reset();
-    if (h.is_new || count == 0) return Status::OK();
-    const Keys keys(txn, h);
-    std::string lower = keys.member;
-    if (after) lower.append(*after).push_back('\0');
-    KVLAB_RETURN_IF_ERROR(
-        WalkMembers(txn, keys, lower, keys.member_end, false, 0, static_cast<int64_t>(count), out));
-    if (out->size() == count) *next = out->back().member;
-    return Status::OK();
+    return zset_members::ScanPage(txn, h, after, count, out, next);
   }
 
-  Status Remove(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
-                uint64_t* removed) override {
+ protected:
+  Status RemoveDistinct(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
+                        uint64_t* removed) override {
     const Keys keys(txn, *h);
-    std::vector<std::string_view> distinct;
-    std::unordered_set<std::string_view> seen;
-    for (std::string_view m : members) {
-      if (seen.insert(m).second) distinct.push_back(m);
-    }
     std::vector<std::optional<double>> scores;
-    KVLAB_RETURN_IF_ERROR(ReadScores(txn, keys, distinct, &scores));
+    KVLAB_RETURN_IF_ERROR(ReadScores(txn, keys, members, &scores));
     std::vector<ScoredMember> victims;
-    for (size_t i = 0; i < distinct.size(); ++i) {
-      if (scores[i]) victims.push_back({std::string(distinct[i]), *scores[i]});
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (scores[i]) victims.push_back({std::string(members[i]), *scores[i]});
     }
     return Erase(txn, keys, h, victims, removed);
   }
 
-  Status RemoveRangeByRank(KvTxn& txn, KeyHandle* h, int64_t start, int64_t stop,
-                           uint64_t* removed) override {
-    std::vector<ScoredMember> victims;
-    KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, start, stop, false, &victims));
+  Status RemoveVictims(KvTxn& txn, KeyHandle* h, const std::vector<ScoredMember>& victims,
+                       uint64_t* removed) override {
     return Erase(txn, Keys(txn, *h), h, victims, removed);
-  }
-
-  Status RemoveRangeByScore(KvTxn& txn, KeyHandle* h, const ScoreRange& range,
-                            uint64_t* removed) override {
-    std::vector<ScoredMember> victims;
-    KVLAB_RETURN_IF_ERROR(RangeByScore(txn, *h, range, false, RangeLimit(), &victims));
-    return Erase(txn, Keys(txn, *h), h, victims, removed);
-  }
-
-  Status RemoveRangeByLex(KvTxn& txn, KeyHandle* h, const LexRange& range,
-                          uint64_t* removed) override {
-    std::vector<ScoredMember> victims;
-    KVLAB_RETURN_IF_ERROR(RangeByLex(txn, *h, range, false, RangeLimit(), &victims));
-    return Erase(txn, Keys(txn, *h), h, victims, removed);
-  }
-
-  Status Pop(KvTxn& txn, KeyHandle* h, uint64_t count, bool max,
-             std::vector<ScoredMember>* out) override {
-    out->clear();
-    if (count == 0) return Status::OK();
-    const int64_t last =
-        count > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(count - 1);
-    KVLAB_RETURN_IF_ERROR(RangeByRank(txn, *h, 0, last, max, out));
-    uint64_t removed = 0;
-    return Erase(txn, Keys(txn, *h), h, *out, &removed);
   }
 
  private:
@@ -306,30 +264,7 @@ class IndexedZset final : public ZsetEncoding {
   static Status ReadScores(KvTxn& txn, const Keys& keys,
                            const std::vector<std::string_view>& members,
                            std::vector<std::optional<double>>* scores) {
-    std::vector<std::optional<std::string>> raw;
-    KVLAB_RETURN_IF_ERROR(ReadPoints(txn.kv(), keys.member, members, &raw));
-    scores->assign(members.size(), std::nullopt);
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (!raw[i]) continue;
-      const char* score = nullptr;
-      KVLAB_RETURN_IF_ERROR(ScoreOfValue(*raw[i], &score));
-      (*scores)[i] = DecodeScore(score);
-    }
-    return Status::OK();
-  }
-
-  // The score bytes of a member record's value: 8 bytes, after Ardb's type byte 0b in Ardb's.
-  static Status ScoreOfValue(std::string_view value, const char** score) {
-    if (value.size() == 8) {
-      *score = value.data();
-      return Status::OK();
-    }
-    if (value.size() == 9 &&
-        static_cast<uint8_t>(value[0]) == static_cast<uint8_t>(ArdbTag::kZsetScore)) {
-      *score = value.data() + 1;
-      return Status::OK();
-    }
-    return Status::Corruption("zset member score is not 8 bytes");
+    return zset_members::ReadScores(txn, keys.member, members, scores);
   }
 
   // Ardb keeps no count: a rank range with a negative end, or a reverse one on a store without
@@ -376,17 +311,7 @@ class IndexedZset final : public ZsetEncoding {
   static Status WalkMembers(KvTxn& txn, const Keys& keys, const std::string& lower,
                             const std::string& upper, bool reverse, uint64_t skip, int64_t take,
                             std::vector<ScoredMember>* out) {
-    const size_t p = keys.member.size();
-    Status bad;
-    Status s = ScanRange(txn.kv(), lower, upper, reverse, skip, take,
-                         [&](std::string_view k, std::string_view v) {
-                           const char* score = nullptr;
-                           bad = ScoreOfValue(v, &score);
-                           if (!bad.ok()) return false;
-                           out->push_back({std::string(k.substr(p)), DecodeScore(score)});
-                           return true;
-                         });
-    return bad.ok() ? s : bad;
+    return zset_members::Walk(txn, keys.member, lower, upper, reverse, skip, take, out);
   }
 
   // For forward-only stores: `out` holds a whole range in forward order; make it the reverse
