@@ -30,6 +30,15 @@ inline constexpr const char* kOutOfRangePositive = "ERR value is out of range, m
 // A client's bytes as Redis's "%s" quotes them in an error: a C string, so up to the first NUL.
 // (CR and LF become spaces for every error, in Engine::Run.)
 inline std::string_view ClientText(std::string_view s) { return s.substr(0, s.find('\0')); }
+
+// What a command replies when a store call failed (CommandContext::Check), on one line.
+inline std::string StorageError(const Status& s) {
+  std::string text = "ERR storage error: " + s.ToString();
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return text;
+}
 }  // namespace errors
 
 class CommandContext {

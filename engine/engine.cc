@@ -467,10 +467,12 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
 
 Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
                         const std::vector<std::string>& argv, CommandCost* cost,
-                        std::vector<std::string>* ready_keys) {
+                        std::vector<std::string>* ready_keys, ExecWrite* exec) {
   const auto start = std::chrono::steady_clock::now();
   OpCounts ops;  // this command's KV operations (one thread: no atomics needed)
-  CountingStore counting(store_, &ops);
+  // Inside EXEC the command reads and writes through the transaction's overlay; its counts are
+  // those it would have alone (a write to the overlay counts as the write it stands for).
+  CountingStore counting(exec != nullptr ? static_cast<KvStore*>(&exec->pending) : store_, &ops);
   PhysicalCounters physical_before;
   if (cost != nullptr && cost->want_physical) physical_before = store_->ReadPhysicalCounters();
 
@@ -487,8 +489,17 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
   // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
   // and then its Redis-tier writes that must follow the KV commit.
   if (!ctx.reply.is_error()) {
-    if (!txn.batch().empty() && !ctx.Check(counting.Write(txn.batch())) &&
-        !txn.on_commit_failure().empty()) {
+    Status write = txn.batch().empty() ? Status::OK() : counting.Write(txn.batch());
+    // Inside EXEC, a command that talked to the Redis tier commits the transaction's overlay
+    // now: its cache updates and the zset store's reconciliation must follow a durable write,
+    // and the commands after it must not read through a cache what KV does not hold yet.
+    if (write.ok() && exec != nullptr &&
+        (txn.tier_counts().round_trips > 0 || !txn.after_commit().empty() ||
+         !txn.on_commit_failure().empty())) {
+      exec->committed = true;
+      exec->commit_status = write = exec->pending.Commit();
+    }
+    if (!ctx.Check(write) && !txn.on_commit_failure().empty()) {
       for (auto& step : txn.on_commit_failure()) step();
       ctx.ReplyError(ctx.reply.str() +
                      "; the zset store has applied the command, and kvlab reconciles the key "
@@ -541,7 +552,7 @@ bool CommandContext::Check(const Status& s) {
   if (s.IsInvalidArgument()) {
     ReplyError("ERR " + s.message());
   } else {
-    ReplyError(OneLine("ERR storage error: " + s.ToString()));
+    ReplyError(errors::StorageError(s));
   }
   return false;
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "backends/counting_store.h"
+#include "backends/pending_write_store.h"
 #include "encodings/clock.h"
 #include "encodings/hash_encoding.h"
 #include "encodings/key_codec.h"
@@ -263,10 +264,23 @@ class Engine {
   // committed; CommandContext::KeyReady).
   resp::Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
                   CommandCost* cost, std::vector<std::string>* ready_keys);
-  // Run, with the command's key locks already held by the caller (EXEC).
+  // EXEC's one write: its commands' batches gathered over a read-your-writes overlay of the
+  // store, committed together (engine/transaction.cc).
+  struct ExecWrite {
+    explicit ExecWrite(backends::KvStore* store) : pending(store) {}
+    backends::PendingWriteStore pending;
+    // Set by RunLocked when the command committed the overlay itself (it talked to the Redis
+    // tier), with the commit's outcome.
+    bool committed = false;
+    Status commit_status;
+  };
+  // Run, with the command's key locks already held by the caller (EXEC). With exec, the
+  // command's batch joins exec->pending instead of being written; a command that talked to the
+  // Redis tier then commits the overlay (the earlier commands' writes and its own) before its
+  // post-commit tier steps, since those must follow a durable KV write.
   resp::Reply RunLocked(const CommandSpec& spec, Session& session,
                         const std::vector<std::string>& argv, CommandCost* cost,
-                        std::vector<std::string>* ready_keys);
+                        std::vector<std::string>* ready_keys, ExecWrite* exec = nullptr);
   // A command rejected before it runs (unknown, wrong arity, NOAUTH): inside MULTI it aborts the
   // transaction; an EXEC rejected so replies EXECABORT with the reason (Redis's rejectCommand).
   resp::Reply Reject(Session& session, const CommandSpec* spec, std::string error);

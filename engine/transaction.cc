@@ -6,8 +6,10 @@
 // its database) for the whole run, exclusively when one of them writes, and everything when one
 // is FLUSHDB or FLUSHALL. No other client sees a state between two of them. Each queued command
 // then runs as it would alone (Engine::RunLocked): its own KvTxn, its own CountingStore, its
-// own statistics, and its own atomic batch, committed before the next one runs. What that makes
-// atomic per encode-version is in docs/engine.md ("Transactions").
+// own statistics; but its batch joins the transaction's pending write (a read-your-writes
+// overlay, backends/pending_write_store.h), committed as one atomic write at the end, or earlier
+// by a command that talks to the Redis tier. What that makes atomic per encode-version is in
+// docs/engine.md ("Transactions").
 #include <algorithm>
 #include <optional>
 
@@ -140,15 +142,44 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     }
     std::vector<Reply> replies;
     replies.reserve(queued.size());
+    // The commands' writes gather in one overlay and land as one atomic write at the end. A
+    // command that talks to the Redis tier commits what is pending at its boundary (RunLocked):
+    // the transaction is then one atomic write per stretch between such commands.
+    ExecWrite exec(store_);
+    size_t stretch_begin = 0;  // the first command whose writes are pending
+    std::vector<std::pair<uint8_t, std::vector<std::string>>> stretch_ready;
+    // A stretch whose commit failed: its commands' replies, computed over writes that did not
+    // land, become the storage error (a write that fails leaves the store as it was).
+    auto end_stretch = [&](size_t end, const Status& commit) {
+      if (commit.ok()) {
+        for (auto& r : stretch_ready) ready.push_back(std::move(r));
+      } else {
+        for (size_t i = stretch_begin; i < end; ++i) {
+          replies[i] = Reply::Error(errors::StorageError(commit));
+        }
+      }
+      stretch_ready.clear();
+      stretch_begin = end;
+    };
     session.deny_blocking = true;
     for (const Session::QueuedCommand& q : queued) {
       CommandCost cost;
       std::vector<std::string> ready_keys;
-      replies.push_back(RunLocked(*q.spec, session, q.argv, &cost, &ready_keys));
+      exec.committed = false;
+      replies.push_back(RunLocked(*q.spec, session, q.argv, &cost, &ready_keys, &exec));
       ctx.nested_kv += cost.kv;
       ctx.nested_tier += cost.tier;
-      if (!ready_keys.empty()) ready.emplace_back(session.db, std::move(ready_keys));
+      if (!ready_keys.empty()) stretch_ready.emplace_back(session.db, std::move(ready_keys));
+      if (exec.committed) {
+        // The command itself replied its commit's error; the earlier ones of the stretch get it.
+        const size_t self = replies.size() - 1;
+        Reply own = std::move(replies[self]);
+        end_stretch(self, exec.commit_status);
+        replies[self] = std::move(own);
+        stretch_begin = replies.size();
+      }
     }
+    end_stretch(replies.size(), exec.pending.Commit());
     session.deny_blocking = false;
     ctx.reply = Reply::Array(std::move(replies));
   }

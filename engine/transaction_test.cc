@@ -328,6 +328,77 @@ class GateStore final : public backends::KvStoreWrapper {
   bool open_ = false;
 };
 
+// Counts the atomic writes that reach the store, and fails the next one when armed.
+class WriteCountingStore final : public backends::KvStoreWrapper {
+ public:
+  explicit WriteCountingStore(KvStore* base) : KvStoreWrapper(base) {}
+  Status Write(const backends::WriteBatch& batch) override {
+    ++writes;
+    if (fail_next) {
+      fail_next = false;
+      return Status::IOError("injected write failure");
+    }
+    return target()->Write(batch);
+  }
+  int writes = 0;
+  bool fail_next = false;
+};
+
+// The commands of an EXEC read each other's writes, and the store sees one write for them all;
+// when that write fails, nothing of the transaction is in the store and every command says so.
+TEST(Transaction, ExecIsOneAtomicWriteOnKvOnlyVersions) {
+  testing::ScratchDir scratch;
+  backends::StoreSpec spec;
+  spec.backend = "rocksdb";
+  spec.options.dir = scratch.Sub("store");
+  std::unique_ptr<backends::OpenedStore> store;
+  ASSERT_TRUE(backends::OpenStore(spec, &store).ok());
+  WriteCountingStore counted(store->store());
+  Engine engine(&counted, EngineOptions{});
+  Session s;
+  auto run = [&](const std::string& line) {
+    std::vector<std::string> argv;
+    EXPECT_TRUE(resp::SplitArgs(line, &argv));
+    return engine.Execute(s, argv).Describe();
+  };
+  ASSERT_EQ(run("SET keep 1"), "OK");
+  ASSERT_EQ(run("MULTI"), "OK");
+  for (const char* line :
+       {"SET a 1", "INCR a", "HSET h f v g w", "HDEL h f", "HGETALL h", "ZADD z 1 x 2 y",
+        "ZREVRANGE z 0 -1", "RPUSH l p q", "LPOP l", "DEL keep", "KEYS *"}) {
+    ASSERT_EQ(run(line), "QUEUED");
+  }
+  counted.writes = 0;
+  EXPECT_EQ(run("EXEC"),
+            "[OK, (integer) 2, (integer) 2, (integer) 1, [\"g\", \"w\"], (integer) 2, [\"y\", "
+            "\"x\"], (integer) 2, \"p\", (integer) 1, [\"a\", \"h\", \"l\", \"z\"]]");
+  EXPECT_EQ(counted.writes, 1);
+  EXPECT_EQ(run("MGET a keep"), "[\"2\", (nil)]");
+  EXPECT_EQ(run("LRANGE l 0 -1"), "[\"q\"]");
+
+  // The one write fails: the store is as before the EXEC, and every command replies the error.
+  ASSERT_EQ(run("MULTI"), "OK");
+  for (const char* line : {"SET b 1", "GET b", "DEL a", "ZADD z 3 w"}) {
+    ASSERT_EQ(run(line), "QUEUED");
+  }
+  counted.fail_next = true;
+  const std::string error = "(error) ERR storage error: IOError: injected write failure";
+  EXPECT_EQ(run("EXEC"), "[" + error + ", " + error + ", " + error + ", " + error + "]");
+  EXPECT_EQ(run("MGET a b"), "[\"2\", (nil)]");
+  EXPECT_EQ(run("ZCARD z"), "(integer) 2");
+  // A queued command's own error writes nothing and leaves the others' write whole.
+  ASSERT_EQ(run("MULTI"), "OK");
+  ASSERT_EQ(run("SET c 1"), "QUEUED");
+  ASSERT_EQ(run("LPUSH a x"), "QUEUED");
+  ASSERT_EQ(run("INCR c"), "QUEUED");
+  counted.writes = 0;
+  EXPECT_EQ(run("EXEC"),
+            "[OK, (error) WRONGTYPE Operation against a key holding the wrong kind of value, "
+            "(integer) 2]");
+  EXPECT_EQ(counted.writes, 1);
+  EXPECT_EQ(run("GET c"), "\"2\"");
+}
+
 // An EXEC held between its two commands (the second one's read waits at the gate): a reader of
 // both keys waits for the whole EXEC, and then sees both writes.
 TEST(Transaction, NoClientSeesAHalfAppliedExec) {
@@ -348,7 +419,7 @@ TEST(Transaction, NoClientSeesAHalfAppliedExec) {
   ASSERT_EQ(run(writer, {"INCR", "b"}), "QUEUED");
   gate.Arm(engine.codec().MetaKey(0, "b"));
   auto exec = std::async(std::launch::async, [&] { return run(writer, {"EXEC"}); });
-  gate.WaitHeld();  // INCR a has committed; INCR b is stuck in its read, under EXEC's locks
+  gate.WaitHeld();  // INCR a's write is pending; INCR b is stuck in its read, under EXEC's locks
   auto reader = std::async(std::launch::async, [&] {
     Session s;
     return run(s, {"MGET", "a", "b"});
