@@ -81,14 +81,22 @@ Argv Config(Gen& g) { return {"CONFIG", "GET", g.Pick(Words{"databases", "nosuch
 
 }  // namespace
 
-// RENAME/COPY: any source but the wide keys; destinations never a lex key (their scores must
-// stay equal) nor a wide key. No COPY ... DB: the sequences SELECT other databases, and kvlab
-// copies within the selected one only (the corpus covers DB with the selected database).
+// RENAME/COPY/MOVE: any source but the wide keys; destinations never a lex key (their scores
+// must stay equal) nor a wide key. COPY ... DB and MOVE name database 0 or 1, the ones the
+// sequences SELECT (now and then one that does not exist).
 const Words kMoveSources = {"h1", "h2", "z1", "z2", "l1", "s1", "s2", "x", "nokey", "t1", "t2"};
 const Words kMoveDestinations = {"h2", "z2", "s2", "x", "t2"};
+std::string Database(Gen& g) { return g.Chance(95) ? g.Pick(Words{"0", "1"}) : "16"; }
 Argv KeyMove(Gen& g, const char* cmd) {
+  if (std::string_view(cmd) == "MOVE") return {cmd, g.Pick(kMoveSources), Database(g)};
   Argv a = {cmd, g.Pick(kMoveSources), g.Pick(kMoveDestinations)};
-  if (std::string_view(cmd) == "COPY" && g.Chance(50)) a.push_back("REPLACE");
+  if (std::string_view(cmd) == "COPY") {
+    if (g.Chance(50)) a.push_back("REPLACE");
+    if (g.Chance(40)) {
+      a.push_back("DB");
+      a.push_back(Database(g));
+    }
+  }
   return a;
 }
 
@@ -97,6 +105,7 @@ std::vector<Entry> KeyspaceEntries() {
       {"rename", 1, [](Gen& g) { return KeyMove(g, "RENAME"); }},
       {"renamenx", 1, [](Gen& g) { return KeyMove(g, "RENAMENX"); }},
       {"copy", 1, [](Gen& g) { return KeyMove(g, "COPY"); }},
+      {"move", 1, [](Gen& g) { return KeyMove(g, "MOVE"); }},
       {"del", 3, [](Gen& g) { return Keys1(g, "DEL"); }},
       {"randomkey", 1,
        [](Gen& g) {

@@ -164,9 +164,9 @@ class ArdbHash final : public HashEncoding {
   Status OnDelete(KvTxn& txn, const KeyHandle& h) override { return PurgeArdbKey(txn, h); }
 
   // RENAME, COPY: `to` is created, so its prefix is cleared first; then every record is copied.
-  Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) override {
-    KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, *to));
-    return TypeEncoding::Copy(txn, from, to);
+  Status Copy(KvTxn& txn, const KeyHandle& from, KvTxn& to_txn, KeyHandle* to) override {
+    KVLAB_RETURN_IF_ERROR(PurgeArdbKey(to_txn, *to));
+    return TypeEncoding::Copy(txn, from, to_txn, to);
   }
 };
 

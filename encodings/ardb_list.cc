@@ -404,9 +404,9 @@ class ArdbList final : public ListEncoding {
 
   // RENAME, COPY: `to` is created, so its prefix is cleared first; then every record is copied
   // (the indexes, and so the meta's min and max, stay as they are).
-  Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) override {
-    KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, *to));
-    return TypeEncoding::Copy(txn, from, to);
+  Status Copy(KvTxn& txn, const KeyHandle& from, KvTxn& to_txn, KeyHandle* to) override {
+    KVLAB_RETURN_IF_ERROR(PurgeArdbKey(to_txn, *to));
+    return TypeEncoding::Copy(txn, from, to_txn, to);
   }
 
  private:

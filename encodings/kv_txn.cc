@@ -17,8 +17,9 @@ Status DecodeLive(std::string_view key, std::string_view bytes, const EncodingRe
 }  // namespace
 
 const std::optional<KeyMeta>* KvTxn::Written(std::string_view key) const {
-  for (auto it = written_.rbegin(); it != written_.rend(); ++it) {
-    if (it->first == key) return &it->second;
+  const auto& metas = writes_->metas;
+  for (auto it = metas.rbegin(); it != metas.rend(); ++it) {
+    if (it->db == db_ && it->key == key) return &it->meta;
   }
   return nullptr;
 }
@@ -69,8 +70,8 @@ Status KvTxn::GetMetas(const std::vector<std::string_view>& keys,
     if (!values[j]) misses.push_back(j);
   }
   if (cached) {
-    tier_counts_.cache_hits += from_store.size() - misses.size();
-    tier_counts_.cache_misses += misses.size();
+    writes_->tier_counts.cache_hits += from_store.size() - misses.size();
+    writes_->tier_counts.cache_misses += misses.size();
   }
   if (!misses.empty()) {
     std::vector<std::string> miss_keys;
@@ -108,14 +109,14 @@ Status KvTxn::ReadMetasFromKv(const std::vector<std::string>& meta_keys,
 void KvTxn::PutMeta(std::string_view key, const KeyMeta& meta) {
   std::string bytes = meta.Encode();
   if (meta_cache_ != nullptr) meta_cache_->Written(*this, key, &bytes);
-  batch_.Put(codec_->MetaKey(db_, key), bytes);
-  written_.emplace_back(std::string(key), meta);
+  writes_->batch.Put(codec_->MetaKey(db_, key), bytes);
+  writes_->metas.push_back({db_, std::string(key), meta});
 }
 
 void KvTxn::DeleteMeta(std::string_view key) {
   if (meta_cache_ != nullptr) meta_cache_->Written(*this, key, nullptr);
-  batch_.Delete(codec_->MetaKey(db_, key));
-  written_.emplace_back(std::string(key), std::nullopt);
+  writes_->batch.Delete(codec_->MetaKey(db_, key));
+  writes_->metas.push_back({db_, std::string(key), std::nullopt});
 }
 
 KeyMeta KvTxn::NewMeta(KeyType type, uint8_t encode_version) {

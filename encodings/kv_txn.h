@@ -18,6 +18,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -78,7 +79,20 @@ class KvTxn {
         versions_(versions),
         db_(db),
         now_ms_(now_ms),
-        meta_cache_(meta_cache) {}
+        meta_cache_(meta_cache),
+        writes_(&own_writes_) {}
+  KvTxn(const KvTxn&) = delete;
+  KvTxn& operator=(const KvTxn&) = delete;
+
+  // The same command's view of database `db` (MOVE's target, COPY ... DB n): its own db(), and
+  // everything else shared with this transaction: the store, the clock, one batch, one list of
+  // written metas (GetMeta in either view sees the other's writes), one set of tier counts and
+  // post-commit steps. REQUIRES: the view outlives every step queued through it (the engine
+  // keeps a command's views until its post-commit steps have run: CommandContext::TxnIn), and
+  // this transaction outlives the view.
+  std::unique_ptr<KvTxn> NewView(uint8_t db) {
+    return std::unique_ptr<KvTxn>(new KvTxn(*this, db));
+  }
 
   backends::KvStore& kv() { return *kv_; }
   const backends::Capabilities& capabilities() const { return caps_; }
@@ -87,7 +101,7 @@ class KvTxn {
   uint8_t db() const { return db_; }
   // The command's time: fixed for the whole command, as Redis does.
   int64_t now_ms() const { return now_ms_; }
-  backends::WriteBatch& batch() { return batch_; }
+  backends::WriteBatch& batch() { return writes_->batch; }
 
   // Reads the key-meta of `key`. *found is false when the key is absent or expired.
   // Fails with Corruption when the stored meta does not decode.
@@ -112,16 +126,20 @@ class KvTxn {
 
   // The command's Redis-tier round trips, commands, cache hits and misses, counted by whatever
   // talks to the tier on its behalf (TierSession, the key-meta cache, the engine).
-  redis::TierCounts& tier_counts() { return tier_counts_; }
+  redis::TierCounts& tier_counts() { return writes_->tier_counts; }
 
   // Runs `step` after the command's batch has committed (Redis-tier writes that must follow
   // the KV commit). A failing step turns the reply into its error; later steps still run.
-  void AfterCommit(std::function<Status()> step) { after_commit_.push_back(std::move(step)); }
-  std::vector<std::function<Status()>>& after_commit() { return after_commit_; }
+  void AfterCommit(std::function<Status()> step) {
+    writes_->after_commit.push_back(std::move(step));
+  }
+  std::vector<std::function<Status()>>& after_commit() { return writes_->after_commit; }
   // Runs `step` if the command's batch fails to commit after a write outside KV already
   // happened (zset v3's store), so that KV can be made to follow it later.
-  void OnCommitFailure(std::function<void()> step) { on_failure_.push_back(std::move(step)); }
-  std::vector<std::function<void()>>& on_commit_failure() { return on_failure_; }
+  void OnCommitFailure(std::function<void()> step) {
+    writes_->on_failure.push_back(std::move(step));
+  }
+  std::vector<std::function<void()>>& on_commit_failure() { return writes_->on_failure; }
 
   // The prefix of the key's sub-keys of one kind, for its current incarnation. For an
   // Ardb-layout key (no key-version, key_codec.h) it is ArdbKeyPrefix, followed for kField and
@@ -139,17 +157,39 @@ class KvTxn {
   const uint8_t db_;
   const int64_t now_ms_;
   KeyMetaCache* const meta_cache_;
-  redis::TierCounts tier_counts_;
-  std::vector<std::function<Status()>> after_commit_;
-  std::vector<std::function<void()>> on_failure_;
-  backends::WriteBatch batch_;
-  // The meta this command wrote for key, if any: *written is false when it wrote none.
+
+  // What the command writes, shared by its views of other databases (NewView).
+  struct Writes {
+    redis::TierCounts tier_counts;
+    std::vector<std::function<Status()>> after_commit;
+    std::vector<std::function<void()>> on_failure;
+    backends::WriteBatch batch;
+    // Metas written by the command: (database, key, meta or nullopt for deleted). Usually 0-2.
+    struct Meta {
+      uint8_t db;
+      std::string key;
+      std::optional<KeyMeta> meta;
+    };
+    std::vector<Meta> metas;
+  };
+  Writes own_writes_;     // unused by a view (NewView)
+  Writes* const writes_;  // &own_writes_, or the transaction's this is a view of
+
+  KvTxn(KvTxn& of, uint8_t db)
+      : kv_(of.kv_),
+        caps_(of.caps_),
+        codec_(of.codec_),
+        registry_(of.registry_),
+        versions_(of.versions_),
+        db_(db),
+        now_ms_(of.now_ms_),
+        meta_cache_(of.meta_cache_),
+        writes_(of.writes_) {}
+
+  // The meta this command wrote for key in this view's database, if any: nullptr when none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;
   Status ReadMetasFromKv(const std::vector<std::string>& meta_keys,
                          std::vector<std::optional<std::string>>* values);
-
-  // Metas written by this command: (key, meta or nullopt for deleted). Usually 0-2 entries.
-  std::vector<std::pair<std::string, std::optional<KeyMeta>>> written_;
 };
 
 }  // namespace kvlab::encodings

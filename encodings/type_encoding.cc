@@ -6,22 +6,22 @@
 
 namespace kvlab::encodings {
 
-Status TypeEncoding::Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) {
+Status TypeEncoding::Copy(KvTxn& txn, const KeyHandle& from, KvTxn& to_txn, KeyHandle* to) {
   const EncodingSpec* row = txn.registry().Find(from.meta.type, from.meta.encode_version);
   if (row == nullptr) {
     return Status::InvalidArgument("no registry row for the key's encode-version");
   }
   for (SubKeyTag tag : row->sub_keys) {
     const std::string from_prefix = txn.SubKeyPrefix(tag, from);
-    const std::string to_prefix = txn.SubKeyPrefix(tag, *to);
+    const std::string to_prefix = to_txn.SubKeyPrefix(tag, *to);
     // The puts land in the batch, not in the store: the scan never sees them.
     KVLAB_RETURN_IF_ERROR(
         ScanPrefix(txn.kv(), from_prefix, [&](std::string_view suffix, std::string_view value) {
-          txn.batch().Put(to_prefix + std::string(suffix), value);
+          to_txn.batch().Put(to_prefix + std::string(suffix), value);
           return true;
         }));
   }
-  txn.PutMeta(to);
+  to_txn.PutMeta(to);
   return Status::OK();
 }
 

@@ -45,8 +45,10 @@ class TypeEncoding {
   }
   virtual Status OnDelete(KvTxn& txn, const KeyHandle& h) { return Status::OK(); }
 
-  // Writes a copy of the key `from` as the new key `to` (RENAME, COPY), its key-meta included,
-  // in txn's batch: the same elements, encode-version and expiry under a fresh key-version.
+  // Writes a copy of the key `from` (of txn's database) as the new key `to` of to_txn's database
+  // (RENAME, COPY, MOVE; to_txn is txn, or txn's view of another database, KvTxn::NewView),
+  // its key-meta included, in the command's batch: the same elements, encode-version and expiry
+  // under a fresh key-version.
   // The default copies every sub-key record of the version's registry row (its sub-key tags)
   // under `to`'s prefix, values as they are: one scan step per record read, one put per record
   // written, and no element decoded. That is exact for every version whose records all follow
@@ -54,8 +56,9 @@ class TypeEncoding {
   // keys carry the key-version, so `to` starts cold and nothing stale is reachable. A version
   // that keeps data outside KV (zset v3's store) overrides it.
   // REQUIRES: `to->meta` is `from.meta` with a fresh key-version; `to->is_new`; nothing of `to`
-  // is live (the caller deleted an old `to` first); from.key != to->key.
-  virtual Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to);
+  // is live (the caller deleted an old `to` first); `from` and `to` are different keys (another
+  // name, or another database).
+  virtual Status Copy(KvTxn& txn, const KeyHandle& from, KvTxn& to_txn, KeyHandle* to);
 
   // Adds the key's footprint to *out (MEMORY USAGE). The default counts the key-meta record and
   // every sub-key record of the version's registry row (one scan per sub-key kind: one seek and

@@ -101,9 +101,9 @@ class IndexedZset final : public ZsetBase {
   }
 
   // RENAME, COPY: a new Ardb key's prefix is cleared first; then every record is copied.
-  Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) override {
-    if (ardb_) KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, *to));
-    return TypeEncoding::Copy(txn, from, to);
+  Status Copy(KvTxn& txn, const KeyHandle& from, KvTxn& to_txn, KeyHandle* to) override {
+    if (ardb_) KVLAB_RETURN_IF_ERROR(PurgeArdbKey(to_txn, *to));
+    return TypeEncoding::Copy(txn, from, to_txn, to);
   }
 
   Status RangeByRank(KvTxn& txn, const KeyHandle& h, int64_t start, int64_t stop, bool reverse,

@@ -85,16 +85,16 @@ class StoredZset final : public TierZset {
   // The members are in the store: the copy reads them whole and adds them to `to` as a new zset
   // (the store write, the i# records of long members and the counted meta, as ZADD writes
   // them), then gives the store `to`'s expiry.
-  Status Copy(KvTxn& txn, const KeyHandle& from, KeyHandle* to) override {
+  Status Copy(KvTxn& txn, const KeyHandle& from, KvTxn& to_txn, KeyHandle* to) override {
     std::vector<ScoredMember> all;
     KVLAB_RETURN_IF_ERROR(RangeByRank(txn, from, 0, -1, false, &all));
     if (all.empty()) return Status::Corruption("zset v3 copy: the source zset is empty");
     to->meta.count = 0;
     to->meta.count_known = true;
     ZAddResult added;
-    KVLAB_RETURN_IF_ERROR(Add(txn, to, ZAddFlags{}, all, &added));
+    KVLAB_RETURN_IF_ERROR(Add(to_txn, to, ZAddFlags{}, all, &added));
     if (!to->meta.has_expire()) return Status::OK();
-    return OnExpire(txn, *to, KeyMeta::kNoExpire);
+    return OnExpire(to_txn, *to, KeyMeta::kNoExpire);
   }
 
   Status OnExpire(KvTxn& txn, const KeyHandle& h, int64_t old_expire_ms) override {

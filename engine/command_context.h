@@ -77,8 +77,11 @@ class CommandContext {
   // a live key, tells its encoding it goes (zset v3's store drops the old zset after the
   // commit). The caller then writes the new meta, or deletes the key. Returns false after
   // setting an error reply. *existed says whether the key was live.
+  // `in` is the transaction of the key's database: null for the session's (txn()), or txn()'s
+  // view of another database (KvTxn::NewView: COPY ... DB n).
   bool PrepareOverwrite(std::string_view key, bool* existed,
-                        const std::optional<encodings::KeyMeta>* preloaded = nullptr);
+                        const std::optional<encodings::KeyMeta>* preloaded = nullptr,
+                        encodings::KvTxn* in = nullptr);
   // Load, then, for an absent key, a new handle with the configured encode-version.
   bool LoadOrCreate(std::string_view key, encodings::KeyType type, encodings::KeyHandle* h);
 
@@ -93,10 +96,17 @@ class CommandContext {
   // Parses argument i as Redis's integer; sets the standard error reply and returns false.
   bool ArgInt64(size_t i, int64_t* out);
 
-  // `key` (of the session's database) got elements that a blocked client may be waiting for:
-  // once the command commits, the engine tells the session's host (SessionHost::KeysReady).
-  void KeyReady(std::string_view key) { ready_keys_.emplace_back(key); }
-  std::vector<std::string>& ready_keys() { return ready_keys_; }
+  // `key` (of the session's database, or of database `db`) got elements that a blocked client
+  // may be waiting for: once the command commits, the engine tells the session's host
+  // (SessionHost::KeysReady).
+  void KeyReady(std::string_view key) { KeyReadyIn(session_->db, key); }
+  void KeyReadyIn(uint8_t db, std::string_view key) { ready_keys_.emplace_back(db, key); }
+  ReadyKeys& ready_keys() { return ready_keys_; }
+
+  // The command's transaction in database `db`: txn() for the session's database, else a view
+  // of it (KvTxn::NewView) that lives as long as this context, so that the post-commit steps
+  // queued through it may refer to it.
+  encodings::KvTxn& TxnIn(uint8_t db);
 
   // What the commands this one ran on its behalf cost (EXEC's queued commands): given to the
   // caller's CommandCost with the command's own, but accounted to their own statistics.
@@ -113,7 +123,8 @@ class CommandContext {
   Session* session_;
   const std::vector<std::string>* argv_;
   encodings::KvTxn* txn_;
-  std::vector<std::string> ready_keys_;
+  ReadyKeys ready_keys_;
+  std::vector<std::unique_ptr<encodings::KvTxn>> views_;  // TxnIn
 };
 
 }  // namespace kvlab::engine

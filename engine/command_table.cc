@@ -19,8 +19,32 @@ CommandTable::CommandTable() {
       {"rename", 3, kCmdWrite, 1, 2, 1, &RenameCommand, "generic", "Rename a key", "1.0.0"},
       {"renamenx", 3, kCmdWrite | kCmdFast, 1, 2, 1, &RenamenxCommand, "generic",
        "Rename a key, only if the new key does not exist", "1.0.0"},
-      {"copy", -3, kCmdWrite | kCmdDenyOom, 1, 2, 1, &CopyCommand, "generic", "Copy a key",
-       "6.2.0"},
+      {"copy",
+       -3,
+       kCmdWrite | kCmdDenyOom,
+       1,
+       2,
+       1,
+       &CopyCommand,
+       "generic",
+       "Copy a key",
+       "6.2.0",
+       {},
+       {},
+       &CopyKeysElsewhere},
+      {"move",
+       3,
+       kCmdWrite | kCmdFast,
+       1,
+       1,
+       1,
+       &MoveCommand,
+       "generic",
+       "Move a key to another database",
+       "1.0.0",
+       {},
+       {},
+       &MoveKeysElsewhere},
       {"type", 2, kCmdReadonly | kCmdFast, 1, 1, 1, &TypeCommand, "generic",
        "Determine the type stored at key", "1.0.0"},
       {"touch", -2, kCmdReadonly | kCmdFast, 1, -1, 1, &TouchCommand, "generic",
@@ -603,6 +627,19 @@ std::string CommandTable::SubcommandError(const CommandSpec& spec,
     if (c == '\r' || c == '\n') c = ' ';
   }
   return text;
+}
+
+void CommandTable::KeysToLock(const CommandSpec& spec, const std::vector<std::string>& argv,
+                              uint8_t db, int databases,
+                              std::vector<std::pair<uint8_t, std::string_view>>* out) {
+  std::vector<size_t> positions;
+  if (KeyPositions(spec, argv, &positions)) {
+    for (size_t i : positions) out->emplace_back(db, argv[i]);
+  }
+  if (spec.keys_elsewhere == nullptr) return;
+  std::vector<std::pair<uint8_t, size_t>> elsewhere;
+  spec.keys_elsewhere(argv, databases, &elsewhere);
+  for (const auto& [other, i] : elsewhere) out->emplace_back(other, argv[i]);
 }
 
 std::vector<KeySpec> CommandTable::KeySpecsOf(const CommandSpec& spec) {

@@ -81,6 +81,12 @@ struct CommandSpec {
   // else, as Redis's processCommand does, so that between MULTI and EXEC a bad one is a
   // queueing error (EXECABORT) and not a queued command.
   std::vector<SubcommandSpec> subcommands = {};
+  // The keys the command reaches in another database than the session's (MOVE's key in its
+  // target database, COPY's destination with DB n): appends (database, argument position) for
+  // each. An argument that names no database in [0, databases) appends nothing: the handler
+  // replies the error before it touches a key. Null for every other command.
+  void (*keys_elsewhere)(const std::vector<std::string>& argv, int databases,
+                         std::vector<std::pair<uint8_t, size_t>>* out) = nullptr;
 };
 
 class CommandTable {
@@ -113,6 +119,10 @@ class CommandTable {
     if (spec.key_specs.empty()) return FindKeys(KeySpecsOf(spec), argv, positions);
     return FindKeys(spec.key_specs, argv, positions);
   }
+  // Every key the command reaches, with its database, for locking: its key positions in `db`
+  // (the session's) and its keys_elsewhere. Appends to *out.
+  static void KeysToLock(const CommandSpec& spec, const std::vector<std::string>& argv, uint8_t db,
+                         int databases, std::vector<std::pair<uint8_t, std::string_view>>* out);
 
  private:
   CommandTable();

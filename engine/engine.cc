@@ -330,14 +330,22 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
       return Reply::Status("QUEUED");
     }
   }
-  std::vector<std::string> ready_keys;
+  ReadyKeys ready_keys;
   Reply reply = Run(*spec, session, argv, cost, &ready_keys);
   // Outside Run: its key locks are released, so the host may run blocked clients' commands
   // on those keys now.
-  if (!ready_keys.empty() && session.host != nullptr) {
-    session.host->KeysReady(session.db, ready_keys);
-  }
+  TellReady(session, ready_keys);
   return reply;
+}
+
+void Engine::TellReady(Session& session, const ReadyKeys& ready) {
+  if (session.host == nullptr) return;
+  for (size_t i = 0; i < ready.size();) {
+    const uint8_t db = ready[i].first;
+    std::vector<std::string> keys;
+    for (; i < ready.size() && ready[i].first == db; ++i) keys.push_back(ready[i].second);
+    session.host->KeysReady(db, keys);
+  }
 }
 
 Reply Engine::Reject(Session& session, const CommandSpec* spec, std::string error) {
@@ -443,7 +451,7 @@ bool Engine::CheckPassword(std::string_view password) const {
 }
 
 Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
-                  CommandCost* cost, std::vector<std::string>* ready_keys) {
+                  CommandCost* cost, ReadyKeys* ready_keys) {
   // Serialize against commands on the same keys (engine/key_locks.h): read-only commands share
   // their keys, writers hold them alone. A command on a whole database (FLUSHDB, FLUSHALL)
   // locks everything, so that no keyed command interleaves with it; they are rare, and every
@@ -456,10 +464,9 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
     // The key specs find the keys (numkeys and STORE destinations included). When argv does
     // not let them be found (a bad numkeys), no key is locked: the handler replies the error
     // before it touches any key.
-    std::vector<size_t> positions;
-    if (CommandTable::KeyPositions(spec, argv, &positions)) {
-      for (size_t i : positions) key_guard.Add(session.db, argv[i]);
-    }
+    std::vector<std::pair<uint8_t, std::string_view>> keys;
+    CommandTable::KeysToLock(spec, argv, session.db, options_.databases, &keys);
+    for (const auto& [db, key] : keys) key_guard.Add(db, key);
     key_guard.Lock();
   }
   return RunLocked(spec, session, argv, cost, ready_keys);
@@ -467,7 +474,7 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
 
 Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
                         const std::vector<std::string>& argv, CommandCost* cost,
-                        std::vector<std::string>* ready_keys, ExecWrite* exec) {
+                        ReadyKeys* ready_keys, ExecWrite* exec) {
   const auto start = std::chrono::steady_clock::now();
   OpCounts ops;  // this command's KV operations (one thread: no atomics needed)
   // Inside EXEC the command reads and writes through the transaction's overlay; its counts are
@@ -547,6 +554,15 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
 
 // CommandContext -------------------------------------------------------------------------------
 
+KvTxn& CommandContext::TxnIn(uint8_t db) {
+  if (db == txn_->db()) return *txn_;
+  for (auto& view : views_) {
+    if (view->db() == db) return *view;
+  }
+  views_.push_back(txn_->NewView(db));
+  return *views_.back();
+}
+
 bool CommandContext::Check(const Status& s) {
   if (s.ok()) return true;
   if (s.IsInvalidArgument()) {
@@ -562,12 +578,13 @@ bool CommandContext::Load(std::string_view key, KeyType type, KeyHandle* h, bool
 }
 
 bool CommandContext::PrepareOverwrite(std::string_view key, bool* existed,
-                                      const std::optional<KeyMeta>* preloaded) {
+                                      const std::optional<KeyMeta>* preloaded, KvTxn* in) {
+  KvTxn& txn = in != nullptr ? *in : *txn_;
   KeyMeta meta;
   if (preloaded != nullptr) {
     *existed = preloaded->has_value();
     if (*existed) meta = **preloaded;
-  } else if (!Check(txn_->GetMeta(key, &meta, existed))) {
+  } else if (!Check(txn.GetMeta(key, &meta, existed))) {
     return false;
   }
   if (!*existed || meta.type == KeyType::kString) return true;
@@ -577,7 +594,7 @@ bool CommandContext::PrepareOverwrite(std::string_view key, bool* existed,
     return false;
   }
   const KeyHandle h{key, meta, false};
-  return Check(Encoding(meta).OnDelete(*txn_, h));
+  return Check(Encoding(meta).OnDelete(txn, h));
 }
 
 bool CommandContext::LoadOneOf(std::string_view key, std::initializer_list<KeyType> types,

@@ -91,6 +91,9 @@ struct EngineOptions {
 };
 
 // One client's state across commands (a connection, a workload thread).
+// Keys a command made ready for blocked clients (CommandContext::KeyReady), with their database.
+using ReadyKeys = std::vector<std::pair<uint8_t, std::string>>;
+
 struct Session {
   uint8_t db = 0;
   std::string name;  // CLIENT SETNAME
@@ -263,7 +266,10 @@ class Engine {
   // Runs the command; *ready_keys gets the keys it made ready for blocked clients (once it has
   // committed; CommandContext::KeyReady).
   resp::Reply Run(const CommandSpec& spec, Session& session, const std::vector<std::string>& argv,
-                  CommandCost* cost, std::vector<std::string>* ready_keys);
+                  CommandCost* cost, ReadyKeys* ready_keys);
+  // Tells the session's host the keys that are ready (SessionHost::KeysReady), per database.
+  // REQUIRES: the commands that made them ready have released their key locks.
+  static void TellReady(Session& session, const ReadyKeys& ready);
   // EXEC's one write: its commands' batches gathered over a read-your-writes overlay of the
   // store, committed together (engine/transaction.cc).
   struct ExecWrite {
@@ -280,7 +286,7 @@ class Engine {
   // post-commit tier steps, since those must follow a durable KV write.
   resp::Reply RunLocked(const CommandSpec& spec, Session& session,
                         const std::vector<std::string>& argv, CommandCost* cost,
-                        std::vector<std::string>* ready_keys, ExecWrite* exec = nullptr);
+                        ReadyKeys* ready_keys, ExecWrite* exec = nullptr);
   // A command rejected before it runs (unknown, wrong arity, NOAUTH): inside MULTI it aborts the
   // transaction; an EXEC rejected so replies EXECABORT with the reason (Redis's rejectCommand).
   resp::Reply Reject(Session& session, const CommandSpec* spec, std::string error);

@@ -2,6 +2,12 @@
 // table (command_table.cc) is the only place that refers to them.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace kvlab::engine {
 
 class CommandContext;
@@ -18,6 +24,12 @@ void SscanCommand(CommandContext& ctx);
 void RenameCommand(CommandContext& ctx);
 void RenamenxCommand(CommandContext& ctx);
 void CopyCommand(CommandContext& ctx);
+void MoveCommand(CommandContext& ctx);
+// CommandSpec::keys_elsewhere of MOVE and COPY.
+void MoveKeysElsewhere(const std::vector<std::string>& argv, int databases,
+                       std::vector<std::pair<uint8_t, size_t>>* out);
+void CopyKeysElsewhere(const std::vector<std::string>& argv, int databases,
+                       std::vector<std::pair<uint8_t, size_t>>* out);
 
 // transaction.cc
 void MultiCommand(CommandContext& ctx);

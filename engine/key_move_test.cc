@@ -1,7 +1,8 @@
-// RENAME and COPY over every registry version of every type, onto destinations of every version:
-// the copy keeps the source's encode-version (not the configured one) and its expiry, holds
-// exactly the source's elements, and is independent of the source afterwards; a replaced
-// destination leaves nothing reachable; zset v3's store keeps exactly the live keys' zsets.
+// RENAME, COPY (within a database and into another) and MOVE over every registry version of
+// every type, onto destinations of every version: the copy keeps the source's encode-version
+// (not the configured one) and its expiry, holds exactly the source's elements, and is
+// independent of the source afterwards; a replaced destination leaves nothing reachable; zset
+// v3's store keeps exactly the live keys' zsets.
 #include <gtest/gtest.h>
 
 #include "encodings/key_meta.h"
@@ -19,9 +20,9 @@ using redis::TierRole;
 using resp::Reply;
 using testing::EngineHarness;
 
-KeyMeta StoredMeta(EngineHarness& e, const std::string& key) {
+KeyMeta StoredMeta(EngineHarness& e, const std::string& key, uint8_t db = 0) {
   std::string bytes;
-  EXPECT_TRUE(e.store()->Get(e.engine().codec().MetaKey(0, key), &bytes).ok()) << key;
+  EXPECT_TRUE(e.store()->Get(e.engine().codec().MetaKey(db, key), &bytes).ok()) << key;
   KeyMeta meta;
   EXPECT_TRUE(KeyMeta::Decode(bytes, e.engine().registry(), &meta).ok());
   return meta;
@@ -107,6 +108,23 @@ TEST(KeyMove, EveryVersionOntoEveryDestination) {
         EXPECT_EQ(e.Run("RENAME moved dst"), "OK");
         EXPECT_EQ(e.Run(With(c.read, "dst")), want);
         EXPECT_EQ(e.Run("DEL src"), "(integer) 1");
+        // MOVE into database 1, then COPY ... DB 0 and MOVE back: the same elements, version
+        // and expiry in the other database, nothing left behind.
+        EXPECT_EQ(e.Run("MOVE dst 1"), "(integer) 1");
+        EXPECT_EQ(e.Run("EXISTS dst"), "(integer) 0");
+        ASSERT_EQ(e.Run("SELECT 1"), "OK");
+        EXPECT_EQ(e.Run(With(c.read, "dst")), want);
+        EXPECT_EQ(e.Run("PTTL dst"), "(integer) 500000");
+        EXPECT_EQ(StoredMeta(e, "dst", 1).encode_version, from->id);
+        EXPECT_EQ(e.Run("COPY dst back DB 0"), "(integer) 1");
+        EXPECT_EQ(e.Run("MOVE dst 0"), "(integer) 1");
+        EXPECT_EQ(e.Run("DBSIZE"), "(integer) 0");
+        ASSERT_EQ(e.Run("SELECT 0"), "OK");
+        EXPECT_EQ(e.Run(With(c.read, "dst")), want);
+        EXPECT_EQ(e.Run(With(c.read, "back")), want);
+        EXPECT_EQ(e.Run("PTTL back"), "(integer) 500000");
+        EXPECT_EQ(StoredMeta(e, "back").encode_version, from->id);
+        EXPECT_EQ(e.Run("DEL back"), "(integer) 1");
         // zset v3: exactly one store zset, dst's, once the old ones are dropped.
         if (c.type == KeyType::kZset) {
           EXPECT_EQ(StoreZsets(e), from->tier == encodings::TierUse::kStore ? 1u : 0u);

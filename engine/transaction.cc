@@ -109,13 +109,10 @@ void Engine::ExecTransaction(CommandContext& ctx) {
   bool everything = false;
   std::vector<std::pair<uint8_t, std::string_view>> keys;
   uint8_t db = session.db;
-  std::vector<size_t> positions;
   for (const Session::QueuedCommand& q : queued) {
     if (!(q.spec->flags & kCmdReadonly)) writes = true;
     if (q.spec->flags & kCmdKeyspaceExclusive) everything = true;
-    if (CommandTable::KeyPositions(*q.spec, q.argv, &positions)) {
-      for (size_t i : positions) keys.emplace_back(db, q.argv[i]);
-    }
+    CommandTable::KeysToLock(*q.spec, q.argv, db, options_.databases, &keys);
     int64_t index = 0;
     if (q.spec->name == "select" && resp::ParseInt64(q.argv[1], &index) && index >= 0 &&
         index < options_.databases) {
@@ -123,7 +120,7 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     }
   }
 
-  std::vector<std::pair<uint8_t, std::vector<std::string>>> ready;
+  ReadyKeys ready;
   {
     KeyLocks::Guard guard(&key_locks_, writes ? LockMode::kExclusive : LockMode::kShared);
     if (everything) {
@@ -147,7 +144,7 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     // the transaction is then one atomic write per stretch between such commands.
     ExecWrite exec(store_);
     size_t stretch_begin = 0;  // the first command whose writes are pending
-    std::vector<std::pair<uint8_t, std::vector<std::string>>> stretch_ready;
+    ReadyKeys stretch_ready;
     // A stretch whose commit failed: its commands' replies, computed over writes that did not
     // land, become the storage error (a write that fails leaves the store as it was).
     auto end_stretch = [&](size_t end, const Status& commit) {
@@ -164,12 +161,12 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     session.deny_blocking = true;
     for (const Session::QueuedCommand& q : queued) {
       CommandCost cost;
-      std::vector<std::string> ready_keys;
+      ReadyKeys ready_keys;
       exec.committed = false;
       replies.push_back(RunLocked(*q.spec, session, q.argv, &cost, &ready_keys, &exec));
       ctx.nested_kv += cost.kv;
       ctx.nested_tier += cost.tier;
-      if (!ready_keys.empty()) stretch_ready.emplace_back(session.db, std::move(ready_keys));
+      for (auto& r : ready_keys) stretch_ready.push_back(std::move(r));
       if (exec.committed) {
         // The command itself replied its commit's error; the earlier ones of the stretch get it.
         const size_t self = replies.size() - 1;
@@ -184,9 +181,7 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     ctx.reply = Reply::Array(std::move(replies));
   }
   // The locks are released: blocked clients may now be served from what the commands added.
-  if (session.host != nullptr) {
-    for (const auto& [d, ready_keys] : ready) session.host->KeysReady(d, ready_keys);
-  }
+  TellReady(session, ready);
 }
 
 void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
@@ -223,9 +218,12 @@ void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
     }
   }
   // Data the Redis tier holds and KV does not (zset v3's store) changes without a KV record:
-  // a write that talked to the tier touches the keys it may write (its key specs that are not
-  // read-only: ZUNIONSTORE's destination, not its sources).
-  if (txn.tier_counts().round_trips > 0) {
+  // a write that changed the store touches the keys it may write (its key specs that are not
+  // read-only: ZUNIONSTORE's destination, not its sources). Every store write that applied
+  // queues the key's reconciliation for a failed commit (OnCommitFailure), which tells them
+  // apart from the cache reads and refills of a write that changed nothing (HSETNX of an
+  // existing field on hash v2: Redis leaves a WATCH on it untouched).
+  if (!txn.on_commit_failure().empty()) {
     for (const KeySpec& key_spec : CommandTable::KeySpecsOf(spec)) {
       if (std::find(key_spec.flags.begin(), key_spec.flags.end(), "RO") != key_spec.flags.end()) {
         continue;
