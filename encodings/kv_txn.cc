@@ -1,5 +1,6 @@
 #include "encodings/kv_txn.h"
 
+#include "encodings/coding.h"
 #include "encodings/registry.h"
 
 namespace kvlab::encodings {
@@ -161,6 +162,17 @@ std::string KvTxn::SubKeyPrefix(SubKeyTag tag, const KeyHandle& handle) const {
   }
   prefix.push_back(static_cast<char>(kind));
   return prefix;
+}
+
+Status KvTxn::WriteShadowed(const std::vector<std::string>& prefixes,
+                            const std::function<Status()>& write) {
+  std::unique_ptr<ShadowStore>& shadow = writes_->shadow;
+  if (shadow == nullptr) shadow = std::make_unique<ShadowStore>(kv_);
+  for (const std::string& prefix : prefixes) shadow->AddRange(prefix, PrefixSuccessor(prefix));
+  const size_t first = writes_->batch.records().size();
+  KVLAB_RETURN_IF_ERROR(write());
+  shadow->Apply(writes_->batch.records(), first);
+  return Status::OK();
 }
 
 }  // namespace kvlab::encodings

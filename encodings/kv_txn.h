@@ -28,6 +28,7 @@
 #include "encodings/key_codec.h"
 #include "encodings/key_meta.h"
 #include "encodings/key_version.h"
+#include "encodings/shadow_store.h"
 #include "redis/tier_counts.h"
 
 namespace kvlab::encodings {
@@ -94,7 +95,9 @@ class KvTxn {
     return std::unique_ptr<KvTxn>(new KvTxn(*this, db));
   }
 
-  backends::KvStore& kv() { return *kv_; }
+  // The store the encodings read: the engine's (counting) store, seen through the ranges that
+  // WriteShadowed gave read-your-writes.
+  backends::KvStore& kv() { return writes_->shadow != nullptr ? *writes_->shadow : *kv_; }
   const backends::Capabilities& capabilities() const { return caps_; }
   const KeyCodec& codec() const { return *codec_; }
   const EncodingRegistry& registry() const { return *registry_; }
@@ -123,6 +126,15 @@ class KvTxn {
     PutMeta(handle->key, handle->meta);
     handle->is_new = false;
   }
+
+  // Runs `write`, which queues records under `prefixes` (in the batch, or straight into the
+  // store through kv() as zset v3's index does), and then serves every later read of this
+  // command under those prefixes from what it queued there (shadow_store.h): a migrated key's
+  // new records, read by the write that follows the migration before the batch commits.
+  // REQUIRES: the store holds nothing under `prefixes` (a key-version, or an Ardb key, that this
+  // command created).
+  Status WriteShadowed(const std::vector<std::string>& prefixes,
+                       const std::function<Status()>& write);
 
   // The command's Redis-tier round trips, commands, cache hits and misses, counted by whatever
   // talks to the tier on its behalf (TierSession, the key-meta cache, the engine).
@@ -171,6 +183,7 @@ class KvTxn {
       std::optional<KeyMeta> meta;
     };
     std::vector<Meta> metas;
+    std::unique_ptr<ShadowStore> shadow;  // set by the first WriteShadowed
   };
   Writes own_writes_;     // unused by a view (NewView)
   Writes* const writes_;  // &own_writes_, or the transaction's this is a view of

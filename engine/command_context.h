@@ -93,6 +93,18 @@ class CommandContext {
   encodings::ListEncoding& List(const encodings::KeyMeta& meta);
   encodings::SetEncoding& Set(const encodings::KeyMeta& meta);
 
+  // With migration on (Engine::migrate_on_write), the keys a write command writes (set by the
+  // engine before the handler runs): Load, LoadOneOf and LoadOrCreate migrate each of them that
+  // is live in another encode-version than its type's configured one (encodings/migrate.h)
+  // before returning its handle (docs/engine.md "Migrating keys on write").
+  void MigrateOnLoad(std::vector<std::string_view> keys) { migrate_keys_ = std::move(keys); }
+  // The decision and the migration, for the loads above and for handlers that read metas
+  // themselves and check them (CheckSetKey): when *h, live, is a collection this command writes
+  // in another version than the configured one, rewrites it and updates *h; a key this command
+  // migrated already gets the meta the migration wrote (and *exists, should the command have
+  // deleted it since). Returns false after an error reply.
+  bool MigrateIfWritten(encodings::KeyHandle* h, bool* exists);
+
   // Parses argument i as Redis's integer; sets the standard error reply and returns false.
   bool ArgInt64(size_t i, int64_t* out);
 
@@ -125,6 +137,8 @@ class CommandContext {
   encodings::KvTxn* txn_;
   ReadyKeys ready_keys_;
   std::vector<std::unique_ptr<encodings::KvTxn>> views_;  // TxnIn
+  std::vector<std::string_view> migrate_keys_;
+  std::vector<std::string_view> migrated_;  // keys this command migrated
 };
 
 }  // namespace kvlab::engine

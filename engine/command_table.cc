@@ -649,6 +649,20 @@ std::vector<KeySpec> CommandTable::KeySpecsOf(const CommandSpec& spec) {
   return {KeySpec::Range(spec.first_key, lastkey, spec.key_step)};
 }
 
+std::vector<std::string_view> CommandTable::WrittenKeys(const CommandSpec& spec,
+                                                        const std::vector<std::string>& argv) {
+  std::vector<std::string_view> keys;
+  std::vector<size_t> positions;
+  for (const KeySpec& key_spec : KeySpecsOf(spec)) {
+    if (std::find(key_spec.flags.begin(), key_spec.flags.end(), "RO") != key_spec.flags.end()) {
+      continue;
+    }
+    if (!FindKeys({key_spec}, argv, &positions)) continue;
+    for (size_t i : positions) keys.push_back(argv[i]);
+  }
+  return keys;
+}
+
 const CommandSpec* CommandTable::Find(std::string_view name) const {
   if (name.size() > 32) return nullptr;
   char lower[32];

@@ -102,6 +102,10 @@ class CommandTable {
   // The command's key specs: spec.key_specs, or one range spec from its legacy range (none
   // when first_key is 0).
   static std::vector<KeySpec> KeySpecsOf(const CommandSpec& spec);
+  // The keys of argv that the command may write: those of its key specs that are not read-only
+  // ("RO": the sources of ZUNIONSTORE and SINTERSTORE), in spec order.
+  static std::vector<std::string_view> WrittenKeys(const CommandSpec& spec,
+                                                   const std::vector<std::string>& argv);
   // Redis's error for argv's subcommand of a container: "ERR unknown subcommand 'x'. Try
   // CLIENT HELP." or "ERR wrong number of arguments for 'client|setname' command"; empty when
   // argv is fine or spec is no container. REQUIRES: argv has spec's arity.

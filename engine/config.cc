@@ -119,6 +119,14 @@ Status EngineConfig::LoadFile(const std::string& path) {
   return Status::OK();
 }
 
+std::function<Status(std::string_view)> BoolValidator() {
+  return [](std::string_view v) {
+    return v == "true" || v == "false" || v == "yes" || v == "no"
+               ? Status::OK()
+               : Status::InvalidArgument("argument must be 'yes', 'no', 'true' or 'false'");
+  };
+}
+
 std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t max) {
   return [min, max](std::string_view text) {
     int64_t v = 0;

@@ -59,6 +59,10 @@ class EngineConfig {
 
 // The validator of an integer parameter in [min, max], with Redis's messages.
 std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t max);
+// The validator of a kvlab boolean parameter: "yes", "no", "true" or "false"; BoolValue reads
+// one it accepted.
+std::function<Status(std::string_view)> BoolValidator();
+inline bool BoolValue(std::string_view v) { return v == "true" || v == "yes"; }
 // Redis's memory values (memtoull): a number with an optional unit b, k, kb, m, mb, g, gb
 // (k = 1000, kb = 1024; any case). Returns false on anything else.
 bool ParseMemoryValue(std::string_view text, uint64_t* bytes);

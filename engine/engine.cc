@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "encodings/migrate.h"
 #include "engine/command_context.h"
 #include "engine/command_table.h"
 #include "engine/redis_encoding_params.h"
@@ -121,6 +122,7 @@ Engine::Engine(KvStore* store, EngineOptions options)
     types_[static_cast<uint8_t>(type.type)].new_key_version.store(
         it != options_.versions.end() ? it->second : registry_.DefaultVersion(type.type).id);
   }
+  migrate_on_write_.store(options_.migrate_on_write);
   RegisterConfig();
 }
 
@@ -247,12 +249,18 @@ void Engine::RegisterConfig() {
     EngineConfig::Param p;
     p.name = "kv.key.meta.cache.enable";
     p.get = [this] { return tier_->meta_cache() ? "true" : "false"; };
-    p.validate = [](std::string_view v) {
-      return v == "true" || v == "false" || v == "yes" || v == "no"
-                 ? Status::OK()
-                 : Status::InvalidArgument("argument must be 'yes', 'no', 'true' or 'false'");
-    };
-    p.apply = [this](std::string_view v) { tier_->SetMetaCache(v == "true" || v == "yes"); };
+    p.validate = BoolValidator();
+    p.apply = [this](std::string_view v) { tier_->SetMetaCache(BoolValue(v)); };
+    config_.Add(std::move(p));
+  }
+  {
+    // NeoKV's reads-fall-back, writes-migrate (docs/engine.md "Migrating keys on write").
+    EngineConfig::Param p;
+    p.name = "kv.encoding.migrate.on.write";
+    p.aliases = {"migrate-on-write"};
+    p.get = [this] { return migrate_on_write() ? "true" : "false"; };
+    p.validate = BoolValidator();
+    p.apply = [this](std::string_view v) { migrate_on_write_.store(BoolValue(v)); };
     config_.Add(std::move(p));
   }
 
@@ -492,6 +500,9 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
   KvTxn txn(&counting, &codec_, &registry_, &versions_, session.db, clock_->NowMillis(),
             MetaCacheForCommand());
   CommandContext ctx(this, &session, &argv, &txn);
+  if (migrate_on_write() && !(spec.flags & kCmdReadonly)) {
+    ctx.MigrateOnLoad(CommandTable::WrittenKeys(spec, argv));
+  }
   spec.handler(ctx);
   // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
   // and then its Redis-tier writes that must follow the KV commit.
@@ -640,6 +651,27 @@ bool CommandContext::LoadChecked(std::string_view key, const std::initializer_li
       if (!Check(Zset(h->meta).Reconcile(*txn_, h, uncertain, exists))) return false;
     }
   }
+  // Writes migrate: a key loaded for its type. (LoadAny is RENAME's and COPY's: they carry a key
+  // over as it is.)
+  if (*exists && types != nullptr) return MigrateIfWritten(h, exists);
+  return true;
+}
+
+bool CommandContext::MigrateIfWritten(KeyHandle* h, bool* exists) {
+  if (migrate_keys_.empty() || h->meta.type == KeyType::kString ||
+      h->meta.encode_version == engine_->new_key_version(h->meta.type) ||
+      std::find(migrate_keys_.begin(), migrate_keys_.end(), h->key) == migrate_keys_.end()) {
+    return true;
+  }
+  if (std::find(migrated_.begin(), migrated_.end(), h->key) != migrated_.end()) {
+    // A meta read before this command migrated the key (SMOVE s s reads both in one multiget):
+    // the key is the one the migration wrote.
+    return Check(txn_->GetMeta(h->key, &h->meta, exists));
+  }
+  encodings::TypeEncoding* to =
+      engine_->encoding(h->meta.type, engine_->new_key_version(h->meta.type));
+  if (!Check(encodings::MigrateKey(*txn_, Encoding(h->meta), *to, h))) return false;
+  migrated_.push_back(h->key);
   return true;
 }
 

@@ -88,6 +88,11 @@ struct EngineOptions {
   // without their cache, and their numbers would not be the version's). True lets the version
   // be set anyway: it then runs degraded (counted per command as cache_degraded).
   bool allow_degraded_tier = false;
+  // NeoKV's migration (docs/engine.md "Migrating keys on write"): a write command rewrites a
+  // collection key whose encode-version is not its type's configured one into that version
+  // before it writes. Off: every key keeps its version for life. Changeable at runtime (CONFIG
+  // SET kv.encoding.migrate.on.write).
+  bool migrate_on_write = false;
 };
 
 // One client's state across commands (a connection, a workload thread).
@@ -180,6 +185,9 @@ class Engine {
   std::string_view new_key_version_name(encodings::KeyType type) const {
     return registry_.Find(type, new_key_version(type))->name;
   }
+  // Whether write commands migrate the keys they write to the configured versions
+  // (EngineOptions::migrate_on_write).
+  bool migrate_on_write() const { return migrate_on_write_.load(std::memory_order_relaxed); }
   // The encoding of a version, or nullptr when this engine cannot run it (not in the registry,
   // or it uses the Redis tier and the engine has none).
   encodings::TypeEncoding* encoding(encodings::KeyType type, uint8_t version) const {
@@ -322,6 +330,7 @@ class Engine {
   mutable std::mutex requirepass_mu_;
   std::string requirepass_;
   std::atomic<bool> auth_required_{false};
+  std::atomic<bool> migrate_on_write_{false};
   // rename-command: lower-case name -> command (nullptr: renamed away or disabled).
   std::unordered_map<std::string, const CommandSpec*> renamed_;
   std::mutex reconcile_mu_;

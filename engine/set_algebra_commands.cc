@@ -44,18 +44,18 @@ bool ReadSetKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
   return true;
 }
 
-bool CheckSetKey(CommandContext& ctx, const SetKey& key) {
-  if (!key.exists) return true;
-  if (key.h.meta.type != KeyType::kSet) {
+bool CheckSetKey(CommandContext& ctx, SetKey* key) {
+  if (!key->exists) return true;
+  if (key->h.meta.type != KeyType::kSet) {
     ctx.ReplyError(errors::kWrongType);
     return false;
   }
-  if (ctx.engine().encoding(KeyType::kSet, key.h.meta.encode_version) == nullptr) {
-    ctx.ReplyError("ERR key '" + std::string(key.h.key) + "' uses encode-version " +
-                   std::to_string(key.h.meta.encode_version) + ", which this engine cannot run");
+  if (ctx.engine().encoding(KeyType::kSet, key->h.meta.encode_version) == nullptr) {
+    ctx.ReplyError("ERR key '" + std::string(key->h.key) + "' uses encode-version " +
+                   std::to_string(key->h.meta.encode_version) + ", which this engine cannot run");
     return false;
   }
-  return true;
+  return ctx.MigrateIfWritten(&key->h, &key->exists);
 }
 
 namespace {
@@ -147,8 +147,8 @@ std::vector<std::string_view> ArgsFrom(const CommandContext& ctx, size_t first, 
 void Algebra(CommandContext& ctx, Op op) {
   std::vector<SetKey> keys;
   if (!ReadSetKeys(ctx, ArgsFrom(ctx, 1, ctx.argc()), &keys)) return;
-  for (const SetKey& k : keys) {
-    if (!CheckSetKey(ctx, k)) return;
+  for (SetKey& k : keys) {
+    if (!CheckSetKey(ctx, &k)) return;
   }
   std::vector<std::string> result;
   if (!Compute(ctx, op, keys, &result)) return;
@@ -164,9 +164,9 @@ void Algebra(CommandContext& ctx, Op op) {
 void AlgebraStore(CommandContext& ctx, Op op) {
   std::vector<SetKey> keys;
   if (!ReadSetKeys(ctx, ArgsFrom(ctx, 1, ctx.argc()), &keys)) return;
-  const std::vector<SetKey> sources(keys.begin() + 1, keys.end());
-  for (const SetKey& k : sources) {
-    if (!CheckSetKey(ctx, k)) return;
+  std::vector<SetKey> sources(keys.begin() + 1, keys.end());
+  for (SetKey& k : sources) {
+    if (!CheckSetKey(ctx, &k)) return;
   }
   std::vector<std::string> result;
   if (!Compute(ctx, op, sources, &result)) return;
@@ -223,8 +223,8 @@ void SintercardCommand(CommandContext& ctx) {
   }
   std::vector<SetKey> keys;
   if (!ReadSetKeys(ctx, ArgsFrom(ctx, 2, end), &keys)) return;
-  for (const SetKey& k : keys) {
-    if (!CheckSetKey(ctx, k)) return;
+  for (SetKey& k : keys) {
+    if (!CheckSetKey(ctx, &k)) return;
   }
   std::vector<std::string> result;
   if (!Compute(ctx, Op::kInter, keys, &result)) return;

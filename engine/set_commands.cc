@@ -230,7 +230,7 @@ void SmoveCommand(CommandContext& ctx) {
     ctx.reply = Reply::Integer(0);
     return;
   }
-  if (!CheckSetKey(ctx, src) || !CheckSetKey(ctx, dst)) return;
+  if (!CheckSetKey(ctx, &src) || !CheckSetKey(ctx, &dst)) return;
   const std::string_view member = ctx.arg(3);
   std::vector<bool> found = {false};
   if (!ctx.Check(ctx.Set(src.h.meta).Contains(ctx.txn(), src.h, {member}, &found))) return;

@@ -22,7 +22,8 @@ bool ReadSetKeys(CommandContext& ctx, const std::vector<std::string_view>& keys,
                  std::vector<SetKey>* out);
 
 // Redis's checkType for a set command: false after replying WRONGTYPE (or that this engine cannot
-// run the key's encode-version) when the key is live and not a set it can run.
-bool CheckSetKey(CommandContext& ctx, const SetKey& key);
+// run the key's encode-version) when the key is live and not a set it can run. A set the command
+// writes then migrates as a loaded key does (CommandContext::MigrateIfWritten).
+bool CheckSetKey(CommandContext& ctx, SetKey* key);
 
 }  // namespace kvlab::engine

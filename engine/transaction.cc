@@ -224,13 +224,8 @@ void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
   // apart from the cache reads and refills of a write that changed nothing (HSETNX of an
   // existing field on hash v2: Redis leaves a WATCH on it untouched).
   if (!txn.on_commit_failure().empty()) {
-    for (const KeySpec& key_spec : CommandTable::KeySpecsOf(spec)) {
-      if (std::find(key_spec.flags.begin(), key_spec.flags.end(), "RO") != key_spec.flags.end()) {
-        continue;
-      }
-      std::vector<size_t> positions;
-      if (!FindKeys({key_spec}, argv, &positions)) continue;
-      for (size_t i : positions) watched_keys_->Touch(session.db, argv[i]);
+    for (std::string_view key : CommandTable::WrittenKeys(spec, argv)) {
+      watched_keys_->Touch(session.db, key);
     }
   }
 }

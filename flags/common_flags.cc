@@ -100,6 +100,10 @@ void EngineFlags::AddTo(CLI::App* app) {
                 "Let a Redis-tier version (hash v2/v3, zset v1-v3, set v2/v3) run without its "
                 "tier when the tier cannot be reached; its results are marked degraded "
                 "(default: refuse)");
+  app->add_flag("--migrate-on-write", migrate_on_write,
+                "Migrate a collection key to its type's configured encode-version when a write "
+                "command changes it; reads use the key's own version (NeoKV's strategy; CONFIG "
+                "SET kv.encoding.migrate.on.write; default: every key keeps its version)");
   // Test-only, hidden from --help (empty group): one extra KV get per hash field read, so that
   // the gate's tests can prove it catches one extra read.
   app->add_flag("--test-extra-hget-read", test_extra_hget_read,
@@ -138,6 +142,7 @@ EngineOptions EngineFlags::ToOptions() const {
   options.keys.md5_prefix = md5_prefix;
   if (test_extra_hget_read) options.hash_decorator = encodings::NewExtraReadHashEncoding;
   options.allow_degraded_tier = allow_degraded;
+  options.migrate_on_write = migrate_on_write;
   return options;
 }
 

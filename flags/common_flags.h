@@ -39,12 +39,13 @@ struct EngineFlags {
   std::string cache_redis;
   std::string store_redis;
   bool allow_degraded = false;
+  bool migrate_on_write = false;
   bool test_extra_hget_read = false;  // hidden: see encodings/hash_extra_read.h
 
   // Adds --encoding, --<type>-encoding for every type of kvlab's registry, --namespace-prefix,
-  // --md5-prefix, --config, --cache-redis, --store-redis, --allow-degraded (and the hidden,
-  // test-only --test-extra-hget-read). The version names are checked while parsing, so that a
-  // bad one is a usage error.
+  // --md5-prefix, --config, --cache-redis, --store-redis, --allow-degraded, --migrate-on-write
+  // (and the hidden, test-only --test-extra-hget-read). The version names are checked while
+  // parsing, so that a bad one is a usage error.
   void AddTo(CLI::App* app);
   // The versions given, by type name -> version name (--encoding, then the per-type aliases).
   encodings::EncodingProfile Versions() const;
