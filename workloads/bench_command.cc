@@ -49,7 +49,8 @@ struct BenchFlags {
   std::vector<std::string> backends;
   // --hash-versions, --zset-versions, ...: type name -> version names (empty: every version).
   std::map<std::string, std::vector<std::string>> versions;
-  int repetitions = 0;  // 0: the subcommand's default
+  int repetitions = 0;         // 0: the subcommand's default
+  std::string migration_from;  // --migration-from hash=ardb,...
   std::string results_dir = "results";
   std::string physical = "auto";
   bool allow_invalid_timing = false;
@@ -195,6 +196,9 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   m.config_file = f.engine.config_file;
   m.repetitions = std::max(1, f.repetitions);
   m.allow_degraded = f.engine.allow_degraded;
+  // Validated while parsing (AddMatrixFlags).
+  encodings::ParseEncodingList(RegistryOf(m.engine), f.migration_from, &m.migration_from)
+      .IgnoreError();
   Status s = ParsePhysicalMode(f.physical, &m.physical);
   if (!s.ok()) throw UsageError(s.message());
   if (!f.resp.empty()) {
@@ -517,6 +521,18 @@ void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
                         "; default: all this engine runs)")
         ->delimiter(',');
   }
+  app->add_option("--migration-from", f->migration_from,
+                  "Also run each cell with the first half of the records loaded under these "
+                  "versions (TYPE=VERSION,...), migration off ('keep') and on ('migrate'): "
+                  "what NeoKV's migration on write costs (docs/engine.md)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            encodings::EncodingProfile ignored;
+            const Status s = encodings::ParseEncodingList(encodings::EncodingRegistry::Builtin(),
+                                                          text, &ignored);
+            return s.ok() ? std::string() : s.message();
+          },
+          "TYPE=VERSION,..."));
   app->add_option("--repetitions", f->repetitions,
                   "Runs of the whole matrix, cells interleaved; reports take medians and "
                   "intervals over them (default: 3 for the main job and sweeps, 1 for run)")

@@ -39,6 +39,26 @@ Status RunOnConnection(TargetConnection& c, const std::vector<std::string>& argv
   return Status::OK();
 }
 
+// A migration cell's first half: loads records [0, records/2) under cell.half_under, then sets
+// the cell's versions and its migration mode for the rest of the load and the run.
+Status LoadFirstHalf(const Workload& w, const MatrixOptions& options, const Cell& cell,
+                     Target& target, TargetConnection& setup) {
+  if (cell.half_under.versions.empty()) return Status::OK();
+  Cell first = cell;
+  first.profile = cell.half_under;
+  KVLAB_RETURN_IF_ERROR(SetVersions(setup, first));
+  RunOptions half;
+  half.stop = options.stop;
+  half.run_phases = false;
+  half.load_records_to = std::max<uint64_t>(1, w.keyspace.records / 2);
+  WorkloadRunResult loaded;
+  RunWorkload(w, target, half, &loaded);
+  if (!loaded.error.empty()) return Status::Aborted("loading the first half: " + loaded.error);
+  KVLAB_RETURN_IF_ERROR(SetVersions(setup, cell));
+  return RunOnConnection(
+      setup, {"CONFIG", "SET", "kv.encoding.migrate.on.write", cell.migrate ? "yes" : "no"});
+}
+
 // Runs w on target, or, when its setup failed, records the failure and marks the cell partial.
 void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& cell,
                  const Status& setup, Target& target, CellResult* out) {
@@ -49,6 +69,10 @@ void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& ce
   }
   RunOptions run_options;
   run_options.stop = options.stop;
+  // A migration cell's second half (LoadFirstHalf loaded the first).
+  if (!cell.half_under.versions.empty()) {
+    run_options.load_records_from = std::max<uint64_t>(1, w.keyspace.records / 2);
+  }
   if (options.progress) {
     run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
   }
@@ -101,6 +125,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     // reason), unless allow_degraded; then the reason marks the cell degraded.
     if (s.ok()) s = SetVersions(*setup, cell);
     if (s.ok() && options.allow_degraded) out->degraded = TierProblem(engine, cell);
+    if (s.ok()) s = LoadFirstHalf(w, options, cell, target, *setup);
     RunOnTarget(w, options, cell, s, target, out);
     if (!s.ok()) return;
     ReadTierMemory(engine, out);
@@ -123,6 +148,7 @@ void RunRespCell(const Workload& w, const MatrixOptions& options, const Cell& ce
   Status s = target.Connect(&setup);
   if (s.ok()) s = RunOnConnection(*setup, {"FLUSHALL"});
   if (s.ok()) s = SetVersions(*setup, cell);
+  if (s.ok()) s = LoadFirstHalf(w, options, cell, target, *setup);
   RunOnTarget(w, options, cell, s, target, out);
 }
 
@@ -262,6 +288,23 @@ std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& optio
   auto add = [&](const std::string& target, const std::string& backend) {
     for (const encodings::EncodingProfile& p : profiles) {
       cells.push_back(MakeCell(registry, target, backend, p));
+      // Migration cells: the versions of migration_from for the types the workload uses.
+      encodings::EncodingProfile from;
+      bool differs = false;
+      for (const auto& [type, version] : options.migration_from.versions) {
+        auto it = p.versions.find(type);
+        if (it == p.versions.end()) continue;
+        from.versions[type] = version;
+        differs = differs || it->second != version;
+      }
+      if (!differs) continue;
+      for (bool migrate : {false, true}) {
+        Cell c = MakeCell(registry, target, backend, p);
+        c.half_under = from;
+        c.migrate = migrate;
+        c.profile_label += " half-" + from.Label(registry) + (migrate ? " migrate" : " keep");
+        cells.push_back(std::move(c));
+      }
     }
   };
   if (options.in_process) {

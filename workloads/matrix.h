@@ -39,6 +39,11 @@ struct Cell {
   encodings::EncodingProfile profile;
   std::string profile_label;  // "h0 z0" (EncodingProfile::Label), set by PlanCells
   int repetition = 0;
+  // A migration cell (MatrixOptions::migration_from): the first half of the records is loaded
+  // under these versions, the rest under `profile`, and the run phases then run under
+  // `profile` with writes migrating keys (`migrate`) or not. Empty: a plain cell.
+  encodings::EncodingProfile half_under;
+  bool migrate = false;
 
   std::string Label() const;  // "rocksdb h0 z0"
 };
@@ -94,6 +99,11 @@ struct MatrixOptions {
   // degraded, instead of failing its cell. Applies to in-process engines
   // (EngineOptions::allow_degraded_tier); a RESP server decides for itself.
   bool allow_degraded = false;
+  // Non-empty (--migration-from): every cell whose versions differ from these also runs as two
+  // migration cells (Cell::half_under), labelled "<versions> half-<these> keep" (migration off:
+  // the old half is read and written in its own versions) and "... migrate" (CONFIG SET
+  // kv.encoding.migrate.on.write yes), beside the plain cell, in the same repetitions.
+  encodings::EncodingProfile migration_from;
 
   const volatile std::sig_atomic_t* stop = nullptr;
   // Called before each cell, and with each progress report of its run.

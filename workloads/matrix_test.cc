@@ -94,6 +94,39 @@ TEST(Matrix, RunsEveryCellWithItsVersions) {
   EXPECT_NE(again[0].run.error.find("already exists"), std::string::npos);
 }
 
+// --migration-from: beside the plain cell, two cells whose first half of the records was loaded
+// under the other version; with migration on, the first write to an old key reads it whole (a
+// seek, on top of the HSET's own gets), and with it off, the write stays a point write.
+TEST(Matrix, MigrationCellsLoadHalfTheKeysUnderTheOtherVersion) {
+  Workload w = Small("ycsb-a", 100, 300);
+  MatrixOptions m;
+  m.backends = {"memory"};
+  m.versions["hash"] = {"kvrocks", "ardb"};
+  m.migration_from.versions["hash"] = "ardb";
+  std::vector<CellResult> results;
+  RunMatrix(w, m, &results);
+  ASSERT_EQ(results.size(), 4u);  // the ardb cell has no migration cells: it is the old version
+  EXPECT_EQ(results[0].cell.Label(), "memory hkvrocks");
+  EXPECT_EQ(results[1].cell.Label(), "memory hkvrocks half-hardb keep");
+  EXPECT_EQ(results[2].cell.Label(), "memory hkvrocks half-hardb migrate");
+  EXPECT_EQ(results[3].cell.Label(), "memory hardb");
+  for (const CellResult& r : results) {
+    SCOPED_TRACE(r.cell.Label());
+    ASSERT_TRUE(r.run.error.empty()) << r.run.error;
+    ASSERT_EQ(r.run.phases.size(), 2u);
+    // The load phase: in a migration cell, the second half of the records only.
+    const uint64_t loaded = r.run.phases[0].commands.at("HSET").calls;
+    const uint64_t all = results[0].run.phases[0].commands.at("HSET").calls;
+    EXPECT_EQ(loaded, r.cell.half_under.versions.empty() ? all : all / 2);
+    const CallStats& hset = r.run.phases[1].commands.at("HSET");
+    if (r.cell.migrate) {
+      EXPECT_GT(hset.kv.seeks, 0u);
+    } else {
+      EXPECT_EQ(hset.kv.seeks, 0u);
+    }
+  }
+}
+
 // WiredTiger's space is its data, not its 100 MB preallocated log files.
 TEST(Matrix, DiskSpaceIsTheStoresData) {
   Workload w = Small("ycsb-c-field", 200, 50);

@@ -210,7 +210,10 @@ class WorkloadRun {
     // string) gets one unit, which a later growth step does not repeat.
     const uint64_t units_per_record =
         elements > from ? (elements - from + batch - 1) / batch : (from == 0 ? 1 : 0);
-    const uint64_t records = w_.keyspace.records;
+    const uint64_t records = options_.load_records_to != 0
+                                 ? std::min(options_.load_records_to, w_.keyspace.records)
+                                 : w_.keyspace.records;
+    const uint64_t first_record = std::min(options_.load_records_from, records);
     PhaseShared shared;
     auto body = [&](int t, WorkerStats* stats) {
       OpExpander& x = *expanders_[t];
@@ -219,7 +222,7 @@ class WorkloadRun {
       CommandSample sample;
       Reply reply;
       uint64_t nanos = 0;
-      for (uint64_t r = static_cast<uint64_t>(t); r < records; r += threads_) {
+      for (uint64_t r = first_record + static_cast<uint64_t>(t); r < records; r += threads_) {
         for (uint64_t u = 0; u < units_per_record; ++u) {
           if (Stopped() || shared.failed.load()) return;
           const uint64_t b = from + u * batch;
@@ -240,7 +243,8 @@ class WorkloadRun {
         }
       }
     };
-    RunThreads("load", records * units_per_record, 0, slots, 0, &shared, body, &phase);
+    RunThreads("load", (records - first_record) * units_per_record, 0, slots, 0, &shared, body,
+               &phase);
     return Finish(std::move(phase), shared);
   }
 

@@ -43,6 +43,10 @@ struct RunOptions {
   // Load only elements [load_elements_from, elements) of each record: grows collections loaded
   // by an earlier run to a larger size (the size sweep).
   uint64_t load_elements_from = 0;
+  // Load only records [load_records_from, load_records_to) (0: to the last): a keyspace loaded
+  // in parts under different encode-versions (MatrixOptions::migration_from).
+  uint64_t load_records_from = 0;
+  uint64_t load_records_to = 0;
   // False: the load phase only.
   bool run_phases = true;
   // Called by each worker before every operation of a run phase (warm-up included), outside
