@@ -27,6 +27,16 @@
 
 namespace kvlab::backends {
 
+// Where a store keeps the records of its StoreOptions::key_spaces (see there).
+enum class KeySpaceKind : uint8_t {
+  kPrefix,          // one keyspace: the key prefix alone separates the kinds (memory backend)
+  kColumnFamilies,  // one RocksDB column family per space
+  kNamedDatabases,  // one LMDB named database per space, in one environment
+  kTables,          // one WiredTiger table per space
+};
+// "prefix", "column families", "named databases", "tables".
+const char* KeySpaceKindName(KeySpaceKind kind);
+
 // What a backend can do. Encodings consult these flags to choose a plan; the choice shows up in
 // the operation counters, never in replies.
 struct Capabilities {
@@ -45,6 +55,10 @@ struct Capabilities {
   // The longest key the backend accepts. (LMDB's own limit is 511 bytes; its backend lifts it
   // with a LongKeyStore, long_key_store.h.)
   size_t max_key_bytes = 64 * 1024 * 1024;
+  // How the store keeps StoreOptions::key_spaces apart, and how many spaces it has (the key
+  // spaces plus the default one; 1 without key spaces, whatever the kind).
+  KeySpaceKind key_space_kind = KeySpaceKind::kPrefix;
+  size_t key_space_count = 1;
 };
 
 struct StoreOptions {
@@ -55,6 +69,16 @@ struct StoreOptions {
   // Size of the backend's own read cache (block cache, WiredTiger cache). LMDB relies on the
   // operating system's page cache and ignores it.
   uint64_t cache_bytes = 64ull << 20;
+  // Key prefixes whose records the backend keeps apart: each prefix's records in their own
+  // column family (RocksDB), named database (LMDB) or table (WiredTiger), the rest in a default
+  // one (key_spaces.h). Kvrocks keeps each record kind in its own column family (004_*); the
+  // engine passes its record kinds' prefixes ("m#", "s#", ...) when asked to (--column-families).
+  // The store still behaves as one ordered keyspace: a key's records, order, bounds, atomic
+  // batches and iterators are the same; only where records physically live changes, and with
+  // it what a lookup, a scan or a compaction touches. The memory backend keeps one keyspace.
+  // REQUIRES: every prefix non-empty, none a prefix of another. A persistent store is opened
+  // with the key spaces it was created with (the registry records them, registry.h).
+  std::vector<std::string> key_spaces;
 };
 
 // One atomic group of puts, deletes and range deletes. Records apply in insertion order, so a

@@ -344,6 +344,71 @@ TEST_P(KvStoreTest, CloseAndReopenKeepsData) {
   ExpectScanEquals(model);
 }
 
+// A random walk: seeks of every kind, then steps that change direction at random, against
+// the model. Over key spaces this drives the merge of several spaces' iterators through every
+// change of direction at every boundary between spaces.
+TEST_P(KvStoreTest, RandomWalkWithDirectionChanges) {
+  if (!reverse()) GTEST_SKIP() << "no reverse scan on this variant";
+  std::mt19937_64 rng(11);
+  Model model;
+  WriteBatch batch;
+  for (int i = 0; i < 300; ++i) {
+    std::string k = RandomKey(rng), v = RandomValue(rng);
+    batch.Put(k, v);
+    model[k] = v;
+  }
+  ASSERT_TRUE(store_->Write(batch).ok());
+  for (int round = 0; round < 100; ++round) {
+    IteratorOptions opts;
+    if (round % 3 != 0) {
+      std::string lo = RandomKey(rng), hi = RandomKey(rng);
+      if (hi < lo) std::swap(lo, hi);
+      if (round % 3 == 1) opts.lower_bound = lo;
+      opts.upper_bound = hi;
+    }
+    Model view;
+    for (const auto& [k, v] : model) {
+      if ((!opts.lower_bound || k >= *opts.lower_bound) &&
+          (!opts.upper_bound || k < *opts.upper_bound)) {
+        view.emplace(k, v);
+      }
+    }
+    auto it = store_->NewIterator(opts);
+    Model::const_iterator m = view.end();  // view.end(): invalid
+    for (int step = 0; step < 60; ++step) {
+      const int op = rng() % 10;
+      const std::string target = RandomKey(rng);
+      if (op == 0) {
+        it->Seek(target);
+        m = view.lower_bound(target);
+      } else if (op == 1) {
+        it->SeekForPrev(target);
+        m = view.upper_bound(target);
+        m = m == view.begin() ? view.end() : std::prev(m);
+      } else if (op == 2) {
+        it->SeekToFirst();
+        m = view.begin();
+      } else if (op == 3) {
+        it->SeekToLast();
+        m = view.empty() ? view.end() : std::prev(view.end());
+      } else if (m == view.end()) {
+        continue;  // stepping needs a position
+      } else if (op < 7) {
+        it->Next();
+        ++m;
+      } else {
+        it->Prev();
+        m = m == view.begin() ? view.end() : std::prev(m);
+      }
+      ASSERT_EQ(it->Valid(), m != view.end()) << "round " << round << " step " << step;
+      ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+      if (m == view.end()) continue;
+      ASSERT_EQ(it->key(), m->first) << "round " << round << " step " << step;
+      ASSERT_EQ(it->value(), m->second);
+    }
+  }
+}
+
 // Exact counts for a known sequence, through the counting layer over this variant.
 TEST_P(KvStoreTest, CountersAreExact) {
   OpCounters sink;

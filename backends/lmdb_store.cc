@@ -5,6 +5,14 @@
 // comparison (memcmp over the common length, then the shorter key first) is exactly kvlab's
 // order, so no custom comparator is installed.
 //
+// Key spaces (StoreOptions::key_spaces). With them, every space is a named database of the
+// environment (KeySpaceMap::Name: "kv_m-23" for "m#", "default" for the rest): the unnamed main
+// database then holds only the databases' names, as LMDB requires. One write transaction spans
+// them all, so a batch stays atomic; an iterator over several spaces merges one cursor per
+// database (key_spaces.h), and an encoding's scan of one record kind uses its database alone.
+// Each database is its own B-tree: a lookup of one record kind descends a shallower tree, and
+// pages hold one kind only.
+//
 // Transactions. Every write (Put, Delete, DeleteRange, Write) is one LMDB write transaction,
 // so each is atomic and, after a crash of the process, either wholly visible or not at all
 // (LMDB commits by writing the meta page after the data pages, copy-on-write). LMDB allows one
@@ -70,6 +78,7 @@
 
 #include <lmdb.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -78,6 +87,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/key_spaces.h"
 #include "backends/long_key_store.h"
 
 namespace kvlab::backends {
@@ -149,14 +159,19 @@ class LmdbStore final : public KvStore {
  private:
   friend class LmdbIterator;
 
-  LmdbStore(MDB_env* env, MDB_dbi dbi, std::string dir, bool sync)
+  // dbis: one per space of `spaces`, in space order.
+  LmdbStore(MDB_env* env, KeySpaceMap spaces, std::vector<MDB_dbi> dbis, std::string dir, bool sync)
       : env_(env),
-        dbi_(dbi),
+        spaces_(std::move(spaces)),
+        dbis_(std::move(dbis)),
         dir_(std::move(dir)),
         sync_(sync),
         max_key_(static_cast<size_t>(mdb_env_get_maxkeysize(env))) {}
 
   bool PossibleKey(std::string_view key) const { return !key.empty() && key.size() <= max_key_; }
+  MDB_dbi Dbi(std::string_view key) const { return dbis_[spaces_.SpaceOf(key)]; }
+  // Deletes [begin, end) of every space inside txn.
+  int DeleteRangeInSpaces(MDB_txn* txn, std::string_view begin, std::string_view end) const;
   // A Status for rc, naming the directory; a full map also names the map size.
   Status Error(int rc, std::string_view what) const;
   // A renewed read transaction, from the pool when one is idle. Give it back with ReleaseRead.
@@ -169,7 +184,8 @@ class LmdbStore final : public KvStore {
   Status Update(std::string_view what, Body&& body);
 
   MDB_env* const env_;
-  const MDB_dbi dbi_;
+  const KeySpaceMap spaces_;
+  const std::vector<MDB_dbi> dbis_;
   const std::string dir_;
   const bool sync_;
   const size_t max_key_;
@@ -188,17 +204,19 @@ class LmdbStore final : public KvStore {
 // such entry) or an error.
 class LmdbIterator final : public Iterator {
  public:
-  LmdbIterator(LmdbStore* store, IteratorOptions options)
-      : store_(store), options_(std::move(options)) {
+  // `txn`: the read transaction, shared by the iterators of one merged iteration over several
+  // databases (one snapshot); released when the last of them is destroyed.
+  LmdbIterator(LmdbStore* store, MDB_dbi dbi, std::shared_ptr<MDB_txn> txn, Status txn_status,
+               IteratorOptions options)
+      : store_(store), options_(std::move(options)), txn_(std::move(txn)) {
     store_->live_iterators_.fetch_add(1, std::memory_order_relaxed);
-    status_ = store_->AcquireRead(&txn_);
+    status_ = std::move(txn_status);
     if (!status_.ok()) return;
-    int rc = mdb_cursor_open(txn_, store_->dbi_, &cursor_);
+    int rc = mdb_cursor_open(txn_.get(), dbi, &cursor_);
     if (rc != MDB_SUCCESS) status_ = store_->Error(rc, "open cursor");
   }
   ~LmdbIterator() override {
     if (cursor_ != nullptr) mdb_cursor_close(cursor_);
-    if (txn_ != nullptr) store_->ReleaseRead(txn_);
     store_->live_iterators_.fetch_sub(1, std::memory_order_relaxed);
   }
 
@@ -282,7 +300,7 @@ class LmdbIterator final : public Iterator {
 
   LmdbStore* const store_;
   const IteratorOptions options_;
-  MDB_txn* txn_ = nullptr;
+  const std::shared_ptr<MDB_txn> txn_;
   MDB_cursor* cursor_ = nullptr;
   MDB_val key_{0, nullptr};
   MDB_val value_{0, nullptr};
@@ -303,6 +321,12 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
   if ((rc = mdb_env_set_maxreaders(env, kMaxReaders)) != MDB_SUCCESS) {
     return fail(rc, "set max readers");
   }
+  KeySpaceMap spaces;
+  KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
+  if (spaces.partitioned() &&
+      (rc = mdb_env_set_maxdbs(env, static_cast<MDB_dbi>(spaces.size()))) != MDB_SUCCESS) {
+    return fail(rc, "set max databases");
+  }
   // MDB_WRITEMAP: commits write into the shared memory map instead of through write(2) per dirty
   // page. Measured with redis-benchmark -P 16 through kvlab serve, it doubles LMDB's write
   // throughput. The data file becomes a sparse file of the map size (its allocated size is what
@@ -318,16 +342,55 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
   if ((rc = mdb_reader_check(env, &dead)) != MDB_SUCCESS) return fail(rc, "reader check");
 
   MDB_txn* txn = nullptr;
-  MDB_dbi dbi = 0;
-  if ((rc = mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+  std::vector<MDB_dbi> dbis;
+  // Named databases are created on first open, which needs a write transaction.
+  if ((rc = mdb_txn_begin(env, nullptr, spaces.partitioned() ? 0 : MDB_RDONLY, &txn)) !=
+      MDB_SUCCESS) {
     return fail(rc, "begin transaction");
   }
-  if ((rc = mdb_dbi_open(txn, nullptr, 0, &dbi)) != MDB_SUCCESS) {
+  MDB_dbi main_dbi = 0;
+  if ((rc = mdb_dbi_open(txn, nullptr, 0, &main_dbi)) != MDB_SUCCESS) {
     mdb_txn_abort(txn);
     return fail(rc, "open the main database");
   }
+  if (!spaces.partitioned()) {
+    dbis.push_back(main_dbi);
+  } else {
+    // The main database of a store with key spaces holds the spaces' names and nothing else;
+    // any other record means the store was written without them, and its records would vanish
+    // from view.
+    std::vector<std::string> names;
+    for (size_t space = 0; space < spaces.size(); ++space) names.push_back(spaces.Name(space));
+    MDB_cursor* cursor = nullptr;
+    if ((rc = mdb_cursor_open(txn, main_dbi, &cursor)) != MDB_SUCCESS) {
+      mdb_txn_abort(txn);
+      return fail(rc, "open a cursor");
+    }
+    MDB_val k{0, nullptr}, v{0, nullptr};
+    std::string stranger;
+    for (rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST); rc == MDB_SUCCESS && stranger.empty();
+         rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
+      if (std::find(names.begin(), names.end(), ToView(k)) == names.end()) stranger = ToView(k);
+    }
+    mdb_cursor_close(cursor);
+    if (!stranger.empty()) {
+      mdb_txn_abort(txn);
+      mdb_env_close(env);
+      return Status::InvalidArgument("lmdb: " + dir +
+                                     " was written without key spaces (its main database holds "
+                                     "records); it cannot be opened with them");
+    }
+    for (const std::string& name : names) {
+      MDB_dbi dbi = 0;
+      if ((rc = mdb_dbi_open(txn, name.c_str(), MDB_CREATE, &dbi)) != MDB_SUCCESS) {
+        mdb_txn_abort(txn);
+        return fail(rc, "open the named database " + name);
+      }
+      dbis.push_back(dbi);
+    }
+  }
   if ((rc = mdb_txn_commit(txn)) != MDB_SUCCESS) return fail(rc, "commit");
-  store->reset(new LmdbStore(env, dbi, dir, options.sync_writes));
+  store->reset(new LmdbStore(env, std::move(spaces), std::move(dbis), dir, options.sync_writes));
   return Status::OK();
 }
 
@@ -354,6 +417,8 @@ Capabilities LmdbStore::capabilities() const {
   c.persistent = true;
   c.crash_safe = true;
   c.max_key_bytes = max_key_;
+  if (spaces_.partitioned()) c.key_space_kind = KeySpaceKind::kNamedDatabases;
+  c.key_space_count = spaces_.size();
   return c;
 }
 
@@ -434,7 +499,7 @@ Status LmdbStore::Get(std::string_view key, std::string* value) {
   MDB_txn* txn = nullptr;
   KVLAB_RETURN_IF_ERROR(AcquireRead(&txn));
   MDB_val k = ToVal(key), v{0, nullptr};
-  const int rc = mdb_get(txn, dbi_, &k, &v);
+  const int rc = mdb_get(txn, Dbi(key), &k, &v);
   if (rc == MDB_SUCCESS) value->assign(ToView(v));
   ReleaseRead(txn);
   if (rc == MDB_NOTFOUND) return Status::NotFound();
@@ -450,7 +515,7 @@ Status LmdbStore::MultiGet(const std::vector<std::string_view>& keys,
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!PossibleKey(keys[i])) continue;
     MDB_val k = ToVal(keys[i]), v{0, nullptr};
-    rc = mdb_get(txn, dbi_, &k, &v);
+    rc = mdb_get(txn, Dbi(keys[i]), &k, &v);
     if (rc == MDB_SUCCESS) {
       (*values)[i].emplace(ToView(v));
     } else if (rc != MDB_NOTFOUND) {
@@ -469,7 +534,7 @@ Status LmdbStore::Put(std::string_view key, std::string_view value) {
   KVLAB_RETURN_IF_ERROR(ValidateKey("lmdb", key, max_key_));
   return Update("put", [&](MDB_txn* txn) {
     MDB_val k = ToVal(key), v = ToVal(value);
-    return mdb_put(txn, dbi_, &k, &v, 0);
+    return mdb_put(txn, Dbi(key), &k, &v, 0);
   });
 }
 
@@ -477,7 +542,7 @@ Status LmdbStore::Delete(std::string_view key) {
   KVLAB_RETURN_IF_ERROR(ValidateKey("lmdb", key, max_key_));
   return Update("delete", [&](MDB_txn* txn) {
     MDB_val k = ToVal(key);
-    const int rc = mdb_del(txn, dbi_, &k, nullptr);
+    const int rc = mdb_del(txn, Dbi(key), &k, nullptr);
     return rc == MDB_NOTFOUND ? MDB_SUCCESS : rc;
   });
 }
@@ -510,9 +575,19 @@ int DeleteRangeIn(MDB_txn* txn, MDB_dbi dbi, std::string_view begin, std::string
 
 }  // namespace
 
+int LmdbStore::DeleteRangeInSpaces(MDB_txn* txn, std::string_view begin,
+                                   std::string_view end) const {
+  for (size_t space = 0; space < spaces_.size(); ++space) {
+    std::optional<std::string> b, e;
+    if (!spaces_.Clip(space, begin, end, &b, &e)) continue;
+    if (int rc = DeleteRangeIn(txn, dbis_[space], *b, *e); rc != MDB_SUCCESS) return rc;
+  }
+  return MDB_SUCCESS;
+}
+
 Status LmdbStore::DeleteRange(std::string_view begin, std::string_view end) {
   if (!(begin < end)) return Status::OK();
-  return Update("delete range", [&](MDB_txn* txn) { return DeleteRangeIn(txn, dbi_, begin, end); });
+  return Update("delete range", [&](MDB_txn* txn) { return DeleteRangeInSpaces(txn, begin, end); });
 }
 
 Status LmdbStore::Write(const WriteBatch& batch) {
@@ -524,11 +599,11 @@ Status LmdbStore::Write(const WriteBatch& batch) {
       int rc;
       if (r.op == WriteBatch::Op::kPut) {
         MDB_val v = ToVal(r.value);
-        rc = mdb_put(txn, dbi_, &k, &v, 0);
+        rc = mdb_put(txn, Dbi(r.key), &k, &v, 0);
       } else if (r.op == WriteBatch::Op::kDeleteRange) {
-        rc = DeleteRangeIn(txn, dbi_, r.key, r.value);
+        rc = r.key < r.value ? DeleteRangeInSpaces(txn, r.key, r.value) : MDB_SUCCESS;
       } else {
-        rc = mdb_del(txn, dbi_, &k, nullptr);
+        rc = mdb_del(txn, Dbi(r.key), &k, nullptr);
         if (rc == MDB_NOTFOUND) rc = MDB_SUCCESS;
       }
       if (rc != MDB_SUCCESS) return rc;
@@ -538,7 +613,14 @@ Status LmdbStore::Write(const WriteBatch& batch) {
 }
 
 std::unique_ptr<Iterator> LmdbStore::NewIterator(const IteratorOptions& options) {
-  return std::make_unique<LmdbIterator>(this, options);
+  MDB_txn* raw = nullptr;
+  Status acquired = AcquireRead(&raw);
+  std::shared_ptr<MDB_txn> txn(raw, [this](MDB_txn* t) {
+    if (t != nullptr) ReleaseRead(t);
+  });
+  return NewSpacedIterator(spaces_, options, [&](size_t space, const IteratorOptions& o) {
+    return std::make_unique<LmdbIterator>(this, dbis_[space], txn, acquired, o);
+  });
 }
 
 Status LmdbStore::Flush() {
@@ -550,16 +632,36 @@ PhysicalCounters LmdbStore::ReadPhysicalCounters() {
   PhysicalCounters out;
   MDB_txn* txn = nullptr;
   if (AcquireRead(&txn).ok()) {
-    MDB_stat st{};
-    const int rc = mdb_stat(txn, dbi_, &st);
+    // With key spaces: the totals over every named database (depth: the deepest), then each
+    // database's own depth, leaf pages and entries ("lmdb.kv_m-23.depth").
+    MDB_stat total{};
+    PhysicalCounters per_space;
+    int rc = MDB_SUCCESS;
+    for (size_t space = 0; space < dbis_.size() && rc == MDB_SUCCESS; ++space) {
+      MDB_stat st{};
+      if ((rc = mdb_stat(txn, dbis_[space], &st)) != MDB_SUCCESS) break;
+      total.ms_depth = std::max(total.ms_depth, st.ms_depth);
+      total.ms_branch_pages += st.ms_branch_pages;
+      total.ms_leaf_pages += st.ms_leaf_pages;
+      total.ms_overflow_pages += st.ms_overflow_pages;
+      total.ms_entries += st.ms_entries;
+      total.ms_psize = st.ms_psize;
+      if (spaces_.partitioned()) {
+        const std::string name = "lmdb." + spaces_.Name(space) + ".";
+        per_space.emplace_back(name + "depth", st.ms_depth);
+        per_space.emplace_back(name + "leaf_pages", st.ms_leaf_pages);
+        per_space.emplace_back(name + "entries", st.ms_entries);
+      }
+    }
     ReleaseRead(txn);
     if (rc == MDB_SUCCESS) {
-      out.emplace_back("lmdb.depth", st.ms_depth);
-      out.emplace_back("lmdb.branch_pages", st.ms_branch_pages);
-      out.emplace_back("lmdb.leaf_pages", st.ms_leaf_pages);
-      out.emplace_back("lmdb.overflow_pages", st.ms_overflow_pages);
-      out.emplace_back("lmdb.entries", st.ms_entries);
-      out.emplace_back("lmdb.page_size", st.ms_psize);
+      out.emplace_back("lmdb.depth", total.ms_depth);
+      out.emplace_back("lmdb.branch_pages", total.ms_branch_pages);
+      out.emplace_back("lmdb.leaf_pages", total.ms_leaf_pages);
+      out.emplace_back("lmdb.overflow_pages", total.ms_overflow_pages);
+      out.emplace_back("lmdb.entries", total.ms_entries);
+      out.emplace_back("lmdb.page_size", total.ms_psize);
+      out.insert(out.end(), per_space.begin(), per_space.end());
     }
   }
   MDB_envinfo info{};

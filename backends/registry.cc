@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -74,6 +75,36 @@ bool ParseMarker(const std::string& text, int* version, std::string* backend,
   return true;
 }
 
+constexpr const char* kKeySpacesEntry = "key_spaces";
+
+// The key_spaces entry of a format record: the prefixes, comma-separated, each as is when it is
+// printable ASCII without spaces or commas, else "0x" and its hex.
+std::string KeySpacesValue(const std::vector<std::string>& prefixes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const std::string& p : prefixes) {
+    const bool plain =
+        std::all_of(p.begin(), p.end(), [](char c) { return c > ' ' && c < 0x7f && c != ','; });
+    std::string v = plain ? p : "0x";
+    if (!plain) {
+      for (unsigned char c : p) {
+        v += kHex[c >> 4];
+        v += kHex[c & 15];
+      }
+    }
+    out += (out.empty() ? "" : ",") + v;
+  }
+  return out;
+}
+
+// The value of `name` in a record, or "" when absent.
+std::string EntryOf(const FormatRecord& format, std::string_view name) {
+  for (const auto& [n, v] : format) {
+    if (n == name) return v;
+  }
+  return "";
+}
+
 // Checks that dir is usable for `backend` without changing anything in it. Sets *fresh when the
 // directory is absent or empty, i.e. a new store will be created, and *adopt when the store has
 // no format record yet (marker version 1) and `format` is to be written into it.
@@ -112,6 +143,18 @@ Status CheckDirectory(const std::string& backend, const std::string& dir,
     }
     return Status::InvalidArgument(where + "is a " + stored_backend + " store, not a " + backend +
                                    " store");
+  }
+  // Checked for every opener, raw KV tools included: without its key spaces a store shows only
+  // part of its records.
+  if (const std::string stored_spaces = EntryOf(stored, kKeySpacesEntry),
+      wanted_spaces = EntryOf(format, kKeySpacesEntry);
+      stored_spaces != wanted_spaces) {
+    auto describe = [](const std::string& v) { return v.empty() ? std::string("none") : v; };
+    return Status::InvalidArgument(where + "the store was written with key spaces " +
+                                   describe(stored_spaces) + ", and is opened with " +
+                                   describe(wanted_spaces) +
+                                   ": part of its records would be out of view (open it with "
+                                   "the options it was written with)");
   }
   if (format.empty()) return Status::OK();
   if (version == 1) {
@@ -170,6 +213,42 @@ const std::vector<std::string>& BackendNames() {
   return kNames;
 }
 
+std::string BackendOfColumn(std::string_view column) {
+  return std::string(column.substr(0, column.find(':')));
+}
+
+Status ParseBackendColumn(std::string_view column, const std::vector<std::string>& record_kinds,
+                          StoreSpec* out) {
+  const std::string backend = BackendOfColumn(column);
+  const auto& names = BackendNames();
+  if (std::find(names.begin(), names.end(), backend) == names.end()) {
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    return Status::InvalidArgument("unknown backend '" + backend + "' in '" + std::string(column) +
+                                   "' (known: " + known + ")");
+  }
+  bool noreverse = false, cf = false;
+  std::string_view rest = column.substr(backend.size());
+  while (!rest.empty()) {
+    rest.remove_prefix(1);  // the ':'
+    const std::string_view modifier = rest.substr(0, rest.find(':'));
+    rest.remove_prefix(modifier.size());
+    bool* seen = modifier == "noreverse" ? &noreverse : modifier == "cf" ? &cf : nullptr;
+    if (seen == nullptr || *seen) {
+      return Status::InvalidArgument(
+          "bad backend column '" + std::string(column) + "': " +
+          (seen == nullptr ? "unknown" : "repeated") + " modifier '" + std::string(modifier) +
+          "' (expected NAME, then any of :noreverse (no reverse scan) and :cf (record kinds in "
+          "column families, named databases or tables))");
+    }
+    *seen = true;
+  }
+  out->backend = backend;
+  if (noreverse) out->no_reverse_scan = true;
+  if (cf) out->options.key_spaces = record_kinds;
+  return Status::OK();
+}
+
 OpenedStore::~OpenedStore() { Close(); }
 
 void OpenedStore::Close() {
@@ -210,14 +289,20 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   }
   opened->dir_ = options.dir;
 
+  // Key spaces decide where the backend looks for records, so they are part of the record
+  // whoever opens the store: a store opened with other spaces is refused by the record check
+  // before the backend sees it.
+  FormatRecord format = spec.format;
+  if (!options.key_spaces.empty()) {
+    format.emplace_back(kKeySpacesEntry, KeySpacesValue(options.key_spaces));
+  }
   bool fresh = false, adopt = false;
-  KVLAB_RETURN_IF_ERROR(CheckDirectory(spec.backend, options.dir, spec.format, &fresh, &adopt));
-  KVLAB_RETURN_IF_ERROR(
-      LockDirectory(spec.backend, options.dir, fresh, spec.format, &opened->lock_fd_));
+  KVLAB_RETURN_IF_ERROR(CheckDirectory(spec.backend, options.dir, format, &fresh, &adopt));
+  KVLAB_RETURN_IF_ERROR(LockDirectory(spec.backend, options.dir, fresh, format, &opened->lock_fd_));
   if (adopt) {
     // A store from before format records: it takes the opener's (see registry.h).
     KVLAB_RETURN_IF_ERROR(
-        WriteMarker(spec.backend, (fs::path(options.dir) / kMarkerFile).string(), spec.format));
+        WriteMarker(spec.backend, (fs::path(options.dir) / kMarkerFile).string(), format));
     opened->format_adopted_ = true;
   }
 

@@ -10,6 +10,9 @@
 //   that names both, since the store would show an empty keyspace and then mix two layouts. A
 //   store from before the record existed (marker version 1) takes the record of its first
 //   opener, and OpenedStore::format_adopted() says so;
+// - adds StoreOptions::key_spaces to that record ("key_spaces m#,s#"), for every opener: a
+//   store opened with other key spaces than it was written with is refused, since part of its
+//   records would be out of view;
 // - takes an exclusive lock (flock on the marker) so that a second process cannot open the same
 //   store; LMDB alone would allow it, and RocksDB and WiredTiger would each word it differently;
 // - stacks the decorators the spec asks for: NoReverseScan, then RemoteLatency.
@@ -42,6 +45,17 @@ struct StoreSpec {
 
 // The names OpenStore accepts, in a fixed order.
 const std::vector<std::string>& BackendNames();
+
+// A backend column of a matrix (bench, study, conform --backends): "NAME", then any of the
+// modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key
+// spaces of their own: column families, named databases or tables), e.g. "rocksdb:cf". Sets
+// out->backend, and out->no_reverse_scan and out->options.key_spaces (to `record_kinds`, the
+// engine's record-kind prefixes) when their modifier is there; leaves the rest of *out alone.
+// Fails naming the bad part: an unknown backend, an unknown or repeated modifier.
+Status ParseBackendColumn(std::string_view column, const std::vector<std::string>& record_kinds,
+                          StoreSpec* out);
+// The backend name of a column: "rocksdb" for "rocksdb:cf".
+std::string BackendOfColumn(std::string_view column);
 
 // An open store with everything it holds: the decorator chain, the directory lock, and the
 // temporary directory if one was made.

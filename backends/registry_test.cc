@@ -239,5 +239,53 @@ TEST(Registry, UnknownBackendIsAClearError) {
             "unknown backend 'leveldb' (expected memory, rocksdb, lmdb or wiredtiger)");
 }
 
+TEST(Registry, BackendColumnsCarryTheirModifiers) {
+  const std::vector<std::string> kinds = {"m#", "s#"};
+  StoreSpec spec;
+  ASSERT_TRUE(ParseBackendColumn("rocksdb", kinds, &spec).ok());
+  EXPECT_EQ(spec.backend, "rocksdb");
+  EXPECT_FALSE(spec.no_reverse_scan);
+  EXPECT_TRUE(spec.options.key_spaces.empty());
+  spec = StoreSpec();
+  ASSERT_TRUE(ParseBackendColumn("lmdb:cf:noreverse", kinds, &spec).ok());
+  EXPECT_EQ(spec.backend, "lmdb");
+  EXPECT_TRUE(spec.no_reverse_scan);
+  EXPECT_EQ(spec.options.key_spaces, kinds);
+  EXPECT_EQ(BackendOfColumn("lmdb:cf:noreverse"), "lmdb");
+
+  Status s = ParseBackendColumn("rocksdb:cf:cf", kinds, &spec);
+  ASSERT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("repeated modifier 'cf'"), std::string::npos) << s.message();
+  s = ParseBackendColumn("rocksdb:fast", kinds, &spec);
+  EXPECT_NE(s.message().find("unknown modifier 'fast'"), std::string::npos) << s.message();
+  s = ParseBackendColumn("leveldb:cf", kinds, &spec);
+  EXPECT_NE(s.message().find("unknown backend 'leveldb'"), std::string::npos) << s.message();
+}
+
+// The key spaces are part of the format record of every opener, raw ones included: a store
+// written with them is refused without them, by the registry, whatever the backend.
+TEST_P(RegistryTest, KeySpacesArePartOfTheRecord) {
+  const bool persistent = GetParam() != "memory";
+  ScratchDir scratch;
+  StoreSpec spec = SpecFor(GetParam(), scratch.Sub("spaced"));
+  spec.options.key_spaces = {"m#", "s#"};
+  {
+    std::unique_ptr<OpenedStore> opened;
+    ASSERT_TRUE(OpenStore(spec, &opened).ok());
+    ASSERT_TRUE(opened->store()->Put("m#k", "v").ok());
+  }
+  StoreSpec plain = spec;
+  plain.options.key_spaces.clear();
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(plain, &opened);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("written with key spaces m#,s#, and is opened with none"),
+            std::string::npos)
+      << s.message();
+  ASSERT_TRUE(OpenStore(spec, &opened).ok());
+  std::string v;
+  if (persistent) EXPECT_TRUE(opened->store()->Get("m#k", &v).ok());
+}
+
 }  // namespace
 }  // namespace kvlab::backends

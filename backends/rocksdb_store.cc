@@ -1,7 +1,14 @@
 // The RocksDB backend: how the KvStore contract maps onto RocksDB (Debian librocksdb 7.8).
 //
-// - One DB with the default column family and RocksDB's default BytewiseComparator, which is
-//   exactly kvlab's key order (unsigned memcmp, shorter prefix first).
+// - One DB with RocksDB's default BytewiseComparator, which is exactly kvlab's key order
+//   (unsigned memcmp, shorter prefix first). Without StoreOptions::key_spaces every record is in
+//   the default column family; with them, each key space is a column family of its own
+//   (KeySpaceMap::Name: "kv_m-23" for "m#"), and the rest stays in the default one. Every column
+//   family has the same options (the block cache and its budget are shared). A Write is one
+//   rocksdb::WriteBatch across the column families, so it stays one atomic WAL record; an
+//   iterator over several spaces merges one RocksDB iterator per column family (key_spaces.h),
+//   and an encoding's scan of one record kind uses its column family's alone. Opening a store
+//   whose column families are not the requested ones fails, naming both sets.
 // - Get is DB::Get; MultiGet is the batched DB::MultiGet (one call for all keys, sorted and
 //   de-duplicated inside RocksDB, one consistent view). Per-key NotFound becomes an empty
 //   optional; any other per-key error fails the whole call.
@@ -43,7 +50,10 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstdio>
+
+#include "backends/key_spaces.h"
 
 namespace kvlab::backends {
 namespace {
@@ -117,8 +127,12 @@ class RocksDbIterator final : public Iterator {
  public:
   // Copies the bounds and keeps them: the ReadOptions handed to RocksDB point into
   // lower_/upper_ and their Slices, which are declared before it_ and so outlive it.
-  RocksDbIterator(rocksdb::DB* db, const IteratorOptions& options)
-      : lower_(options.lower_bound.value_or("")),
+  // `snapshot`: the view shared by the iterators of one merged iteration over several column
+  // families (null: the implicit snapshot RocksDB takes at creation).
+  RocksDbIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const IteratorOptions& options,
+                  std::shared_ptr<const rocksdb::Snapshot> snapshot)
+      : snapshot_(std::move(snapshot)),
+        lower_(options.lower_bound.value_or("")),
         upper_(options.upper_bound.value_or("")),
         lower_slice_(lower_),
         upper_slice_(upper_) {
@@ -126,7 +140,8 @@ class RocksDbIterator final : public Iterator {
     rocksdb::ReadOptions ro;
     if (options.lower_bound) ro.iterate_lower_bound = &lower_slice_;
     if (options.upper_bound) ro.iterate_upper_bound = &upper_slice_;
-    it_.reset(db->NewIterator(ro));
+    ro.snapshot = snapshot_.get();
+    it_.reset(db->NewIterator(ro, cf));
   }
 
   bool Valid() const override { return it_->Valid(); }
@@ -184,6 +199,7 @@ class RocksDbIterator final : public Iterator {
     return false;
   }
 
+  const std::shared_ptr<const rocksdb::Snapshot> snapshot_;
   const std::string lower_;
   const std::string upper_;
   const rocksdb::Slice lower_slice_;
@@ -194,11 +210,21 @@ class RocksDbIterator final : public Iterator {
 
 class RocksDbStore final : public KvStore {
  public:
-  RocksDbStore(rocksdb::DB* db, bool sync_writes) : db_(db) { write_options_.sync = sync_writes; }
+  // handles: one per space of `spaces`, in space order (handles[0] is the default column
+  // family); the store destroys them.
+  RocksDbStore(rocksdb::DB* db, KeySpaceMap spaces,
+               std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes)
+      : db_(db), spaces_(std::move(spaces)), handles_(std::move(handles)) {
+    write_options_.sync = sync_writes;
+  }
 
   ~RocksDbStore() override {
     // Stop compactions and flushes, waiting for running ones, so Close() does not race them.
     rocksdb::CancelAllBackgroundWork(db_, /*wait=*/true);
+    for (rocksdb::ColumnFamilyHandle* h : handles_) {
+      rocksdb::Status s = db_->DestroyColumnFamilyHandle(h);
+      if (!s.ok()) std::fprintf(stderr, "kvlab: rocksdb: close: %s\n", s.ToString().c_str());
+    }
     rocksdb::Status s = db_->Close();
     if (!s.ok()) std::fprintf(stderr, "kvlab: rocksdb: close: %s\n", s.ToString().c_str());
     delete db_;
@@ -212,12 +238,14 @@ class RocksDbStore final : public KvStore {
     c.native_delete_range = true;
     c.persistent = true;
     c.crash_safe = true;
+    if (spaces_.partitioned()) c.key_space_kind = KeySpaceKind::kColumnFamilies;
+    c.key_space_count = spaces_.size();
     return c;
   }
 
   Status Get(std::string_view key, std::string* value) override {
     EnsurePerfCounting();
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), value);
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), Cf(key), ToSlice(key), value);
     if (s.IsNotFound()) return Status::NotFound();
     return ToKvlab(s, "get");
   }
@@ -228,12 +256,17 @@ class RocksDbStore final : public KvStore {
     values->assign(keys.size(), std::nullopt);
     if (keys.empty()) return Status::OK();
     std::vector<rocksdb::Slice> slices;
+    std::vector<rocksdb::ColumnFamilyHandle*> cfs;
     slices.reserve(keys.size());
-    for (std::string_view k : keys) slices.push_back(ToSlice(k));
+    cfs.reserve(keys.size());
+    for (std::string_view k : keys) {
+      slices.push_back(ToSlice(k));
+      cfs.push_back(Cf(k));
+    }
     std::vector<rocksdb::PinnableSlice> found(keys.size());
     std::vector<rocksdb::Status> statuses(keys.size());
-    db_->MultiGet(rocksdb::ReadOptions(), db_->DefaultColumnFamily(), keys.size(), slices.data(),
-                  found.data(), statuses.data());
+    db_->MultiGet(rocksdb::ReadOptions(), keys.size(), cfs.data(), slices.data(), found.data(),
+                  statuses.data());
     for (size_t i = 0; i < keys.size(); ++i) {
       if (statuses[i].IsNotFound()) continue;
       KVLAB_RETURN_IF_ERROR(ToKvlab(statuses[i], "multiget"));
@@ -245,21 +278,25 @@ class RocksDbStore final : public KvStore {
   Status Put(std::string_view key, std::string_view value) override {
     EnsurePerfCounting();
     KVLAB_RETURN_IF_ERROR(ValidateKey(kBackend, key, capabilities().max_key_bytes));
-    return ToKvlab(db_->Put(write_options_, ToSlice(key), ToSlice(value)), "put");
+    return ToKvlab(db_->Put(write_options_, Cf(key), ToSlice(key), ToSlice(value)), "put");
   }
 
   Status Delete(std::string_view key) override {
     EnsurePerfCounting();
     KVLAB_RETURN_IF_ERROR(ValidateKey(kBackend, key, capabilities().max_key_bytes));
-    return ToKvlab(db_->Delete(write_options_, ToSlice(key)), "delete");
+    return ToKvlab(db_->Delete(write_options_, Cf(key), ToSlice(key)), "delete");
   }
 
   Status DeleteRange(std::string_view begin, std::string_view end) override {
     EnsurePerfCounting();
     if (!(begin < end)) return Status::OK();  // empty range; RocksDB rejects begin > end
-    return ToKvlab(
-        db_->DeleteRange(write_options_, db_->DefaultColumnFamily(), ToSlice(begin), ToSlice(end)),
-        "delete range");
+    if (!spaces_.partitioned()) {
+      return ToKvlab(db_->DeleteRange(write_options_, handles_[0], ToSlice(begin), ToSlice(end)),
+                     "delete range");
+    }
+    rocksdb::WriteBatch wb;
+    KVLAB_RETURN_IF_ERROR(AddDeleteRange(&wb, begin, end));
+    return ToKvlab(db_->Write(write_options_, &wb), "delete range");
   }
 
   Status Write(const WriteBatch& batch) override {
@@ -272,13 +309,14 @@ class RocksDbStore final : public KvStore {
     for (const auto& r : batch.records()) {
       rocksdb::Status s;
       if (r.op == WriteBatch::Op::kPut) {
-        s = wb.Put(r.key, r.value);
+        s = wb.Put(Cf(r.key), r.key, r.value);
       } else if (r.op == WriteBatch::Op::kDeleteRange) {
         // A range tombstone; RocksDB rejects an inverted range, which deletes nothing here.
         if (!(r.key < r.value)) continue;
-        s = wb.DeleteRange(r.key, r.value);
+        KVLAB_RETURN_IF_ERROR(AddDeleteRange(&wb, r.key, r.value));
+        continue;
       } else {
-        s = wb.Delete(r.key);
+        s = wb.Delete(Cf(r.key), r.key);
       }
       KVLAB_RETURN_IF_ERROR(ToKvlab(s, "write batch"));
     }
@@ -286,7 +324,17 @@ class RocksDbStore final : public KvStore {
   }
 
   std::unique_ptr<Iterator> NewIterator(const IteratorOptions& options) override {
-    return std::make_unique<RocksDbIterator>(db_, options);
+    // Iterators over several column families share one explicit snapshot, so that together
+    // they see one consistent view; a scan of one column family keeps the implicit one.
+    std::shared_ptr<const rocksdb::Snapshot> snapshot;
+    if (!spaces_.SoleSpace(options.lower_bound, options.upper_bound)) {
+      rocksdb::DB* db = db_;
+      snapshot.reset(db_->GetSnapshot(),
+                     [db](const rocksdb::Snapshot* s) { db->ReleaseSnapshot(s); });
+    }
+    return NewSpacedIterator(spaces_, options, [&](size_t space, const IteratorOptions& o) {
+      return std::make_unique<RocksDbIterator>(db_, handles_[space], o, snapshot);
+    });
   }
 
   Status Flush() override {
@@ -313,7 +361,22 @@ class RocksDbStore final : public KvStore {
   }
 
  private:
+  rocksdb::ColumnFamilyHandle* Cf(std::string_view key) const {
+    return handles_[spaces_.SpaceOf(key)];
+  }
+  // One range tombstone per column family the range reaches. REQUIRES: begin < end.
+  Status AddDeleteRange(rocksdb::WriteBatch* wb, std::string_view begin, std::string_view end) {
+    for (size_t space = 0; space < spaces_.size(); ++space) {
+      std::optional<std::string> b, e;
+      if (!spaces_.Clip(space, begin, end, &b, &e)) continue;
+      KVLAB_RETURN_IF_ERROR(ToKvlab(wb->DeleteRange(handles_[space], *b, *e), "write batch"));
+    }
+    return Status::OK();
+  }
+
   rocksdb::DB* const db_;
+  const KeySpaceMap spaces_;
+  const std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::WriteOptions write_options_;
 };
 
@@ -322,10 +385,38 @@ class RocksDbStore final : public KvStore {
 Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
   EnsurePerfCounting();
   if (options.dir.empty()) return Status::InvalidArgument("rocksdb: no directory given");
+  KeySpaceMap spaces;
+  KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
+  const rocksdb::Options db_options = MakeOptions(options);
+  std::vector<rocksdb::ColumnFamilyDescriptor> wanted;
+  for (size_t space = 0; space < spaces.size(); ++space) {
+    wanted.emplace_back(space == 0 ? rocksdb::kDefaultColumnFamilyName : spaces.Name(space),
+                        rocksdb::ColumnFamilyOptions(db_options));
+  }
+  // An existing store must have exactly these column families: opening one without its key
+  // spaces would show part of its records, and adding column families to it would split
+  // records of one kind across two.
+  std::vector<std::string> existing;
+  if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(db_options), options.dir, &existing)
+          .ok()) {
+    std::vector<std::string> names;
+    for (const auto& d : wanted) names.push_back(d.name);
+    std::sort(existing.begin(), existing.end());
+    std::sort(names.begin(), names.end());
+    if (existing != names) {
+      return Status::InvalidArgument("rocksdb: " + options.dir + " has the column families " +
+                                     JoinNames(existing) + ", not the requested " +
+                                     JoinNames(names));
+    }
+  }
+  rocksdb::DBOptions open_options(db_options);
+  open_options.create_missing_column_families = true;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(MakeOptions(options), options.dir, &db);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::Status s = rocksdb::DB::Open(open_options, options.dir, wanted, &handles, &db);
   if (!s.ok()) return ToKvlab(s, "cannot open " + options.dir);
-  *store = std::make_unique<RocksDbStore>(db, options.sync_writes);
+  *store = std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles),
+                                          options.sync_writes);
   return Status::OK();
 }
 

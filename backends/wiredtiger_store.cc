@@ -5,6 +5,13 @@
 //   default collator compares `u` keys with memcmp over the shorter length and then orders the
 //   shorter key first (__wt_lex_compare), which is exactly kvlab's unsigned bytewise order.
 //   Items carry an explicit size, so embedded 0x00 bytes are ordinary bytes.
+// - Key spaces (StoreOptions::key_spaces): each is a table of its own, "table:kvlab_" and the
+//   space's name (KeySpaceMap::Name: "table:kvlab_kv_m-23" for "m#"), and the rest stays in
+//   "table:kvlab". A session keeps a cursor open on every table; a write transaction spans the
+//   tables, so a batch stays atomic; an iterator over several spaces merges one cursor per table,
+//   all in one session and one snapshot transaction (key_spaces.h), and an encoding's scan of one
+//   record kind uses its table's cursor alone. Opening a store whose kvlab tables are not the
+//   requested ones fails, naming both sets.
 // - Threads: WT_SESSION and WT_CURSOR are single-threaded objects. The store keeps a
 //   mutex-protected pool of idle sessions, each with its table cursor open for the session's
 //   life. A call borrows a session, uses it and resets its cursors before handing it back; the
@@ -51,8 +58,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <thread>
+
+#include "backends/key_spaces.h"
 
 namespace kvlab::backends {
 namespace {
@@ -178,16 +188,18 @@ constexpr StatName kStats[] = {
     {WT_STAT_CONN_CURSOR_TRUNCATE, "wiredtiger.cursor_truncate_calls"},
 };
 
-// A session with its cursors on the table. Used by one thread at a time.
+// A session with its cursors on the tables, one per key space. Used by one thread at a time.
 struct WtSession {
   WT_SESSION* session = nullptr;
-  WT_CURSOR* cursor = nullptr;  // opened with the session
-  WT_CURSOR* stop = nullptr;    // DeleteRange's stop cursor, opened on first use
+  std::vector<WT_CURSOR*> cursors;  // opened with the session
+  std::vector<WT_CURSOR*> stops;    // DeleteRange's stop cursors, opened on first use
 
   // Releases page pins so that an idle session holds nothing.
   void Reset() {
-    cursor->reset(cursor);
-    if (stop != nullptr) stop->reset(stop);
+    for (WT_CURSOR* c : cursors) c->reset(c);
+    for (WT_CURSOR* c : stops) {
+      if (c != nullptr) c->reset(c);
+    }
   }
 };
 
@@ -234,7 +246,12 @@ class WiredTigerStore final : public KvStore {
   void Release(std::unique_ptr<WtSession> s);
 
  private:
-  explicit WiredTigerStore(std::string dir) : dir_(std::move(dir)) {
+  WiredTigerStore(std::string dir, KeySpaceMap spaces)
+      : dir_(std::move(dir)), spaces_(std::move(spaces)) {
+    for (size_t space = 0; space < spaces_.size(); ++space) {
+      uris_.push_back(space == 0 ? std::string(kTable)
+                                 : std::string(kTable) + "_" + spaces_.Name(space));
+    }
     handler_.base = {};
     handler_.base.handle_error = &HandleError;
     handler_.base.handle_message = &HandleMessage;
@@ -245,10 +262,21 @@ class WiredTigerStore final : public KvStore {
   // transaction when `txn`, retrying the whole call when WiredTiger answers WT_ROLLBACK.
   template <typename Body>
   Status Run(std::string_view what, bool txn, Body&& body);
-  // Truncates [begin, end) inside the session's transaction; a WiredTiger return code.
-  static int DeleteRangeIn(WtSession& s, std::string_view begin, std::string_view end);
+  // Truncates [begin, end) of one space's table inside the session's transaction; a WiredTiger
+  // return code.
+  int DeleteRangeIn(WtSession& s, size_t space, std::string_view begin, std::string_view end);
+  // The same over every space.
+  int DeleteRangeInSpaces(WtSession& s, std::string_view begin, std::string_view end);
+  WT_CURSOR* CursorFor(WtSession& s, std::string_view key) const {
+    return s.cursors[spaces_.SpaceOf(key)];
+  }
+  // Fails when the connection holds kvlab tables other than uris_ (a store written with other
+  // key spaces): its records would be out of view.
+  Status CheckTables(WT_SESSION* session) const;
 
   const std::string dir_;
+  const KeySpaceMap spaces_;
+  std::vector<std::string> uris_;  // one table per space, in space order
   EventSink sink_;
   EventHandler handler_;
   WT_CONNECTION* conn_ = nullptr;
@@ -270,24 +298,37 @@ SessionLease::~SessionLease() {
   if (s_ != nullptr) store_->Release(std::move(s_));
 }
 
-// An iterator over one snapshot, on a session of its own. See the contract at the top.
-class WiredTigerIterator final : public Iterator {
- public:
-  WiredTigerIterator(WiredTigerStore* store, IteratorOptions options)
-      : options_(std::move(options)) {
-    init_ = store->Acquire(&lease_);
-    if (!init_.ok()) return;
-    WT_SESSION* s = lease_->session;
+// A session of its own holding a snapshot transaction open: what an iteration reads. The
+// iterators of one merged iteration over several tables share it.
+struct WtSnapshot {
+  explicit WtSnapshot(WiredTigerStore* store) {
+    init = store->Acquire(&lease);
+    if (!init.ok()) return;
+    WT_SESSION* s = lease->session;
     int ret = s->begin_transaction(s, nullptr);
     if (ret != 0) {
-      init_ = WtError(s, ret, "begin the iterator's transaction");
+      init = WtError(s, ret, "begin the iterator's transaction");
       return;
     }
-    in_txn_ = true;
+    in_txn = true;
   }
-  ~WiredTigerIterator() override {
-    if (in_txn_) lease_->session->rollback_transaction(lease_->session, nullptr);
+  ~WtSnapshot() {
+    if (in_txn) lease->session->rollback_transaction(lease->session, nullptr);
   }
+
+  SessionLease lease;
+  Status init;
+  bool in_txn = false;
+};
+
+// An iterator over one table in a snapshot. See the contract at the top.
+class WiredTigerIterator final : public Iterator {
+ public:
+  WiredTigerIterator(std::shared_ptr<WtSnapshot> snapshot, size_t space, IteratorOptions options)
+      : options_(std::move(options)),
+        snapshot_(std::move(snapshot)),
+        space_(space),
+        init_(snapshot_->init) {}
 
   bool Valid() const override { return valid_; }
   void Seek(std::string_view target) override {
@@ -330,7 +371,7 @@ class WiredTigerIterator final : public Iterator {
   Status status() const override { return init_.ok() ? status_ : init_; }
 
  private:
-  WT_CURSOR* cursor() const { return lease_->cursor; }
+  WT_CURSOR* cursor() const { return snapshot_->lease->cursors[space_]; }
 
   // Prepares a new positioning; false when the iterator could not be set up.
   bool Start() {
@@ -348,7 +389,7 @@ class WiredTigerIterator final : public Iterator {
     if (ret == 0) ret = c->get_key(c, &k);
     if (ret == 0) ret = c->get_value(c, &v);
     if (ret != 0) {
-      status_ = WtError(lease_->session, ret, std::string("iterator ") + what);
+      status_ = WtError(snapshot_->lease->session, ret, std::string("iterator ") + what);
       return;
     }
     key_ = View(k);
@@ -358,9 +399,9 @@ class WiredTigerIterator final : public Iterator {
   }
 
   const IteratorOptions options_;
-  SessionLease lease_;
-  Status init_;
-  bool in_txn_ = false;
+  const std::shared_ptr<WtSnapshot> snapshot_;
+  const size_t space_;
+  const Status init_;
   Status status_;
   bool valid_ = false;
   std::string_view key_;
@@ -368,7 +409,9 @@ class WiredTigerIterator final : public Iterator {
 };
 
 Status WiredTigerStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
-  std::unique_ptr<WiredTigerStore> s(new WiredTigerStore(options.dir));
+  KeySpaceMap spaces;
+  KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
+  std::unique_ptr<WiredTigerStore> s(new WiredTigerStore(options.dir, std::move(spaces)));
   const uint64_t cache = std::max<uint64_t>(options.cache_bytes, 1ull << 20);  // WT's minimum
   const std::string config =
       "create,session_max=1024,statistics=(fast),"
@@ -384,9 +427,18 @@ Status WiredTigerStore::Open(const StoreOptions& options, std::unique_ptr<KvStor
   WT_SESSION* session = nullptr;
   ret = s->conn_->open_session(s->conn_, &s->handler_.base, nullptr, &session);
   if (ret != 0) return WtError(nullptr, ret, "open a session on " + options.dir);
-  ret = session->create(session, kTable, kTableConfig);
-  if (ret != 0)
-    return WtError(session, ret, "create " + std::string(kTable) + " in " + options.dir);
+  if (Status st = s->CheckTables(session); !st.ok()) {
+    session->close(session, nullptr);
+    return st;
+  }
+  for (const std::string& uri : s->uris_) {
+    ret = session->create(session, uri.c_str(), kTableConfig);
+    if (ret != 0) {
+      Status st = WtError(session, ret, "create " + uri + " in " + options.dir);
+      session->close(session, nullptr);
+      return st;
+    }
+  }
   session->close(session, nullptr);
   *store = std::move(s);
   return Status::OK();
@@ -408,7 +460,40 @@ Capabilities WiredTigerStore::capabilities() const {
   c.native_delete_range = true;
   c.persistent = true;
   c.crash_safe = true;
+  if (spaces_.partitioned()) c.key_space_kind = KeySpaceKind::kTables;
+  c.key_space_count = spaces_.size();
   return c;
+}
+
+Status WiredTigerStore::CheckTables(WT_SESSION* session) const {
+  WT_CURSOR* meta = nullptr;
+  int ret = session->open_cursor(session, "metadata:", nullptr, nullptr, &meta);
+  if (ret != 0) return WtError(session, ret, "open the metadata of " + dir_);
+  // kvlab's tables are "table:kvlab" and "table:kvlab_*": the metadata keys from kTable up to
+  // the first key past that prefix.
+  std::vector<std::string> found;
+  // The metadata cursor's keys are strings (key_format=S), not the tables' raw items.
+  meta->set_key(meta, kTable);
+  int exact = 0;
+  ret = meta->search_near(meta, &exact);
+  if (ret == 0 && exact < 0) ret = meta->next(meta);
+  while (ret == 0) {
+    const char* uri = nullptr;
+    if ((ret = meta->get_key(meta, &uri)) != 0) break;
+    const std::string_view u(uri);
+    if (u.substr(0, std::strlen(kTable)) != kTable) break;
+    found.emplace_back(u);
+    ret = meta->next(meta);
+  }
+  meta->close(meta);
+  if (ret != 0 && ret != WT_NOTFOUND) return WtError(session, ret, "read the metadata of " + dir_);
+  if (found.empty()) return Status::OK();  // a new store
+  std::vector<std::string> wanted = uris_;
+  std::sort(found.begin(), found.end());
+  std::sort(wanted.begin(), wanted.end());
+  if (found == wanted) return Status::OK();
+  return Status::InvalidArgument("wiredtiger: " + dir_ + " has the tables " + JoinNames(found) +
+                                 ", not the requested " + JoinNames(wanted));
 }
 
 Status WiredTigerStore::Acquire(SessionLease* lease) {
@@ -423,12 +508,17 @@ Status WiredTigerStore::Acquire(SessionLease* lease) {
   auto s = std::make_unique<WtSession>();
   int ret = conn_->open_session(conn_, &handler_.base, kSessionConfig, &s->session);
   if (ret != 0) return WtError(nullptr, ret, "open a session");
-  ret = s->session->open_cursor(s->session, kTable, nullptr, nullptr, &s->cursor);
-  if (ret != 0) {
-    Status st = WtError(s->session, ret, std::string("open a cursor on ") + kTable);
-    s->session->close(s->session, nullptr);
-    return st;
+  for (const std::string& uri : uris_) {
+    WT_CURSOR* c = nullptr;
+    ret = s->session->open_cursor(s->session, uri.c_str(), nullptr, nullptr, &c);
+    if (ret != 0) {
+      Status st = WtError(s->session, ret, "open a cursor on " + uri);
+      s->session->close(s->session, nullptr);
+      return st;
+    }
+    s->cursors.push_back(c);
   }
+  s->stops.assign(uris_.size(), nullptr);
   *lease = SessionLease(this, std::move(s));
   return Status::OK();
 }
@@ -478,7 +568,7 @@ Status WiredTigerStore::Get(std::string_view key, std::string* value) {
   if (key.empty()) return Status::NotFound();
   bool found = false;
   KVLAB_RETURN_IF_ERROR(Run("get", /*txn=*/false, [&](WtSession& s) {
-    WT_CURSOR* c = s.cursor;
+    WT_CURSOR* c = CursorFor(s, key);
     WT_ITEM k = Item(key), v;
     c->set_key(c, &k);
     int ret = c->search(c);
@@ -494,9 +584,9 @@ Status WiredTigerStore::MultiGet(const std::vector<std::string_view>& keys,
                                  std::vector<std::optional<std::string>>* values) {
   return Run("multiget", /*txn=*/true, [&](WtSession& s) {
     values->assign(keys.size(), std::nullopt);
-    WT_CURSOR* c = s.cursor;
     for (size_t i = 0; i < keys.size(); ++i) {
       if (keys[i].empty()) continue;
+      WT_CURSOR* c = CursorFor(s, keys[i]);
       WT_ITEM k = Item(keys[i]), v;
       c->set_key(c, &k);
       int ret = c->search(c);
@@ -512,7 +602,7 @@ Status WiredTigerStore::MultiGet(const std::vector<std::string_view>& keys,
 Status WiredTigerStore::Put(std::string_view key, std::string_view value) {
   KVLAB_RETURN_IF_ERROR(ValidateKey("wiredtiger", key, capabilities().max_key_bytes));
   return Run("put", /*txn=*/true, [&](WtSession& s) {
-    WT_CURSOR* c = s.cursor;
+    WT_CURSOR* c = CursorFor(s, key);
     WT_ITEM k = Item(key), v = Item(value);
     c->set_key(c, &k);
     c->set_value(c, &v);
@@ -523,7 +613,7 @@ Status WiredTigerStore::Put(std::string_view key, std::string_view value) {
 Status WiredTigerStore::Delete(std::string_view key) {
   if (key.empty()) return Status::OK();  // never stored, so already absent
   return Run("delete", /*txn=*/true, [&](WtSession& s) {
-    WT_CURSOR* c = s.cursor;
+    WT_CURSOR* c = CursorFor(s, key);
     WT_ITEM k = Item(key);
     c->set_key(c, &k);
     int ret = c->remove(c);
@@ -531,41 +621,53 @@ Status WiredTigerStore::Delete(std::string_view key) {
   });
 }
 
-int WiredTigerStore::DeleteRangeIn(WtSession& s, std::string_view begin, std::string_view end) {
+int WiredTigerStore::DeleteRangeInSpaces(WtSession& s, std::string_view begin,
+                                         std::string_view end) {
+  for (size_t space = 0; space < spaces_.size(); ++space) {
+    std::optional<std::string> b, e;
+    if (!spaces_.Clip(space, begin, end, &b, &e)) continue;
+    if (int ret = DeleteRangeIn(s, space, *b, *e); ret != 0) return ret;
+  }
+  return 0;
+}
+
+int WiredTigerStore::DeleteRangeIn(WtSession& s, size_t space, std::string_view begin,
+                                   std::string_view end) {
   if (!(begin < end)) return 0;
-  WT_CURSOR* start = s.cursor;
+  WT_CURSOR* start = s.cursors[space];
   int ret = AtOrAfter(start, begin);
   if (ret != 0) return ret == WT_NOTFOUND ? 0 : ret;
   WT_ITEM first;
   if ((ret = start->get_key(start, &first)) != 0) return ret;
   if (View(first) >= end) return 0;  // no key in [begin, end)
-  if (s.stop == nullptr) {
-    ret = s.session->open_cursor(s.session, kTable, nullptr, nullptr, &s.stop);
+  WT_CURSOR*& stop = s.stops[space];
+  if (stop == nullptr) {
+    ret = s.session->open_cursor(s.session, uris_[space].c_str(), nullptr, nullptr, &stop);
     if (ret != 0) return ret;
   }
   // The last key < end exists and is >= first, since first < end.
-  if ((ret = Before(s.stop, end, /*inclusive=*/false)) != 0) return ret;
-  return s.session->truncate(s.session, nullptr, start, s.stop, nullptr);
+  if ((ret = Before(stop, end, /*inclusive=*/false)) != 0) return ret;
+  return s.session->truncate(s.session, nullptr, start, stop, nullptr);
 }
 
 Status WiredTigerStore::DeleteRange(std::string_view begin, std::string_view end) {
   if (!(begin < end)) return Status::OK();
   return Run("delete range", /*txn=*/true,
-             [&](WtSession& s) { return DeleteRangeIn(s, begin, end); });
+             [&](WtSession& s) { return DeleteRangeInSpaces(s, begin, end); });
 }
 
 Status WiredTigerStore::Write(const WriteBatch& batch) {
   KVLAB_RETURN_IF_ERROR(ValidateBatch("wiredtiger", batch, capabilities().max_key_bytes));
   if (batch.empty()) return Status::OK();
   return Run("write batch", /*txn=*/true, [&](WtSession& s) {
-    WT_CURSOR* c = s.cursor;
     for (const auto& r : batch.records()) {
       if (r.op == WriteBatch::Op::kDeleteRange) {
-        // Truncate moves the session's cursor; it is positioned afresh by every record.
-        const int ret = DeleteRangeIn(s, r.key, r.value);
+        // Truncate moves the session's cursors; they are positioned afresh by every record.
+        const int ret = r.key < r.value ? DeleteRangeInSpaces(s, r.key, r.value) : 0;
         if (ret != 0) return ret;
         continue;
       }
+      WT_CURSOR* c = CursorFor(s, r.key);
       WT_ITEM k = Item(r.key);
       c->set_key(c, &k);
       int ret;
@@ -584,7 +686,10 @@ Status WiredTigerStore::Write(const WriteBatch& batch) {
 }
 
 std::unique_ptr<Iterator> WiredTigerStore::NewIterator(const IteratorOptions& options) {
-  return std::make_unique<WiredTigerIterator>(this, options);
+  auto snapshot = std::make_shared<WtSnapshot>(this);
+  return NewSpacedIterator(spaces_, options, [&](size_t space, const IteratorOptions& o) {
+    return std::make_unique<WiredTigerIterator>(snapshot, space, o);
+  });
 }
 
 Status WiredTigerStore::Flush() {

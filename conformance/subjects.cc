@@ -77,24 +77,9 @@ Profile MakeProfile(const encodings::EncodingRegistry& registry,
 
 Status ParseBackendColumn(const std::string& column, StoreSpec* out) {
   *out = StoreSpec();
-  std::string backend = column;
-  const size_t colon = column.find(':');
-  if (colon != std::string::npos) {
-    backend = column.substr(0, colon);
-    if (column.substr(colon + 1) != "noreverse") {
-      return Status::InvalidArgument("bad backend column '" + column +
-                                     "' (expected NAME or NAME:noreverse)");
-    }
-    out->no_reverse_scan = true;
-  }
-  const auto& names = BackendNames();
-  if (std::find(names.begin(), names.end(), backend) == names.end()) {
-    std::string known;
-    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    return Status::InvalidArgument("unknown backend '" + backend + "' (known: " + known + ")");
-  }
-  out->backend = backend;
-  return Status::OK();
+  return backends::ParseBackendColumn(
+      column, encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags()),
+      out);
 }
 
 EngineSubject::EngineSubject(std::string name, StoreSpec spec, EngineOptions options,

@@ -101,8 +101,9 @@ class EngineSubject final : public Subject {
   std::map<std::string, std::vector<std::string>> versions_;
 };
 
-// Parses a --backends entry: "NAME" or "NAME:noreverse" (the backend without reverse scan, so
-// the engine takes its fallback paths), into a StoreSpec.
+// Parses a --backends entry into a StoreSpec: "NAME", then any of ":noreverse" (the backend
+// without reverse scan, so the engine takes its fallback paths) and ":cf" (every record kind in
+// a key space of its own), as backends::ParseBackendColumn.
 Status ParseBackendColumn(const std::string& column, backends::StoreSpec* out);
 
 // A RESP server at `endpoint`. The harness FLUSHALLs it before every case.

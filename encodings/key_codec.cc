@@ -120,6 +120,12 @@ bool KeyCodec::DecodeSubKey(SubKeyTag tag, uint8_t db, std::string_view sub_key,
   return true;
 }
 
+std::vector<std::string> RecordKindPrefixes(const std::vector<SubKeyTag>& tags) {
+  std::vector<std::string> out = {"m#"};
+  for (SubKeyTag tag : tags) out.push_back(std::string(1, static_cast<char>(tag)) + "#");
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> StoreFormatRecord(const KeyCodecOptions& options) {
   const std::string& ns = options.ns_prefix;
   const bool printable =

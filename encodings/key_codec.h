@@ -61,6 +61,13 @@ enum class SubKeyTag : char {
   kArdb = 'a',   // every record of an Ardb-layout key (no key-version; eagerly deleted)
 };
 
+// The prefix of every record kind in the store: "m#" (key-metas), then tag "#" for each of
+// `tags`. With --column-families (or a ":cf" backend column) each kind is a key space of its own
+// (backends/key_spaces.h), as Kvrocks keeps metadata, sub-keys and the zset score index in
+// column families of their own (004_*). Whatever the options, every record of a kind starts
+// with its prefix: the namespace and the hashtag come after it.
+std::vector<std::string> RecordKindPrefixes(const std::vector<SubKeyTag>& tags);
+
 class KeyCodec {
  public:
   static constexpr size_t kHashtagBytes = 8;

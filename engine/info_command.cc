@@ -7,8 +7,8 @@
 //
 //   # Kvlab
 //   backend:rocksdb
-//   hash_encoding:0
-//   zset_encoding:0
+//   key_spaces:prefix                (or column_families, named_databases, tables:
+//   --column-families) key_space_count:1 hash_encoding:0 zset_encoding:0
 //   kv_total:gets=10,multiget_calls=0,...,bytes_written=512
 //   scan_cursors:2
 //   scan_cursor_bytes:210
@@ -45,6 +45,7 @@
 // (engine/key_locks.h).
 #include <strings.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
@@ -161,6 +162,12 @@ uint64_t DegradedTotal(Engine& engine) {
 
 void AppendKvlab(Engine& engine, std::string* out) {
   *out += "backend:" + engine.store()->name() + "\r\n";
+  // Where the record kinds live (backends/key_spaces.h): "column families" -> column_families.
+  const backends::Capabilities caps = engine.store()->capabilities();
+  std::string kind = backends::KeySpaceKindName(caps.key_space_kind);
+  std::replace(kind.begin(), kind.end(), ' ', '_');
+  *out += "key_spaces:" + kind + "\r\n";
+  *out += "key_space_count:" + std::to_string(caps.key_space_count) + "\r\n";
   // <type>_encoding:<version name> for every type of the registry (hash_encoding:0).
   for (const encodings::TypeSpec& type : engine.registry().types()) {
     *out += std::string(type.name) +

@@ -33,6 +33,11 @@ void StoreFlags::AddTo(CLI::App* app) {
                   "Rows per round trip of a scan, with --rtt-us (Camellia's kv.scan.batch)")
       ->check(NonNegative() & CLI::Range(1u, 1000000u))
       ->capture_default_str();
+  app->add_flag("--column-families", column_families,
+                "Keep each record kind (key-metas, fields and members, the zset score index, ...) "
+                "in a column family of its own (RocksDB), a named database (LMDB) or a table "
+                "(WiredTiger), as Kvrocks does; fixed for the life of a store (default: one "
+                "keyspace, the kinds told apart by their key prefix)");
 }
 
 StoreSpec StoreFlags::ToSpec() const {
@@ -45,6 +50,10 @@ StoreSpec StoreFlags::ToSpec() const {
   spec.remote_latency = rtt_us > 0;
   spec.remote.round_trip = std::chrono::microseconds(rtt_us);
   spec.remote.scan_page_rows = scan_page_rows;
+  if (column_families) {
+    spec.options.key_spaces =
+        encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags());
+  }
   return spec;
 }
 

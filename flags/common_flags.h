@@ -21,8 +21,10 @@ struct StoreFlags {
   bool no_reverse_scan = false;
   uint64_t rtt_us = 0;
   uint32_t scan_page_rows = 100;
+  bool column_families = false;
 
-  // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page.
+  // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
+  // --column-families.
   void AddTo(CLI::App* app);
   backends::StoreSpec ToSpec() const;
 };

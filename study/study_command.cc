@@ -311,11 +311,9 @@ int RunStudy(StudyFlags& f) {
     backends = {f.store.backend};
   }
   for (const std::string& b : backends) {
-    if (std::find(BackendNames().begin(), BackendNames().end(), b) == BackendNames().end()) {
-      std::string names;
-      for (const auto& n : BackendNames()) names += (names.empty() ? "" : ", ") + n;
-      std::fprintf(stderr, "kvlab study: unknown backend '%s' (backends: %s)\n", b.c_str(),
-                   names.c_str());
+    backends::StoreSpec ignored;
+    if (Status bad = backends::ParseBackendColumn(b, {}, &ignored); !bad.ok()) {
+      std::fprintf(stderr, "kvlab study: %s\n", bad.message().c_str());
       return kExitUsage;
     }
   }

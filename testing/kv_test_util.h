@@ -14,13 +14,24 @@
 namespace kvlab::testing {
 
 // One cell of the matrix: a backend and the decorators stacked on it.
+// Key spaces over the shared suite's alphabet (0x00 0x01 'a' 'b' 0x7f 0x80 0xfe 0xff): a
+// one-byte prefix that is also a key, a two-byte one, and one of 0xff bytes only (no key lies
+// past its records); keys outside them stay in the default space, on both sides of each.
+inline std::vector<std::string> TestKeySpaces() {
+  return {"a", std::string("\x80\x01", 2), std::string("\xff\xff", 2)};
+}
+
 struct StoreVariant {
   std::string backend;
   bool no_reverse_scan = false;
   bool remote = false;
+  // With StoreOptions::key_spaces chosen to cut through the suite's random keys (see
+  // TestKeySpaces).
+  bool key_spaces = false;
 
   std::string Name() const {
-    return backend + (no_reverse_scan ? "_NoReverse" : "") + (remote ? "_Remote" : "");
+    return backend + (no_reverse_scan ? "_NoReverse" : "") + (remote ? "_Remote" : "") +
+           (key_spaces ? "_KeySpaces" : "");
   }
   backends::StoreSpec Spec(const std::string& dir) const {
     backends::StoreSpec spec;
@@ -30,6 +41,7 @@ struct StoreVariant {
     spec.remote_latency = remote;
     spec.remote.round_trip = std::chrono::microseconds(0);  // count round trips, do not sleep
     spec.remote.scan_page_rows = 7;                         // small, so paging is exercised
+    if (key_spaces) spec.options.key_spaces = TestKeySpaces();
     return spec;
   }
 };
@@ -41,6 +53,7 @@ inline std::vector<StoreVariant> AllStoreVariants() {
     for (bool no_reverse : {false, true}) {
       for (bool remote : {false, true}) out.push_back({b, no_reverse, remote});
     }
+    out.push_back({b, false, false, /*key_spaces=*/true});
   }
   return out;
 }

@@ -166,9 +166,9 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   m.backends = f.backends.empty() ? BackendNames() : f.backends;
   if (f.Given("--backend")) m.backends = {f.store.backend};
   for (const auto& b : m.backends) {
-    if (std::find(BackendNames().begin(), BackendNames().end(), b) == BackendNames().end()) {
-      throw UsageError("unknown backend '" + b +
-                       "' (expected memory, rocksdb, lmdb or wiredtiger)");
+    backends::StoreSpec ignored;
+    if (Status s = backends::ParseBackendColumn(b, {}, &ignored); !s.ok()) {
+      throw UsageError(s.message());
     }
   }
   // The matrix's versions of each type: --<type>-versions, narrowed to one by --encoding or

@@ -115,6 +115,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
   out->store_dir = opened->dir();
   out->store_kept = !opened->temporary();
   out->persistent = opened->store()->capabilities().persistent;
+  out->key_spaces = backends::KeySpaceKindName(opened->store()->capabilities().key_space_kind);
   {
     Engine engine(opened->store(), EngineOptionsFor(options));
     EngineTarget target(&engine, opened.get(), TargetOptionsFor(options, cell, w.threads));
@@ -132,7 +133,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
   }
   s = opened->store()->Flush();
   if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
-  const DiskUsage usage = MeasureDiskUsage(cell.backend, opened->dir());
+  const DiskUsage usage = MeasureDiskUsage(backends::BackendOfColumn(cell.backend), opened->dir());
   out->disk_bytes = usage.data_bytes;
   out->disk_log_bytes = usage.log_bytes;
   if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
@@ -317,12 +318,16 @@ std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& optio
 Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
                      std::unique_ptr<OpenedStore>* out) {
   StoreSpec spec = options.store;
-  spec.backend = cell.backend;
+  // The cell's backend is a column: "rocksdb", or with modifiers, "rocksdb:cf".
+  KVLAB_RETURN_IF_ERROR(backends::ParseBackendColumn(
+      cell.backend,
+      encodings::RecordKindPrefixes(RegistryOf(options.engine).AllSubKeyTags()), &spec));
   if (!options.store.options.dir.empty()) {
     std::string leaf = name + "-" + cell.backend;
     // "-h0-z1": the profile label's parts.
     if (!cell.profile_label.empty()) leaf += "-" + cell.profile_label;
     std::replace(leaf.begin(), leaf.end(), ' ', '-');
+    std::replace(leaf.begin(), leaf.end(), ':', '-');
     leaf += "-r" + std::to_string(cell.repetition);
     spec.options.dir = (std::filesystem::path(options.store.options.dir) / leaf).string();
     spec.format = encodings::StoreFormatRecord(options.engine.keys);
@@ -336,7 +341,9 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
   return OpenStore(spec, out);
 }
 
-bool PhysicalCountersPerThread(const std::string& backend) { return backend == "rocksdb"; }
+bool PhysicalCountersPerThread(const std::string& backend) {
+  return backends::BackendOfColumn(backend) == "rocksdb";
+}
 
 EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads) {
   EngineTargetOptions t;

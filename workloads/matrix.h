@@ -60,6 +60,9 @@ struct CellResult {
   uint64_t disk_bytes = 0;
   uint64_t disk_log_bytes = 0;
   bool persistent = false;  // disk_bytes means something (not the in-memory backend)
+  // Where the store kept the record kinds: backends::KeySpaceKindName ("prefix", "column
+  // families", ...) of the cell's store.
+  std::string key_spaces;
   // Readings at the end (gauges such as lmdb.depth); empty for per-thread counters.
   backends::PhysicalCounters store_counters_end;
   // The Redis tier's memory at the end of the cell, per role that was used ("cache", "store"):

@@ -110,6 +110,7 @@ json ContextJson(const RunSettings& s) {
                 {"sync_writes", s.store.options.sync_writes},
                 {"cache_mb", s.store.options.cache_bytes >> 20},
                 {"no_reverse_scan", s.store.no_reverse_scan},
+                {"column_families", !s.store.options.key_spaces.empty()},
                 {"rtt_us", s.store.remote_latency ? s.store.remote.round_trip.count() : 0},
                 {"scan_page_rows", s.store.remote.scan_page_rows},
                 {"dir", s.store.options.dir}};
@@ -238,6 +239,7 @@ json CellJson(const CellResult& c) {
           {"degraded", !c.degraded.empty()},
           {"degraded_reason", c.degraded.empty() ? json(nullptr) : json(c.degraded)},
           {"phases", phases},
+          {"key_spaces", c.key_spaces.empty() ? json(nullptr) : json(c.key_spaces)},
           {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
           {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
           {"store_counters_end", CountersJson(c.store_counters_end)},
