@@ -124,7 +124,7 @@ TEST_P(KeySpacesReopenTest, ADifferentSetOfSpacesIsRefused) {
 // with named databases.
 TEST_P(KeySpacesReopenTest, TheBackendItselfRefusesWhatItCanSee) {
   using OpenFn = Status (*)(const StoreOptions&, std::unique_ptr<KvStore>*);
-  const OpenFn open = GetParam() == "rocksdb" ? &OpenRocksDbStore
+  const OpenFn open = GetParam() == "rocksdb" ? static_cast<OpenFn>(&OpenRocksDbStore)
                       : GetParam() == "lmdb"  ? &OpenLmdbStore
                                               : &OpenWiredTigerStore;
   testing::ScratchDir scratch;

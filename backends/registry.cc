@@ -251,7 +251,18 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
 
 OpenedStore::~OpenedStore() { Close(); }
 
+Status OpenedStore::CompactAll() {
+  if (!compact_all_) {
+    return Status::NotSupported(backend_ +
+                                " does not compact; its space is reclaimed by the "
+                                "collector (kvlab gc)");
+  }
+  return compact_all_();
+}
+
 void OpenedStore::Close() {
+  compact_all_ = nullptr;
+  base_ = nullptr;
   store_.reset();
   remote_ = nullptr;
   if (lock_fd_ >= 0) {
@@ -270,6 +281,11 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   if (open == nullptr) {
     return Status::InvalidArgument("unknown backend '" + spec.backend +
                                    "' (expected memory, rocksdb, lmdb or wiredtiger)");
+  }
+  if (spec.compaction_filter != nullptr && spec.backend != "rocksdb") {
+    return Status::InvalidArgument(
+        "a compaction filter needs RocksDB: " + spec.backend +
+        " does not compact (reclaim its space with the collector: kvlab gc)");
   }
   if (spec.remote_latency && spec.remote.scan_page_rows == 0) {
     return Status::InvalidArgument("the scan page size must be at least 1 row");
@@ -307,7 +323,13 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   }
 
   std::unique_ptr<KvStore> store;
-  KVLAB_RETURN_IF_ERROR(open(options, &store));
+  if (spec.backend == "rocksdb") {
+    KVLAB_RETURN_IF_ERROR(
+        OpenRocksDbStore(options, spec.compaction_filter, &store, &opened->compact_all_));
+  } else {
+    KVLAB_RETURN_IF_ERROR(open(options, &store));
+  }
+  opened->base_ = store.get();
   if (spec.no_reverse_scan) store = std::make_unique<NoReverseScanStore>(std::move(store));
   if (spec.remote_latency) {
     auto remote = std::make_unique<RemoteLatencyStore>(std::move(store), spec.remote);

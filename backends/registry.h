@@ -22,11 +22,13 @@
 // ("kvlab-store 1\nbackend <name>\n", no record) is still read.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "backends/compaction_filter.h"
 #include "backends/kv_store.h"
 #include "backends/remote_store.h"
 
@@ -41,6 +43,9 @@ struct StoreSpec {
   // The format record of what the opener writes (name -> value, in order), checked against the
   // store's. Empty: the opener does not care (raw KV tools), and nothing is checked or written.
   std::vector<std::pair<std::string, std::string>> format;
+  // What the backend's own compactions may drop (compaction_filter.h). Only RocksDB compacts;
+  // OpenStore refuses a policy for another backend, naming the collector instead.
+  std::shared_ptr<const CompactionFilterPolicy> compaction_filter;
 };
 
 // The names OpenStore accepts, in a fixed order.
@@ -67,6 +72,9 @@ class OpenedStore {
 
   // The top of the decorator chain.
   KvStore* store() const { return store_.get(); }
+  // The backend's own store, below every decorator: what a compaction filter reads through,
+  // so that its reads are neither delayed nor counted as the workload's round trips.
+  KvStore* base() const { return base_; }
   // The RemoteLatencyStore of the chain, or nullptr.
   RemoteLatencyStore* remote() const { return remote_; }
   const std::string& dir() const { return dir_; }
@@ -76,6 +84,10 @@ class OpenedStore {
   // the opener's: the caller may tell the user that nothing could be checked.
   bool format_adopted() const { return format_adopted_; }
 
+  // Flushes and compacts the whole store, so that the compaction filter sees every record
+  // (RocksDB). NotSupported on the backends that do not compact.
+  Status CompactAll();
+
   // Closes the store, releases the lock and removes a temporary directory. Idempotent.
   void Close();
 
@@ -84,6 +96,8 @@ class OpenedStore {
   OpenedStore() = default;
 
   std::unique_ptr<KvStore> store_;
+  std::function<Status()> compact_all_;  // set by a backend that compacts
+  KvStore* base_ = nullptr;
   RemoteLatencyStore* remote_ = nullptr;
   std::string dir_;
   std::string backend_;

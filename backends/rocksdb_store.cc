@@ -36,10 +36,17 @@
 // - Errors: rocksdb::Status codes map onto kvlab's (see ToKvlab below); every message starts with
 //   "rocksdb: ", names the operation, and for Open the directory.
 // - The destructor cancels background work (waiting for running jobs) and closes the DB.
+// - Compaction filter: with a CompactionFilterPolicy (compaction_filter.h), every column family
+//   gets a CompactionFilterFactory that hands each compaction its own RecordDropper; a dropped
+//   record is Decision::kRemove, which RocksDB turns into a tombstone in the compaction's output
+//   (so an older version of the key below cannot resurface). Merge operands and blob references
+//   are never offered (kvlab writes neither). RocksDB calls filters regardless of snapshots, so
+//   the policy must only drop what no reader can still need (the engine's grace period).
 // - No RocksDB type leaves this file; rocksdb_store.h declares only OpenRocksDbStore.
 #include "backends/rocksdb_store.h"
 
 #include <rocksdb/cache.h>
+#include <rocksdb/compaction_filter.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
@@ -122,6 +129,39 @@ rocksdb::Options MakeOptions(const StoreOptions& options) {
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
 }
+
+// A RecordDropper as RocksDB's compaction filter: one per compaction (the factory below).
+class DropperFilter final : public rocksdb::CompactionFilter {
+ public:
+  explicit DropperFilter(std::unique_ptr<RecordDropper> dropper) : dropper_(std::move(dropper)) {}
+  Decision FilterV2(int /*level*/, const rocksdb::Slice& key, ValueType type,
+                    const rocksdb::Slice& value, std::string* /*new_value*/,
+                    std::string* /*skip_until*/) const override {
+    if (type != ValueType::kValue) return Decision::kKeep;
+    return dropper_->Drop({key.data(), key.size()}, {value.data(), value.size()})
+               ? Decision::kRemove
+               : Decision::kKeep;
+  }
+  const char* Name() const override { return "kvlab.DropperFilter"; }
+
+ private:
+  // FilterV2 is const; the dropper's state (its last key-meta) is the compaction's own.
+  const std::unique_ptr<RecordDropper> dropper_;
+};
+
+class DropperFilterFactory final : public rocksdb::CompactionFilterFactory {
+ public:
+  explicit DropperFilterFactory(std::shared_ptr<const CompactionFilterPolicy> policy)
+      : policy_(std::move(policy)) {}
+  std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
+      const rocksdb::CompactionFilter::Context& /*context*/) override {
+    return std::make_unique<DropperFilter>(policy_->NewDropper());
+  }
+  const char* Name() const override { return "kvlab.DropperFilterFactory"; }
+
+ private:
+  const std::shared_ptr<const CompactionFilterPolicy> policy_;
+};
 
 class RocksDbIterator final : public Iterator {
  public:
@@ -341,7 +381,8 @@ class RocksDbStore final : public KvStore {
     EnsurePerfCounting();
     rocksdb::FlushOptions fo;
     fo.wait = true;
-    KVLAB_RETURN_IF_ERROR(ToKvlab(db_->Flush(fo), "flush"));
+    // Every column family: DB::Flush(options) alone flushes only the default one.
+    KVLAB_RETURN_IF_ERROR(ToKvlab(db_->Flush(fo, handles_), "flush"));
     // Writes that raced the flush are in the new WAL; make them durable too.
     return ToKvlab(db_->SyncWAL(), "sync wal");
   }
@@ -383,11 +424,20 @@ class RocksDbStore final : public KvStore {
 }  // namespace
 
 Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  return OpenRocksDbStore(options, nullptr, store, nullptr);
+}
+
+Status OpenRocksDbStore(const StoreOptions& options,
+                        std::shared_ptr<const CompactionFilterPolicy> filter,
+                        std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all) {
   EnsurePerfCounting();
   if (options.dir.empty()) return Status::InvalidArgument("rocksdb: no directory given");
   KeySpaceMap spaces;
   KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
-  const rocksdb::Options db_options = MakeOptions(options);
+  rocksdb::Options db_options = MakeOptions(options);
+  if (filter != nullptr) {
+    db_options.compaction_filter_factory = std::make_shared<DropperFilterFactory>(filter);
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> wanted;
   for (size_t space = 0; space < spaces.size(); ++space) {
     wanted.emplace_back(space == 0 ? rocksdb::kDefaultColumnFamilyName : spaces.Name(space),
@@ -415,6 +465,20 @@ Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* s
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::Status s = rocksdb::DB::Open(open_options, options.dir, wanted, &handles, &db);
   if (!s.ok()) return ToKvlab(s, "cannot open " + options.dir);
+  if (compact_all != nullptr) {
+    *compact_all = [db, handles]() {
+      EnsurePerfCounting();
+      rocksdb::FlushOptions fo;
+      fo.wait = true;
+      KVLAB_RETURN_IF_ERROR(ToKvlab(db->Flush(fo, handles), "flush"));
+      rocksdb::CompactRangeOptions co;
+      co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+      for (rocksdb::ColumnFamilyHandle* h : handles) {
+        KVLAB_RETURN_IF_ERROR(ToKvlab(db->CompactRange(co, h, nullptr, nullptr), "compact"));
+      }
+      return Status::OK();
+    };
+  }
   *store = std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles),
                                           options.sync_writes);
   return Status::OK();

@@ -1,8 +1,10 @@
 // The RocksDB backend. See rocksdb_store.cc for how the KvStore contract maps onto RocksDB.
 #pragma once
 
+#include <functional>
 #include <memory>
 
+#include "backends/compaction_filter.h"
 #include "backends/kv_store.h"
 
 namespace kvlab::backends {
@@ -10,5 +12,14 @@ namespace kvlab::backends {
 // Opens or creates a RocksDB store in options.dir.
 // REQUIRES: options.dir exists (OpenStore in registry.h creates it and checks its marker).
 Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+
+// The same, with every column family's compactions consulting `filter` (null: none), and a
+// function in *compact_all that flushes the memtables and compacts every column family down to
+// the bottommost level, so that the filter sees every record (RocksDB's CompactRange with
+// bottommost_level_compaction = kForce). REQUIRES: *compact_all is called only while the store
+// is open.
+Status OpenRocksDbStore(const StoreOptions& options,
+                        std::shared_ptr<const CompactionFilterPolicy> filter,
+                        std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all);
 
 }  // namespace kvlab::backends

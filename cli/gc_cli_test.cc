@@ -121,5 +121,39 @@ TEST(GcCli, KilledMidPassThenRunAgainLosesNothing) {
   }
 }
 
+// --mechanism compaction: one full RocksDB compaction with the filter takes the deleted keys'
+// sub-keys and an expired key's meta and sub-keys, keeps every live key, and says so in one
+// line; a backend that does not compact is refused.
+TEST(GcCli, CompactionMechanismDropsGarbageAndKeepsLiveKeys) {
+  testing::ScratchDir dir;
+  const std::string store = dir.Sub("store");
+  {
+    OpenEngine e(store);
+    for (const char* key : {"live", "gone", "expiring"}) {
+      ASSERT_FALSE(e.Exec({"HSET", key, "a", "1", "b", "2", "c", "3"}).is_error());
+    }
+    e.Exec({"DEL", "gone"});
+    e.Exec({"PEXPIRE", "expiring", "1"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  auto r =
+      Kvlab({"gc", "--backend", "lmdb", "--dir", store, "--mechanism", "compaction"}, dir.path());
+  EXPECT_EQ(r.exit_code, flags::kExitUsage);
+  EXPECT_NE(r.err.find("needs --backend rocksdb"), std::string::npos) << r.err;
+
+  r = Kvlab({"gc", "--backend", "rocksdb", "--dir", store, "--mechanism", "compaction",
+             "--compaction-grace-ms", "0", "--quiet"},
+            dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // gone's and expiring's three fields, and expiring's meta.
+  EXPECT_NE(r.out.find("dropped 7 (sub-keys 6, metas 1)"), std::string::npos) << r.out;
+  OpenEngine e(store);
+  const testing::Garbage g = testing::ScanForGarbage(*e.engine);
+  EXPECT_EQ(g.orphans, 0u);
+  EXPECT_EQ(g.expired_metas, 0u);
+  EXPECT_EQ(g.records, 4u);  // live's meta and fields
+  EXPECT_EQ(e.Exec({"HLEN", "live"}).integer(), 3);
+}
+
 }  // namespace
 }  // namespace kvlab::cli

@@ -263,74 +263,8 @@ TEST(Collector, ConcurrentWritersDeletesAndExpiriesLoseNothing) {
     }
   });
 
-  constexpr int kWriters = 4;
-  constexpr int kKeysPerWriter = 6;
-  constexpr int kSteps = 1500;
-  // Per writer: key -> field -> value (hash), or a string value under "" with string=true.
-  struct Model {
-    bool exists = false;
-    bool string = false;
-    std::map<std::string, std::string> fields;
-    int64_t deadline = -1;  // PEXPIREAT given, still in the future when set
-  };
-  std::vector<std::map<std::string, Model>> models(kWriters);
-  std::vector<std::thread> writers;
-  for (int w = 0; w < kWriters; ++w) {
-    writers.emplace_back([&, w] {
-      Session session;
-      std::mt19937 rng(1000 + w);
-      auto exec = [&](std::vector<std::string> argv) {
-        const resp::Reply r = engine.Execute(session, argv);
-        EXPECT_FALSE(r.is_error()) << argv[0] << ": " << r.Describe();
-        return r;
-      };
-      for (int step = 0; step < kSteps; ++step) {
-        const std::string key =
-            "w" + std::to_string(w) + "k" + std::to_string(rng() % kKeysPerWriter);
-        Model& m = models[w][key];
-        if (m.deadline >= 0) {
-          // Wait until the key has surely expired: every later command sees it gone.
-          while (h.clock().NowMillis() <= m.deadline) std::this_thread::yield();
-          m = Model();
-        }
-        switch (rng() % 10) {
-          case 0:
-            exec({"DEL", key});
-            m = Model();
-            break;
-          case 1:
-            exec({"SET", key, "s" + std::to_string(step)});
-            m = Model();
-            m.exists = m.string = true;
-            m.fields[""] = "s" + std::to_string(step);
-            break;
-          case 2:
-            if (m.exists) {
-              const int64_t deadline = h.clock().NowMillis() + 1 + static_cast<int64_t>(rng() % 5);
-              exec({"PEXPIREAT", key, std::to_string(deadline)});
-              m.deadline = deadline;
-            }
-            break;
-          default: {
-            if (m.string) {
-              exec({"DEL", key});
-              m = Model();
-            }
-            std::vector<std::string> argv = {"HSET", key};
-            for (int i = 0; i < 1 + static_cast<int>(rng() % 8); ++i) {
-              const std::string f = "f" + std::to_string(rng() % 20);
-              argv.push_back(f);
-              argv.push_back(std::to_string(step));
-              m.fields[f] = std::to_string(step);
-            }
-            exec(argv);
-            m.exists = true;
-          }
-        }
-      }
-    });
-  }
-  for (std::thread& t : writers) t.join();
+  testing::ModelWriters writers;
+  writers.Run(engine, h.clock());
   done = true;
   gc.join();
   clock.join();
@@ -341,24 +275,7 @@ TEST(Collector, ConcurrentWritersDeletesAndExpiriesLoseNothing) {
   const Garbage g = ScanForGarbage(engine);
   EXPECT_EQ(g.orphans, 0u);
   EXPECT_EQ(g.expired_metas, 0u);
-  Session session;
-  for (int w = 0; w < kWriters; ++w) {
-    for (auto& [key, m] : models[w]) {
-      const bool gone = !m.exists || m.deadline >= 0;
-      if (gone) {
-        EXPECT_EQ(engine.Execute(session, {"EXISTS", key}).integer(), 0) << key;
-      } else if (m.string) {
-        EXPECT_EQ(engine.Execute(session, {"GET", key}).str(), m.fields[""]) << key;
-      } else {
-        const resp::Reply r = engine.Execute(session, {"HGETALL", key});
-        std::map<std::string, std::string> got;
-        for (size_t i = 0; i + 1 < r.elements().size(); i += 2) {
-          got[r.elements()[i].str()] = r.elements()[i + 1].str();
-        }
-        EXPECT_EQ(got, m.fields) << key;
-      }
-    }
-  }
+  writers.ExpectEveryKeyAsModelled(engine);
 }
 
 }  // namespace

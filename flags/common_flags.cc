@@ -38,6 +38,14 @@ void StoreFlags::AddTo(CLI::App* app) {
                 "in a column family of its own (RocksDB), a named database (LMDB) or a table "
                 "(WiredTiger), as Kvrocks does; fixed for the life of a store (default: one "
                 "keyspace, the kinds told apart by their key prefix)");
+  app->add_flag("--compaction-filter", compaction_filter,
+                "RocksDB only: compactions drop the records of deleted, overwritten and expired "
+                "keys as they rewrite files, as Kvrocks does (docs/gc.md)");
+  app->add_option("--compaction-grace-ms", compaction_grace_ms,
+                  "With --compaction-filter: how long after its expiry a key's records may be "
+                  "dropped (longer than any command runs; docs/gc.md says why)")
+      ->check(NonNegative())
+      ->capture_default_str();
 }
 
 StoreSpec StoreFlags::ToSpec() const {
@@ -160,15 +168,28 @@ Status EngineFlags::ApplyConfigFile(Engine* engine) const {
   return engine->config().LoadFile(config_file);
 }
 
-std::unique_ptr<OpenedStore> OpenStoreOrReport(const StoreFlags& flags, const EngineFlags& engine) {
+std::unique_ptr<OpenedStore> OpenStoreOrReport(
+    const StoreFlags& flags, const EngineFlags& engine,
+    std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy) {
   std::unique_ptr<OpenedStore> opened;
   StoreSpec spec = flags.ToSpec();
-  spec.format = encodings::StoreFormatRecord(engine.ToOptions().keys);
+  const EngineOptions engine_options = engine.ToOptions();
+  spec.format = encodings::StoreFormatRecord(engine_options.keys);
+  std::shared_ptr<engine::KeyMetaCompactionPolicy> filter;
+  if (flags.compaction_filter) {
+    engine::CompactionPolicyOptions po;
+    po.keys = engine_options.keys;
+    po.grace_ms = flags.compaction_grace_ms;
+    filter = std::make_shared<engine::KeyMetaCompactionPolicy>(po);
+    spec.compaction_filter = filter;
+  }
   Status s = OpenStore(spec, &opened);
   if (!s.ok()) {
     std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
     return nullptr;
   }
+  if (filter != nullptr) filter->Attach(opened->base());
+  if (policy != nullptr) *policy = filter;
   std::fprintf(stderr, "kvlab: %s store in %s%s\n", opened->store()->name().c_str(),
                opened->dir().c_str(), opened->temporary() ? " (temporary, removed at exit)" : "");
   if (opened->format_adopted()) {

@@ -9,6 +9,7 @@
 
 #include "backends/registry.h"
 #include "encodings/registry.h"
+#include "engine/compaction_policy.h"
 #include "engine/engine.h"
 
 namespace kvlab::flags {
@@ -22,9 +23,13 @@ struct StoreFlags {
   uint64_t rtt_us = 0;
   uint32_t scan_page_rows = 100;
   bool column_families = false;
+  // RocksDB's compactions drop garbage (engine/compaction_policy.h), after this grace period
+  // for expired keys.
+  bool compaction_filter = false;
+  int64_t compaction_grace_ms = 60'000;
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
-  // --column-families.
+  // --column-families, --compaction-filter, --compaction-grace-ms.
   void AddTo(CLI::App* app);
   backends::StoreSpec ToSpec() const;
 };
@@ -64,7 +69,10 @@ struct EngineFlags {
 // returns nullptr.
 // `engine`: the engine that will write to it, whose format record (layout, namespace and md5
 // prefix) the store must have or take (backends/registry.h).
-std::unique_ptr<backends::OpenedStore> OpenStoreOrReport(const StoreFlags& flags,
-                                                         const EngineFlags& engine);
+// With --compaction-filter the store's compactions consult a KeyMetaCompactionPolicy, attached
+// to the store before this returns; *policy (when given) gets it, for its counts.
+std::unique_ptr<backends::OpenedStore> OpenStoreOrReport(
+    const StoreFlags& flags, const EngineFlags& engine,
+    std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy = nullptr);
 
 }  // namespace kvlab::flags

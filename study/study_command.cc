@@ -399,6 +399,8 @@ int RunStudy(StudyFlags& f) {
   MatrixOptions base;
   base.backends = backends;
   base.store = f.store.ToSpec();
+  base.compaction_filter = f.store.compaction_filter;
+  base.compaction_grace_ms = f.store.compaction_grace_ms;
   base.engine = f.engine.ToOptions();
   base.config_file = f.engine.config_file;
   base.repetitions = 1;

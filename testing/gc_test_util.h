@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
+#include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "encodings/key_meta.h"
 #include "engine/engine.h"
@@ -63,5 +67,113 @@ inline Garbage ScanForGarbage(engine::Engine& engine, uint8_t db = 0) {
   EXPECT_TRUE(it->status().ok()) << it->status().ToString();
   return g;
 }
+
+// Writers that create, grow, overwrite, delete and expire hashes and strings on an engine while
+// something reclaims space beside them (the collector, a compacting store), each keeping a
+// model of its keys; then every key must hold what its writer's model says.
+class ModelWriters {
+ public:
+  static constexpr int kWriters = 4;
+  static constexpr int kKeysPerWriter = 6;
+  static constexpr int kSteps = 1500;
+
+  // Runs the writers to the end. `clock` is the engine's; a PEXPIREAT'ed key is waited for
+  // until the clock passes its deadline (someone else advances it).
+  void Run(engine::Engine& engine, const encodings::ManualClock& clock) {
+    models_.assign(kWriters, {});
+    std::vector<std::thread> writers;
+    for (int w = 0; w < kWriters; ++w) {
+      writers.emplace_back([&, w] { Write(engine, clock, w); });
+    }
+    for (std::thread& t : writers) t.join();
+  }
+
+  // REQUIRES: every deadline given has passed on the engine's clock.
+  void ExpectEveryKeyAsModelled(engine::Engine& engine) {
+    engine::Session session;
+    for (int w = 0; w < kWriters; ++w) {
+      for (auto& [key, m] : models_[w]) {
+        const bool gone = !m.exists || m.deadline >= 0;
+        if (gone) {
+          EXPECT_EQ(engine.Execute(session, {"EXISTS", key}).integer(), 0) << key;
+        } else if (m.string) {
+          EXPECT_EQ(engine.Execute(session, {"GET", key}).str(), m.fields[""]) << key;
+        } else {
+          const resp::Reply r = engine.Execute(session, {"HGETALL", key});
+          std::map<std::string, std::string> got;
+          for (size_t i = 0; i + 1 < r.elements().size(); i += 2) {
+            got[r.elements()[i].str()] = r.elements()[i + 1].str();
+          }
+          EXPECT_EQ(got, m.fields) << key;
+        }
+      }
+    }
+  }
+
+ private:
+  // A key: a hash's fields, or a string's value under "" with string=true.
+  struct Model {
+    bool exists = false;
+    bool string = false;
+    std::map<std::string, std::string> fields;
+    int64_t deadline = -1;  // PEXPIREAT given, still in the future when set
+  };
+
+  void Write(engine::Engine& engine, const encodings::ManualClock& clock, int w) {
+    engine::Session session;
+    std::mt19937 rng(1000 + w);
+    auto exec = [&](std::vector<std::string> argv) {
+      const resp::Reply r = engine.Execute(session, argv);
+      EXPECT_FALSE(r.is_error()) << argv[0] << ": " << r.Describe();
+      return r;
+    };
+    for (int step = 0; step < kSteps; ++step) {
+      const std::string key =
+          "w" + std::to_string(w) + "k" + std::to_string(rng() % kKeysPerWriter);
+      Model& m = models_[w][key];
+      if (m.deadline >= 0) {
+        // Wait until the key has surely expired: every later command sees it gone.
+        while (clock.NowMillis() <= m.deadline) std::this_thread::yield();
+        m = Model();
+      }
+      switch (rng() % 10) {
+        case 0:
+          exec({"DEL", key});
+          m = Model();
+          break;
+        case 1:
+          exec({"SET", key, "s" + std::to_string(step)});
+          m = Model();
+          m.exists = m.string = true;
+          m.fields[""] = "s" + std::to_string(step);
+          break;
+        case 2:
+          if (m.exists) {
+            const int64_t deadline = clock.NowMillis() + 1 + static_cast<int64_t>(rng() % 5);
+            exec({"PEXPIREAT", key, std::to_string(deadline)});
+            m.deadline = deadline;
+          }
+          break;
+        default: {
+          if (m.string) {
+            exec({"DEL", key});
+            m = Model();
+          }
+          std::vector<std::string> argv = {"HSET", key};
+          for (int i = 0; i < 1 + static_cast<int>(rng() % 8); ++i) {
+            const std::string f = "f" + std::to_string(rng() % 20);
+            argv.push_back(f);
+            argv.push_back(std::to_string(step));
+            m.fields[f] = std::to_string(step);
+          }
+          exec(argv);
+          m.exists = true;
+        }
+      }
+    }
+  }
+
+  std::vector<std::map<std::string, Model>> models_;
+};
 
 }  // namespace kvlab::testing

@@ -192,6 +192,8 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
     }
   }
   m.store = f.store.ToSpec();
+  m.compaction_filter = f.store.compaction_filter;
+  m.compaction_grace_ms = f.store.compaction_grace_ms;
   m.engine = f.engine.ToOptions();
   m.config_file = f.engine.config_file;
   m.repetitions = std::max(1, f.repetitions);

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/compaction_policy.h"
+
 namespace kvlab::workloads {
 
 using backends::DiskUsage;
@@ -320,8 +322,8 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
   StoreSpec spec = options.store;
   // The cell's backend is a column: "rocksdb", or with modifiers, "rocksdb:cf".
   KVLAB_RETURN_IF_ERROR(backends::ParseBackendColumn(
-      cell.backend,
-      encodings::RecordKindPrefixes(RegistryOf(options.engine).AllSubKeyTags()), &spec));
+      cell.backend, encodings::RecordKindPrefixes(RegistryOf(options.engine).AllSubKeyTags()),
+      &spec));
   if (!options.store.options.dir.empty()) {
     std::string leaf = name + "-" + cell.backend;
     // "-h0-z1": the profile label's parts.
@@ -338,7 +340,19 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
                                      "it or choose another --dir)");
     }
   }
-  return OpenStore(spec, out);
+  std::shared_ptr<engine::KeyMetaCompactionPolicy> policy;
+  if (options.compaction_filter && spec.backend == "rocksdb") {
+    engine::CompactionPolicyOptions po;
+    po.keys = options.engine.keys;
+    po.registry = &RegistryOf(options.engine);
+    po.clock = options.engine.clock;
+    po.grace_ms = options.compaction_grace_ms;
+    policy = std::make_shared<engine::KeyMetaCompactionPolicy>(po);
+    spec.compaction_filter = policy;
+  }
+  KVLAB_RETURN_IF_ERROR(OpenStore(spec, out));
+  if (policy != nullptr) policy->Attach((*out)->base());
+  return Status::OK();
 }
 
 bool PhysicalCountersPerThread(const std::string& backend) {

@@ -92,6 +92,10 @@ struct MatrixOptions {
   // Store options and decorators for every backend (spec.backend is ignored). A non-empty
   // spec.options.dir is the parent directory of the cells' stores, which are kept.
   backends::StoreSpec store;
+  // The RocksDB cells' compactions drop garbage (--compaction-filter, engine/compaction_policy.h),
+  // expired keys after this grace period; the other backends do not compact.
+  bool compaction_filter = false;
+  int64_t compaction_grace_ms = 60'000;
   engine::EngineOptions engine;  // versions are set per cell; engine.registry is the registry
   std::string config_file;       // --config: applied to each cell's engine before its versions
   bool in_process = true;
