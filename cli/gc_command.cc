@@ -35,6 +35,7 @@ struct GcFlags {
   uint64_t rate = 0;
   bool quiet = false;
   std::string mechanism = "scan";
+  bool dry_run = false;
 };
 
 // --mechanism compaction: a full RocksDB compaction whose filter drops the garbage
@@ -82,7 +83,13 @@ int RunGc(const GcFlags& f) {
   if (!std::filesystem::is_directory(f.store.dir, ec)) {
     throw UsageError("--dir " + f.store.dir + ": no such directory, so no store to collect");
   }
-  if (f.mechanism == "compaction") return RunCompaction(f);
+  if (f.mechanism == "compaction") {
+    if (f.dry_run) {
+      throw UsageError("--dry-run counts what a scan pass would reclaim; a compaction cannot be "
+                       "dry-run (use --mechanism scan --dry-run)");
+    }
+    return RunCompaction(f);
+  }
   std::unique_ptr<backends::OpenedStore> opened = flags::OpenStoreOrReport(f.store, f.engine);
   if (opened == nullptr) return kExitCannotRun;
   Engine engine(opened->store(), f.engine.ToOptions(*opened));
@@ -93,6 +100,7 @@ int RunGc(const GcFlags& f) {
   options.batch_records = static_cast<size_t>(f.batch);
   options.max_records_per_second = f.rate;
   options.stop = &stop;
+  options.dry_run = f.dry_run;
   // Progress on stderr: at most one line a second, rewritten in place on a terminal.
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto last = std::chrono::steady_clock::now();
@@ -103,14 +111,15 @@ int RunGc(const GcFlags& f) {
     if (f.quiet || now - last < std::chrono::seconds(1)) return;
     last = now;
     printed = true;
-    std::fprintf(stderr, "%sgc: db %d %s: scanned %llu records, reclaimed %llu%s", tty ? "\r" : "",
-                 p.db, p.phase.c_str(), static_cast<unsigned long long>(p.so_far.scanned),
+    std::fprintf(stderr, "%sgc: db %d %s: scanned %llu records, %s %llu%s", tty ? "\r" : "", p.db,
+                 p.phase.c_str(), static_cast<unsigned long long>(p.so_far.scanned),
+                 f.dry_run ? "garbage" : "reclaimed",
                  static_cast<unsigned long long>(p.so_far.reclaimed()), tty ? "\x1b[K" : "\n");
   };
   GcStats stats;
   const Status s = Collector(&engine).RunPass(options, &stats);
   if (printed && tty) std::fprintf(stderr, "\n");
-  std::printf("%s\n", stats.Line().c_str());
+  std::printf("%s\n", (f.dry_run ? stats.DryRunLine() : stats.Line()).c_str());
   if (s.IsAborted()) {
     std::fprintf(stderr, "kvlab gc: interrupted; what was reclaimed so far stays reclaimed\n");
     return kExitInterrupted;
@@ -146,6 +155,8 @@ void AddGcCommand(CLI::App& app, int* exit_code) {
                   "keys once --compaction-grace-ms has passed (docs/gc.md)")
       ->check(CLI::IsMember({"scan", "compaction"}))
       ->capture_default_str();
+  cmd->add_flag("--dry-run", f->dry_run,
+                "Write nothing: count what a pass would reclaim (records and their bytes)");
   cmd->callback([f, exit_code] { *exit_code = RunGc(*f); });
 }
 

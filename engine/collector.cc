@@ -42,16 +42,40 @@ std::string GcStats::Line() const {
   return line;
 }
 
+std::string GcStats::DryRunLine() const {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "gc dry run: scanned %" PRIu64 " records, garbage %" PRIu64 " (sub-keys %" PRIu64
+                ", metas %" PRIu64 ", tier %" PRIu64 "; %" PRIu64 " bytes) in %.2f s",
+                scanned, reclaimed(), reclaimed_sub_keys, reclaimed_metas, reclaimed_tier,
+                garbage_bytes, seconds);
+  std::string line = buf;
+  if (undecodable > 0) line += "; " + std::to_string(undecodable) + " records not kvlab's";
+  return line;
+}
+
 GcStats& GcStats::operator+=(const GcStats& o) {
   scanned += o.scanned;
   reclaimed_sub_keys += o.reclaimed_sub_keys;
   reclaimed_metas += o.reclaimed_metas;
   reclaimed_tier += o.reclaimed_tier;
   undecodable += o.undecodable;
+  garbage_bytes += o.garbage_bytes;
   kv += o.kv;
   seconds += o.seconds;
   return *this;
 }
+
+namespace {
+
+// Whether deleting this key also deletes Redis-tier data (a zset v3 store zset).
+bool HasTierStore(const encodings::EncodingRegistry& registry, const KeyMeta& meta) {
+  if (meta.type == KeyType::kString) return false;
+  const encodings::EncodingSpec* row = registry.Find(meta.type, meta.encode_version);
+  return row != nullptr && row->tier == encodings::TierUse::kStore;
+}
+
+}  // namespace
 
 Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uint64_t* metas,
                            uint64_t* tier, OpCounts* kv) {
@@ -88,11 +112,7 @@ Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uin
       }
       txn.DeleteMeta(keys[i]);
       ++deleted;
-      const encodings::EncodingSpec* row = registry_.Find(meta.type, meta.encode_version);
-      if (row != nullptr && meta.type != KeyType::kString &&
-          row->tier == encodings::TierUse::kStore) {
-        ++tiered;
-      }
+      if (HasTierStore(registry_, meta)) ++tiered;
     }
     if (!txn.batch().empty()) s = counting.Write(txn.batch());
     if (s.ok()) {
@@ -226,7 +246,14 @@ Status Collector::CollectMetas(int db, const GcOptions& options, GcStats* stats)
         ++stats->undecodable;
         continue;
       }
-      if (meta.ExpiredAt(now)) expired.push_back(std::move(key));
+      if (!meta.ExpiredAt(now)) continue;
+      if (options.dry_run) {
+        ++stats->reclaimed_metas;
+        stats->garbage_bytes += meta_key.size() + value.size();
+        if (HasTierStore(engine_->registry(), meta)) ++stats->reclaimed_tier;
+      } else {
+        expired.push_back(std::move(key));
+      }
     }
     s = engine_->ReapExpired(d, expired, &stats->reclaimed_metas, &stats->reclaimed_tier,
                              &stats->kv);
@@ -251,7 +278,7 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
   std::string from = begin;
   Status s;
   while (s.ok()) {
-    s = ReadBatch(&counting, from, end, options.batch_records, false, &records);
+    s = ReadBatch(&counting, from, end, options.batch_records, options.dry_run, &records);
     if (!s.ok() || records.empty()) break;
     stats->scanned += records.size();
     // The owner of each record, then one MultiGet for the distinct owners' metas.
@@ -279,17 +306,19 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
     std::vector<std::optional<std::string>> metas;
     if (!views.empty()) s = counting.MultiGet(views, &metas);
     if (!s.ok()) break;
-    // The key-version each owner's meta holds now (nullopt: no meta). An undecodable meta
-    // keeps its sub-keys: what it owns cannot be known.
+    // The key-version each owner's meta holds now (nullopt: no meta; in a dry run also an
+    // expired meta, which a pass reaps first). An undecodable meta keeps its sub-keys: what it
+    // owns cannot be known.
+    const int64_t now = engine_->clock().NowMillis();
     std::vector<std::optional<uint64_t>> current(meta_keys.size());
     std::vector<bool> unknown(meta_keys.size(), false);
     for (size_t j = 0; j < metas.size(); ++j) {
       if (!metas[j]) continue;
       KeyMeta meta;
-      if (KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok()) {
-        current[j] = meta.key_version;
-      } else {
+      if (!KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok()) {
         unknown[j] = true;
+      } else if (!options.dry_run || !meta.ExpiredAt(now)) {
+        current[j] = meta.key_version;
       }
     }
     WriteBatch batch;
@@ -297,7 +326,12 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
       if (!owners[i]) continue;
       const size_t j = meta_index[owners[i]->key];
       if (unknown[j] || current[j] == owners[i]->version) continue;
-      batch.Delete(records[i].first);
+      if (options.dry_run) {
+        ++stats->reclaimed_sub_keys;
+        stats->garbage_bytes += records[i].first.size() + records[i].second.size();
+      } else {
+        batch.Delete(records[i].first);
+      }
     }
     if (!batch.empty()) {
       s = counting.Write(batch);
@@ -322,19 +356,21 @@ Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* 
   std::string from = begin;
   Status s;
   while (s.ok()) {
-    s = ReadBatch(&counting, from, end, options.batch_records, false, &records);
+    s = ReadBatch(&counting, from, end, options.batch_records, options.dry_run, &records);
     if (!s.ok() || records.empty()) break;
     stats->scanned += records.size();
     // The distinct owners, then one MultiGet for their metas: a key without an Ardb meta has
     // orphans, which the engine deletes under the key's lock.
     std::vector<std::string> owners;
-    for (const auto& record : records) {
+    std::vector<std::optional<size_t>> owner_of(records.size());  // index in owners
+    for (size_t i = 0; i < records.size(); ++i) {
       std::string key;
-      if (!codec.DecodeArdbKey(d, record.first, &key)) {
+      if (!codec.DecodeArdbKey(d, records[i].first, &key)) {
         ++stats->undecodable;
         continue;
       }
       if (owners.empty() || owners.back() != key) owners.push_back(std::move(key));
+      owner_of[i] = owners.size() - 1;
     }
     std::vector<std::string> meta_keys;
     for (const std::string& key : owners) meta_keys.push_back(codec.MetaKey(d, key));
@@ -342,14 +378,27 @@ Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* 
     std::vector<std::optional<std::string>> metas;
     if (!views.empty()) s = counting.MultiGet(views, &metas);
     if (!s.ok()) break;
+    const int64_t now = engine_->clock().NowMillis();
     std::vector<std::string> orphaned;
+    std::vector<bool> is_orphan(owners.size(), false);
     for (size_t j = 0; j < metas.size(); ++j) {
       KeyMeta meta;
-      if (metas[j] &&
-          (!KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok() || meta.ardb_layout())) {
+      if (metas[j] && (!KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok() ||
+                       (meta.ardb_layout() && !(options.dry_run && meta.ExpiredAt(now))))) {
         continue;
       }
       orphaned.push_back(owners[j]);
+      is_orphan[j] = true;
+    }
+    if (options.dry_run) {
+      // The records of this batch whose key a pass would reclaim (a key's records may span
+      // batches: each batch counts its own).
+      for (size_t i = 0; i < records.size(); ++i) {
+        if (!owner_of[i] || !is_orphan[*owner_of[i]]) continue;
+        ++stats->reclaimed_sub_keys;
+        stats->garbage_bytes += records[i].first.size() + records[i].second.size();
+      }
+      orphaned.clear();
     }
     s = engine_->ReclaimArdbOrphans(d, orphaned, &stats->reclaimed_sub_keys, &stats->kv);
     from = After(records.back().first);

@@ -49,12 +49,18 @@ struct GcStats {
   uint64_t reclaimed_metas = 0;     // expired key-metas deleted
   uint64_t reclaimed_tier = 0;      // Redis-tier data deleted with them (zset v3 store zsets)
   uint64_t undecodable = 0;         // records that are not kvlab's: counted, never deleted
-  backends::OpCounts kv;            // the collector's own KV operations
+  // Bytes (key + value) of the records counted in reclaimed_sub_keys and reclaimed_metas.
+  // Counted by a dry run only (GcOptions::dry_run): a pass reads sub-keys without their values.
+  uint64_t garbage_bytes = 0;
+  backends::OpCounts kv;  // the collector's own KV operations
   double seconds = 0;
 
   uint64_t reclaimed() const { return reclaimed_sub_keys + reclaimed_metas + reclaimed_tier; }
   // "gc: scanned S records, reclaimed R (sub-keys X, metas Y, tier Z) in T s"
   std::string Line() const;
+  // A dry run's: "gc dry run: scanned S records, garbage R (sub-keys X, metas Y, tier Z; B bytes)
+  // in T s"
+  std::string DryRunLine() const;
   GcStats& operator+=(const GcStats& o);
 };
 
@@ -73,6 +79,13 @@ struct GcOptions {
   std::function<void(const GcProgress&)> progress;
   // When set and true, the pass stops after the current batch (RunPass returns Aborted).
   const std::atomic<bool>* stop = nullptr;
+  // A census: nothing is written and no lock is taken. The reclaimed_* counters and
+  // garbage_bytes say what a pass started now would reclaim: expired metas, the sub-keys and
+  // Ardb records of keys with no meta, another key-version or an expired meta (a pass reaps the
+  // meta in step 1 and its sub-keys in step 2), and reclaimed_tier the zset v3 store zsets of
+  // the expired metas. Exact when no command runs concurrently (`kvlab bench` at the end of a
+  // cell); otherwise a snapshot that may be stale by the time it returns.
+  bool dry_run = false;
 };
 
 class Collector {

@@ -73,6 +73,28 @@ GcStats Collect(Engine& engine, size_t batch = 7) {
   return stats;
 }
 
+// Records and bytes (keys + values) of the whole store.
+std::pair<uint64_t, uint64_t> StoreSize(Engine& engine) {
+  uint64_t records = 0, bytes = 0;
+  std::unique_ptr<backends::Iterator> it = engine.store()->NewIterator({});
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ++records;
+    bytes += it->key().size() + it->value().size();
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  return {records, bytes};
+}
+
+GcStats DryRun(Engine& engine) {
+  GcOptions options;
+  options.batch_records = 7;
+  options.dry_run = true;
+  GcStats stats;
+  const Status s = Collector(&engine).RunPass(options, &stats);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return stats;
+}
+
 struct Cell {
   std::string backend;
   std::string type;
@@ -132,7 +154,18 @@ TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
   EXPECT_GT(dirty.orphans, 0u);  // the scan sees garbage: the check below can fail
   EXPECT_EQ(dirty.expired_metas, 1u);
 
+  // A dry run writes nothing, and counts exactly the records and bytes the pass then deletes.
+  const auto size_before = StoreSize(h.engine());
+  const GcStats dry = DryRun(h.engine());
+  EXPECT_EQ(StoreSize(h.engine()), size_before);
   const GcStats stats = Collect(h.engine());
+  const auto size_after = StoreSize(h.engine());
+  EXPECT_EQ(dry.reclaimed_metas, stats.reclaimed_metas) << dry.Line();
+  EXPECT_EQ(dry.reclaimed_tier, stats.reclaimed_tier) << dry.Line();
+  EXPECT_EQ(dry.reclaimed_sub_keys + dry.reclaimed_metas, size_before.first - size_after.first)
+      << dry.Line();
+  EXPECT_EQ(dry.garbage_bytes, size_before.second - size_after.second) << dry.Line();
+  EXPECT_GT(dry.garbage_bytes, 0u);
   EXPECT_EQ(stats.reclaimed_metas, 1u) << stats.Line();
   // The 50 elements of "big" are sub-keys, except in a version whose elements live in the
   // store Redis (zset v3): KV then holds only the long member's ref.
@@ -156,6 +189,9 @@ TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
   const GcStats again = Collect(h.engine());
   EXPECT_EQ(again.reclaimed(), 0u) << again.Line();
   EXPECT_EQ(again.scanned, clean.records);
+  const GcStats dry_after = DryRun(h.engine());
+  EXPECT_EQ(dry_after.reclaimed(), 0u) << dry_after.Line();
+  EXPECT_EQ(dry_after.garbage_bytes, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackendsAllVersions, CollectorMatrix, ::testing::ValuesIn(Cells()),
