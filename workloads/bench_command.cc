@@ -59,6 +59,7 @@ struct BenchFlags {
   std::string resp;
   bool resp_only = false;
   bool allow_flush = false;
+  bool gc_at_end = true;  // --gc-at-end / --no-gc-at-end
   WorkloadOverrides overrides;
   // run
   std::vector<std::string> workloads;
@@ -198,6 +199,7 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   m.config_file = f.engine.config_file;
   m.repetitions = std::max(1, f.repetitions);
   m.allow_degraded = f.engine.allow_degraded;
+  m.gc_at_end = f.gc_at_end;
   // Validated while parsing (AddMatrixFlags).
   encodings::ParseEncodingList(RegistryOf(m.engine), f.migration_from, &m.migration_from)
       .IgnoreError();
@@ -246,6 +248,7 @@ RunSettings SettingsOf(const MatrixOptions& m, const BenchFlags& f,
   s.resp = m.resp ? m.resp->ToString() : "";
   s.in_process = m.in_process;
   s.allow_degraded = m.allow_degraded;
+  s.gc_at_end = m.gc_at_end;
   return s;
 }
 
@@ -487,7 +490,9 @@ int SweepCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
   sweep.rtt_size = f.rtt_size;
   if (f.overrides.seed) sweep.seed = *f.overrides.seed;
   InstallInterruptHandlers();
-  BenchResult result(SettingsOf(m, f, command_line), f.results_dir, "sweep-" + f.sweep_kind);
+  RunSettings settings = SettingsOf(m, f, command_line);
+  settings.gc_at_end = false;  // sweep points measure no space
+  BenchResult result(settings, f.results_dir, "sweep-" + f.sweep_kind);
   ProgressPrinter progress;
   ResultWriter writer(&result, &progress);
   WarnIfLoaded(&result);
@@ -563,6 +568,9 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
   app->add_flag("--resp-only", f->resp_only, "Run only over RESP, not in-process");
   app->add_flag("--allow-flush", f->allow_flush,
                 "Let bench FLUSHALL a --resp server that holds keys");
+  app->add_flag("--gc-at-end,!--no-gc-at-end", f->gc_at_end,
+                "At the end of each in-process cell, after its garbage is measured, run one GC "
+                "pass and measure the store and its disk space again (default: on)");
   app->add_option("--threads", f->overrides.threads, "Client threads (workload default: 1)")
       ->check(CLI::Range(1, 256));
   app->add_option("--operations", f->overrides.operations, "Operations per run phase (>= 1)")

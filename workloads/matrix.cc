@@ -104,6 +104,33 @@ void ReadTierMemory(engine::Engine& engine, CellResult* out) {
   }
 }
 
+// The space section of an in-process cell: logical bytes, the store and its garbage, then
+// (gc_at_end) one GC pass and the store and disk space after it. A failure is recorded in
+// space->error; the cell's run stands.
+void MeasureSpace(const MatrixOptions& options, const Cell& cell, Engine& engine,
+                  OpenedStore& opened, TargetConnection& setup, SpaceResult* space) {
+  Status s = MeasureLogicalSize(setup, &space->logical);
+  if (s.ok()) s = MeasureFootprint(engine, &space->store);
+  if (!s.ok()) {
+    space->error = s.ToString();
+    return;
+  }
+  space->measured = true;
+  space->has_store = true;
+  if (!options.gc_at_end) return;
+  s = engine::Collector(&engine).RunPass(engine::GcOptions(), &space->gc);
+  if (s.ok()) s = MeasureFootprint(engine, &space->store_after_gc);
+  if (s.ok()) s = opened.store()->Flush();
+  if (!s.ok()) {
+    space->error = "gc at the end: " + s.ToString();
+    return;
+  }
+  const DiskUsage usage = MeasureDiskUsage(backends::BackendOfColumn(cell.backend), opened.dir());
+  space->disk_bytes_after_gc = usage.data_bytes;
+  space->disk_log_bytes_after_gc = usage.log_bytes;
+  space->gc_ran = true;
+}
+
 void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cell& cell,
                       CellResult* out) {
   // (The degraded verdict is given by RunMatrix once the cell is done, for both targets.)
@@ -132,14 +159,16 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     RunOnTarget(w, options, cell, s, target, out);
     if (!s.ok()) return;
     ReadTierMemory(engine, out);
-  }
-  s = opened->store()->Flush();
-  if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
-  const DiskUsage usage = MeasureDiskUsage(backends::BackendOfColumn(cell.backend), opened->dir());
-  out->disk_bytes = usage.data_bytes;
-  out->disk_log_bytes = usage.log_bytes;
-  if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
-    out->store_counters_end = opened->store()->ReadPhysicalCounters();
+    s = opened->store()->Flush();
+    if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
+    const DiskUsage usage = MeasureDiskUsage(backends::BackendOfColumn(cell.backend), opened->dir());
+    out->disk_bytes = usage.data_bytes;
+    out->disk_log_bytes = usage.log_bytes;
+    if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
+      out->store_counters_end = opened->store()->ReadPhysicalCounters();
+    }
+    // After every other reading: the walk reads the whole keyspace (and fills Redis caches).
+    if (!out->run.partial) MeasureSpace(options, cell, engine, *opened, *setup, &out->space);
   }
   opened->Close();
 }
@@ -153,6 +182,14 @@ void RunRespCell(const Workload& w, const MatrixOptions& options, const Cell& ce
   if (s.ok()) s = SetVersions(*setup, cell);
   if (s.ok()) s = LoadFirstHalf(w, options, cell, target, *setup);
   RunOnTarget(w, options, cell, s, target, out);
+  // Logical bytes only: the server's store is out of reach.
+  if (!s.ok() || out->run.partial) return;
+  s = MeasureLogicalSize(*setup, &out->space.logical);
+  if (s.ok()) {
+    out->space.measured = true;
+  } else {
+    out->space.error = s.ToString();
+  }
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "engine/engine.h"
 #include "redis/client.h"
 #include "workloads/runner.h"
+#include "workloads/space.h"
 #include "workloads/target.h"
 #include "workloads/workload.h"
 
@@ -69,6 +70,8 @@ struct CellResult {
   // INFO memory's used_memory_dataset (bytes of data, without Redis's fixed overhead) and the
   // role's key count. Empty when no tier version ran.
   std::map<std::string, std::map<std::string, uint64_t>> tier_memory;
+  // Logical bytes, the store's records and garbage, and (gc_at_end) the same after a GC pass.
+  SpaceResult space;
   std::string store_dir;    // where the store lived ("" over RESP)
   bool store_kept = false;  // false: a temporary directory, removed
   // Why the cell ran degraded (a Redis-tier version without its tier, --allow-degraded), or
@@ -111,6 +114,9 @@ struct MatrixOptions {
   // the old half is read and written in its own versions) and "... migrate" (CONFIG SET
   // kv.encoding.migrate.on.write yes), beside the plain cell, in the same repetitions.
   encodings::EncodingProfile migration_from;
+  // In-process cells: after the space is measured, run one GC pass (engine/collector.h) and
+  // measure the store and its disk space again (CellResult::space).
+  bool gc_at_end = true;
 
   const volatile std::sig_atomic_t* stop = nullptr;
   // Called before each cell, and with each progress report of its run.

@@ -204,6 +204,56 @@ std::vector<std::string> RunPhaseNames(const json& workload) {
   return names;
 }
 
+// The median over runs of the number at `pointer` (scaled), or "-" when no run has one.
+std::string MedianAt(const std::vector<const json*>& runs, const std::string& pointer,
+                     double scale = 1) {
+  std::vector<double> v;
+  const json::json_pointer p(pointer);
+  for (const json* r : runs) {
+    if (r->contains(p) && (*r)[p].is_number()) v.push_back((*r)[p].get<double>() / scale);
+  }
+  return v.empty() ? "-" : Num(Median(v));
+}
+
+// Space at the end of each cell (runs[].space): logical bytes, the store's bytes over them,
+// garbage, and the same after the GC pass. Nothing when no run measured it.
+void SpaceTable(const std::vector<std::pair<std::string, std::vector<const json*>>>& groups,
+                std::ostringstream& md) {
+  bool any = false, gc = false;
+  for (const auto& [label, runs] : groups) {
+    for (const json* r : runs) {
+      any = any || r->contains(json::json_pointer("/space/logical"));
+      gc = gc || (r->contains("space") && (*r)["space"].value("gc", json()).is_object());
+    }
+  }
+  if (!any) return;
+  md << "Space at the end (medians over repetitions): **logical** is what the workload left "
+        "(keys, field names and values, members and 8 bytes per score, items), **KV** the "
+        "bytes of every record in the store, **garbage** the records no live key owns (what a "
+        "GC pass reclaims), **disk** the data files after Flush.\n\n"
+        "| cell | logical KiB | elements | KV / logical | live KV / logical | garbage records | "
+        "garbage KiB | disk / logical | disk B/element |";
+  if (gc) md << " after GC: garbage records | KV / logical | disk / logical |";
+  md << "\n|---|---|---|---|---|---|---|---|---|" << (gc ? "---|---|---|" : "") << "\n";
+  for (const auto& [label, runs] : groups) {
+    md << "| " << label << " | " << MedianAt(runs, "/space/logical/bytes", 1024) << " | "
+       << MedianAt(runs, "/space/logical/elements") << " | "
+       << MedianAt(runs, "/space/kv_amplification") << " | "
+       << MedianAt(runs, "/space/live_kv_amplification") << " | "
+       << MedianAt(runs, "/space/store/garbage_records") << " | "
+       << MedianAt(runs, "/space/store/garbage_bytes", 1024) << " | "
+       << MedianAt(runs, "/space/disk_amplification") << " | "
+       << MedianAt(runs, "/space/disk_bytes_per_element") << " |";
+    if (gc) {
+      md << " " << MedianAt(runs, "/space/gc/store/garbage_records") << " | "
+         << MedianAt(runs, "/space/gc/kv_amplification") << " | "
+         << MedianAt(runs, "/space/gc/disk_amplification") << " |";
+    }
+    md << "\n";
+  }
+  md << "\n";
+}
+
 void WorkloadSection(const json& w, std::ostringstream& md) {
   md << "## " << w.value("name", "?") << "\n\n";
   md << w["definition"].value("description", "") << "  \n";
@@ -264,6 +314,8 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
         "(Hodges-Lehmann / Mann-Whitney); **≈** marks a ratio whose "
         "interval includes 1 (no significant difference) or that has too few repetitions for "
         "an interval (3 or more give one).\n\n";
+
+  SpaceTable(groups, md);
 
   // Per command: latency medians across repetitions, exact KV operations per call.
   md << "| phase | command | cell | calls (all reps) | p50 µs | p99 µs | p99.9 µs | max µs | KV "

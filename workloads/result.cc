@@ -163,6 +163,7 @@ json ContextJson(const RunSettings& s) {
           {"repetitions", s.repetitions},
           {"physical", s.physical},
           {"allow_degraded", s.allow_degraded},
+          {"gc_at_end", s.gc_at_end},
           {"workloads", json::array()}};
 }
 
@@ -244,6 +245,7 @@ json CellJson(const CellResult& c) {
           {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
           {"store_counters_end", CountersJson(c.store_counters_end)},
           {"tier_memory", c.tier_memory},
+          {"space", SpaceJson(c.space, c.persistent, c.disk_bytes)},
           {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
 }
 

@@ -42,6 +42,7 @@ struct RunSettings {
   std::string resp;  // the RESP address, empty when none
   bool in_process = true;
   bool allow_degraded = false;
+  bool gc_at_end = true;
 };
 
 nlohmann::json ContextJson(const RunSettings& settings);
