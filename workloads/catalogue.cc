@@ -159,6 +159,41 @@ constexpr const char* kBigKeys = R"({
            "ops": [{"name": "del", "commands": ["DEL {key}"]}]}]
 })";
 
+// Big-key churn: large collections created, grown, deleted and re-created, so that lazy
+// deletion leaves their old incarnations behind as garbage (docs/gc.md). The last keys are
+// overwritten blindly with SET before their DEL, which orphans even an eagerly deleting
+// version's records (Ardb: a re-creation would write the very same records again). A cell's
+// space section then shows the garbage before GC and none after it.
+// (On zset v3 the blind SET also leaves the key's store zset in the Redis tier, which GC does
+// not reclaim yet: tier_memory shows it.)
+constexpr const char* kBigKeyChurnHash = R"({
+  "name": "big-key-churn-hash",
+  "description": "Big-key churn over hashes of 10k fields: grow by new fields, re-create (DEL and a whole HSET), delete after a blind SET; garbage for the GC",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 6, "key_prefix": "churn:", "elements": 10000, "value_bytes": 32},
+  "load": {"batch": 1000, "commands": ["HSET {key} {elements}"]},
+  "run": [{"name": "grow", "operations": 3000,
+           "ops": [{"name": "grow", "commands": ["HSET {key} grown{int:0:999999} {value}"]}]},
+          {"name": "recreate", "operations": 12, "key_distribution": "sequential",
+           "ops": [{"name": "recreate", "commands": ["DEL {key}", "HSET {key} {elements}"]}]},
+          {"name": "delete", "operations": 2, "key_distribution": "sequential",
+           "ops": [{"name": "delete", "commands": ["SET {key} {value}", "DEL {key}"]}]}]
+})";
+
+constexpr const char* kBigKeyChurnZset = R"({
+  "name": "big-key-churn-zset",
+  "description": "Big-key churn over zsets of 10k members: grow by new members, re-create (DEL and a whole ZADD), delete after a blind SET; garbage for the GC",
+  "seed": 1,
+  "keyspace": {"type": "zset", "records": 6, "key_prefix": "churnz:", "elements": 10000},
+  "load": {"batch": 1000, "commands": ["ZADD {key} {elements}"]},
+  "run": [{"name": "grow", "operations": 3000,
+           "ops": [{"name": "grow", "commands": ["ZADD {key} {score} grown{int:0:999999}"]}]},
+          {"name": "recreate", "operations": 12, "key_distribution": "sequential",
+           "ops": [{"name": "recreate", "commands": ["DEL {key}", "ZADD {key} {elements}"]}]},
+          {"name": "delete", "operations": 2, "key_distribution": "sequential",
+           "ops": [{"name": "delete", "commands": ["SET {key} {value}", "DEL {key}"]}]}]
+})";
+
 constexpr const char* kTtlChurn = R"({
   "name": "ttl-churn",
   "description": "TTL churn: small hashes created with millisecond TTLs and read while they expire (latest keys); expired sub-keys stay on disk until reclaimed",
@@ -255,6 +290,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"timeline", kTimeline},
       {"session-store", kSessionStore},
       {"big-keys", kBigKeys},
+      {"big-key-churn-hash", kBigKeyChurnHash},
+      {"big-key-churn-zset", kBigKeyChurnZset},
       {"ttl-churn", kTtlChurn},
       {"game", kGame},
       {"job-queue", kJobQueue},
