@@ -175,6 +175,28 @@ TEST(GateInputs, SchemaOneAndTwoMatchTheSameCells) {
   EXPECT_TRUE(r.only_in_current.empty());
 }
 
+// The space section (runs[].space, added within schema 2) is read past and never compared: a
+// baseline without it gates a result with it, whatever its numbers.
+TEST(GateInputs, SpaceSectionIsNotGated) {
+  const json base = BenchResult({FixtureCell{}});
+  json cur = base;
+  cur["context"]["gc_at_end"] = true;
+  for (json& run : cur["workloads"][0]["runs"]) {
+    run["space"] = {
+        {"error", nullptr},
+        {"logical", {{"keys", 1}, {"elements", 10}, {"key_bytes", 4}, {"bytes", 1000}}},
+        {"store",
+         {{"records", 20}, {"bytes", 9000}, {"garbage_records", 10}, {"garbage_bytes", 4000}}},
+        {"kv_amplification", 9.0},
+        {"gc", nullptr}};
+  }
+  const GateReport r = CompareJson(base, cur, CountersOnly());
+  EXPECT_TRUE(r.Passed());
+  EXPECT_TRUE(r.regressions.empty());
+  EXPECT_TRUE(r.only_in_current.empty());
+  EXPECT_TRUE(r.only_in_baseline.empty());
+}
+
 TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
   json doc = BenchResult({FixtureCell{}}, 2);
   json point = {{"kind", "size"},        {"type", "zset"},
