@@ -212,7 +212,15 @@ std::string MedianAt(const std::vector<const json*>& runs, const std::string& po
   for (const json* r : runs) {
     if (r->contains(p) && (*r)[p].is_number()) v.push_back((*r)[p].get<double>() / scale);
   }
-  return v.empty() ? "-" : Num(Median(v));
+  if (v.empty()) return "-";
+  const double m = Median(v);
+  // Two significant digits where Num would print 0.000 (zset v3's KV holds almost nothing).
+  if (m > 0 && m < 0.001) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.2g", m);
+    return buf;
+  }
+  return Num(m);
 }
 
 // Space at the end of each cell (runs[].space): logical bytes, the store's bytes over them,

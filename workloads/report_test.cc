@@ -133,6 +133,38 @@ TEST(Report, EveryNonZeroCounterIsShown) {
 }
 
 // A loaded machine is said at the top, before any number.
+// The space table: medians of each cell's space section over its repetitions, the columns after
+// GC only when a pass ran, and no table for a result without space sections (an older file).
+TEST(Report, SpaceTableShowsMediansAndTheGcColumns) {
+  json result = Result({{"rocksdb", 0, {1000, 1000, 1000}}});
+  EXPECT_EQ(MarkdownReport(result, "x.json", {}).find("Space at the end"), std::string::npos);
+  int rep = 0;
+  for (json& run : result["workloads"][0]["runs"]) {
+    const double kv = 2.0 + rep;  // 2, 3, 4: median 3
+    run["space"] = {{"error", nullptr},
+                    {"logical", {{"keys", 4}, {"elements", 40}, {"key_bytes", 8}, {"bytes", 2048}}},
+                    {"store",
+                     {{"records", 50},
+                      {"bytes", 4096},
+                      {"garbage_records", 10 * rep},
+                      {"garbage_bytes", 1024}}},
+                    {"kv_amplification", kv},
+                    {"live_kv_amplification", 1.5},
+                    {"disk_amplification", 0.0002},
+                    {"gc", nullptr}};
+    ++rep;
+  }
+  std::string md = MarkdownReport(result, "x.json", {});
+  EXPECT_NE(md.find("| rocksdb h0 | 2 | 40 | 3 | 1.50 | 10 | 1 | 0.0002 | - |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("after GC"), std::string::npos);
+  result["workloads"][0]["runs"][1]["space"]["gc"] = {
+      {"store", {{"garbage_records", 0}}}, {"kv_amplification", 1.5}, {"disk_amplification", 9}};
+  md = MarkdownReport(result, "x.json", {});
+  EXPECT_NE(md.find("| 10 | 1 | 0.0002 | - | 0 | 1.50 | 9 |\n"), std::string::npos) << md;
+}
+
 TEST(Report, LoadedMachineIsWarnedAtTheTop) {
   HostInfo host;
   host.usable_cpus = 2;

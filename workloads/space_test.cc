@@ -117,8 +117,8 @@ TEST(Space, KnownLoadGarbageAndGcInTheResult) {
 }
 
 // The churn workloads leave garbage in every version that keeps the collection in KV (the blind
-// SETs orphan even Ardb's records), and one GC pass leaves none. What stays is exactly the last incarnations: 4 keys of
-// 200 elements each.
+// SETs orphan even Ardb's records), and one GC pass leaves none. What stays is exactly the last
+// incarnations: 4 keys of 200 elements each.
 TEST(Space, BigKeyChurnLeavesGarbageThatGcReclaims) {
   for (const auto& [name, type, per_key] :
        {std::tuple{"big-key-churn-hash", "hash", uint64_t{7 + 1490 + 200 * 32}},
