@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -62,6 +63,7 @@ struct ConformFlags {
   // --hash-versions, --zset-versions, ...: type name -> version names (empty: every version).
   std::map<std::string, std::vector<std::string>> versions;
   bool cross = false;
+  std::vector<std::string> migrate_with;
   std::vector<std::string> tier_states = {"cold", "warm", "flushed"};
   std::string serve;
   bool serve_only = false;
@@ -118,6 +120,7 @@ std::string MatrixFlags(const ConformFlags& f) {
     if (!versions.empty()) out += " --" + type + "-versions " + Join(versions);
   }
   if (f.cross) out += " --cross";
+  if (!f.migrate_with.empty()) out += " --migrate-with " + Join(f.migrate_with);
   if (f.tier_states != d.tier_states) out += " --tier-states " + Join(f.tier_states);
   if (!f.serve.empty()) {
     out += " --serve " + ShellWord(f.serve) + (f.serve_only ? " --serve-only" : "");
@@ -265,6 +268,20 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     if (!versions.empty()) plan.versions[type] = versions;
   }
   plan.pairing = flags.cross ? VersionPairing::kCross : VersionPairing::kLockstep;
+  plan.migrate_with = flags.migrate_with;
+  std::vector<std::string> version_names;
+  for (const encodings::EncodingSpec& row : encodings::EncodingRegistry::Builtin().rows()) {
+    const std::string name(row.name);
+    if (std::find(version_names.begin(), version_names.end(), name) == version_names.end()) {
+      version_names.push_back(name);
+    }
+  }
+  for (const std::string& name : flags.migrate_with) {
+    if (std::find(version_names.begin(), version_names.end(), name) == version_names.end()) {
+      throw UsageError("--migrate-with " + name + ": no type has a version of that name (known: " +
+                       Join(version_names, ", ") + ")");
+    }
+  }
   plan.tier_states.clear();
   for (const std::string& name : flags.tier_states) {
     TierState t;
@@ -455,6 +472,12 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   }
   cmd->add_flag("--cross", flags->cross,
                 "Run every combination of the types' versions (default: lockstep)");
+  cmd->add_option("--migrate-with", flags->migrate_with,
+                  "Run each profile instead as migration runs, one per version name given "
+                  "(e.g. ardb): migration on write on, the versions switching between that "
+                  "name's and the profile's before every command, so keys created in one family "
+                  "are read and written under the other")
+      ->delimiter(',');
   cmd->add_option("--tier-states", flags->tier_states,
                   "Redis-tier states for the tier versions: cold, warm, flushed")
       ->delimiter(',')

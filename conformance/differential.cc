@@ -74,6 +74,28 @@ Reply RunOnReference(ReplyTarget& reference, const std::vector<std::string>& arg
   return Run(reference, argv);
 }
 
+// `base` with the versions `over` names replacing its own.
+encodings::EncodingProfile Overlay(encodings::EncodingProfile base,
+                                   const encodings::EncodingProfile& over) {
+  for (const auto& [type, version] : over.versions) base.versions[type] = version;
+  return base;
+}
+
+// A migration run's switch before a command: sets the subject's versions of the types `step`
+// names (CONFIG SET on the subject only; its reply is not judged, but a refusal fails the step).
+Status ConfigureVersions(ReplyTarget& subject, const encodings::EncodingProfile& step) {
+  std::vector<std::string> argv = {"CONFIG", "SET"};
+  for (const auto& [type, version] : step.versions) {
+    if (!version) continue;
+    argv.push_back("kv." + type + ".key.meta.version");
+    argv.push_back(*version);
+  }
+  const Reply r = subject.Execute(argv);
+  if (r.type() == Reply::Type::kStatus && r.str() == "OK") return Status::OK();
+  return Status::Unavailable("the subject refused " + DisplayCommandLine(argv) + ": " +
+                             DescribeShort(r));
+}
+
 // Judges one reply of the subject against Redis's.
 void Judge(const RunContext& context, const std::vector<std::string>& argv, const Reply& redis,
            const Reply& subject, StepOutcome* out) {
@@ -82,6 +104,11 @@ void Judge(const RunContext& context, const std::vector<std::string>& argv, cons
   std::string id;
   if (context.catalogue != nullptr && !context.profile.versions.empty()) {
     id = context.catalogue->Explain(argv, context.profile, redis, subject);
+    if (id.empty() && !context.migrate_with.versions.empty() &&
+        (IsReadOnlyCommand(argv[0]) || LowerCommand(argv[0]) == "exec")) {
+      id = context.catalogue->Explain(argv, Overlay(context.profile, context.migrate_with), redis,
+                                      subject);
+    }
   }
   // A failure outranks a deviation seen earlier in the same step (warm runs judge twice).
   if (out->verdict == Verdict::kFail) return;
@@ -201,11 +228,43 @@ void JudgeRandom(const RunContext& context, ReplyTarget& reference,
   }
 }
 
-void TierFailure(const std::vector<std::string>& argv, const Status& s, StepOutcome* out) {
+// A step that could not be run as planned fails, saying why.
+void StepFailure(const std::vector<std::string>& argv, std::string why, StepOutcome* out) {
   out->verdict = Verdict::kFail;
   out->argv = argv;
-  out->explanation = "the Redis tier could not be flushed: " + s.ToString();
+  out->explanation = std::move(why);
 }
+
+// Switches a migration run's versions (RunContext::migrate_with) before a command.
+class VersionSwitch {
+ public:
+  explicit VersionSwitch(const RunContext& context) : step_(context) {
+    alternate_part_ = context.migrate_with;
+    for (const auto& [type, version] : alternate_part_.versions) {
+      primary_part_.versions[type] = context.profile.VersionOf(type);
+    }
+    primary_ = context.profile;
+    alternate_ = Overlay(context.profile, context.migrate_with);
+  }
+  bool migrating() const { return !alternate_part_.versions.empty(); }
+  // The context to judge the next command with: the versions configured for it, and the other
+  // family's as its migrate_with.
+  const RunContext& context() const { return step_; }
+  // Configures the subject for the next command: the alternate versions first, then by turns.
+  Status Next(ReplyTarget& subject) {
+    if (!migrating()) return Status::OK();
+    const bool alternate = steps_++ % 2 == 0;
+    step_.profile = alternate ? alternate_ : primary_;
+    step_.migrate_with = alternate ? primary_ : alternate_;
+    return ConfigureVersions(subject, alternate ? alternate_part_ : primary_part_);
+  }
+
+ private:
+  RunContext step_;
+  // The versions of the alternating types, and every type's, in each family.
+  encodings::EncodingProfile primary_part_, alternate_part_, primary_, alternate_;
+  size_t steps_ = 0;
+};
 
 }  // namespace
 
@@ -246,7 +305,10 @@ bool IsReadOnlyCommand(const std::string& command) {
 }
 
 CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subject,
-                    const RunContext& context) {
+                    const RunContext& run_context) {
+  // `context` is the step's: a migration run switches its versions before every command.
+  VersionSwitch versions(run_context);
+  const RunContext& context = versions.context();
   CaseOutcome out;
   out.name = c.name;
   for (ReplyTarget* t : {&reference, &subject}) {
@@ -273,7 +335,8 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
     outcome.command = LowerCommand(step.argv[0]);
     if (context.tier == TierState::kFlushed) tier_status = context.tier_control->FlushCache();
     if (!tier_status.ok()) {
-      TierFailure(step.argv, tier_status, &outcome);
+      StepFailure(step.argv, "the Redis tier could not be flushed: " + tier_status.ToString(),
+                  &outcome);
       tier_status = Status::OK();
       out.steps.push_back(std::move(outcome));
       continue;
@@ -327,6 +390,12 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
         queued.clear();
       }
       if (context.observe) context.observe(step.argv, expected, actual, outcome);
+      out.steps.push_back(std::move(outcome));
+      continue;
+    }
+    // MULTI or WATCH inside a transaction is sent as it is; a CONFIG SET there would be queued.
+    if (Status s = in_multi ? Status::OK() : versions.Next(subject); !s.ok()) {
+      StepFailure(step.argv, s.ToString(), &outcome);
       out.steps.push_back(std::move(outcome));
       continue;
     }

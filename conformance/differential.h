@@ -92,6 +92,17 @@ struct RunContext {
   // The encode-versions the subject gives new keys; empty when unknown (e.g. a plain RESP
   // server), in which case no catalogue entry applies.
   encodings::EncodingProfile profile;
+  // A migration run (Profile::migrate_with): the versions, by type, that the subject's
+  // configured ones alternate with, for the types whose version differs from `profile`'s. The
+  // subject must have migration on write on. Before every command outside MULTI, RunCase sets
+  // the subject's versions (CONFIG SET kv.<type>.key.meta.version, on the subject only, not
+  // judged), these first, `profile`'s next, and so on; so keys are created in one family and
+  // then read and written under the other, and every write to a key last written under the
+  // other family migrates it. A reply then deviates as catalogued when the entry is listed by
+  // the versions configured for the command, or, for a read-only command (which reads a key in
+  // whichever family last wrote it) and EXEC (whose watched write may have run under the
+  // other), by the other family's.
+  encodings::EncodingProfile migrate_with;
   TierState tier = TierState::kNone;
   // REQUIRED when tier != kNone.
   RedisTierControl* tier_control = nullptr;
@@ -105,10 +116,11 @@ struct RunContext {
 bool IsReadOnlyCommand(const std::string& command);
 
 // Runs a case on a fresh keyspace (FLUSHALL and SELECT 0 on both sides first) and judges every
-// reply. SCAN-family commands are run as whole iterations on each side and compared as sets;
-// random choices (SRANDMEMBER, SPOP, ZRANDMEMBER, HRANDFIELD) are checked against the
-// reference's key, and SPOP's pops are then made the same on the reference (compare.h).
-// Errors of the tier control are reported as failures of the step they happened at.
+// reply; with context.migrate_with, switching the subject's versions before every command.
+// SCAN-family commands are run as whole iterations on each side and compared as sets; random
+// choices (SRANDMEMBER, SPOP, ZRANDMEMBER, HRANDFIELD) are checked against the reference's key, and
+// SPOP's pops are then made the same on the reference (compare.h). Errors of the tier control are
+// reported as failures of the step they happened at.
 CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subject,
                     const RunContext& context);
 

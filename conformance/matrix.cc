@@ -40,6 +40,38 @@ Status Narrow(const std::string& type, const std::string& subject,
   return Status::OK();
 }
 
+// Each profile paired with each name of `names`: the versions of that name, of the types that
+// have one and run another in the profile. Fails for a name no type of the subject has.
+Status MigrationProfiles(
+    const std::string& subject, const std::map<std::string, std::vector<std::string>>& runs,
+    const std::vector<encodings::EncodingProfile>& profiles, const std::vector<std::string>& names,
+    std::vector<std::pair<encodings::EncodingProfile, encodings::EncodingProfile>>* out) {
+  for (const std::string& name : names) {
+    bool known = false;
+    for (const auto& [type, versions] : runs) {
+      known = known || std::find(versions.begin(), versions.end(), name) != versions.end();
+    }
+    if (!known) {
+      return Status::InvalidArgument("--migrate-with " + name + ": " + subject +
+                                     " runs no version of that name");
+    }
+  }
+  for (const encodings::EncodingProfile& p : profiles) {
+    for (const std::string& name : names) {
+      encodings::EncodingProfile with;
+      for (const auto& [type, version] : p.versions) {
+        const std::vector<std::string>& versions = runs.at(type);
+        if (version != name &&
+            std::find(versions.begin(), versions.end(), name) != versions.end()) {
+          with.versions[type] = name;
+        }
+      }
+      if (!with.versions.empty()) out->emplace_back(p, std::move(with));
+    }
+  }
+  return Status::OK();
+}
+
 const encodings::EncodingRegistry& RegistryOf(const MatrixPlan& plan) {
   return plan.registry != nullptr ? *plan.registry : encodings::EncodingRegistry::Builtin();
 }
@@ -74,6 +106,7 @@ class ProfileRunner {
     context_.compare = plan.compare;
     context_.catalogue = plan.catalogue;
     context_.profile = profile.encodings;
+    context_.migrate_with = profile.migrate_with;
     context_.tier = profile.tier;
     context_.tier_control = session.tier_control();
     run_.subject = subject;
@@ -256,6 +289,9 @@ std::string GroupVersionLabel(const std::string& group, const Profile& profile) 
   const std::optional<std::string> version = profile.encodings.VersionOf(group);
   if (!version) return profile.Label();
   std::string label = group + " v" + *version;
+  if (const std::optional<std::string> with = profile.migrate_with.VersionOf(group)) {
+    label += " <-> " + *with;
+  }
   if (profile.tier != TierState::kNone) label += " " + std::string(TierStateName(profile.tier));
   return label;
 }
@@ -333,12 +369,21 @@ Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profil
       profiles.push_back(std::move(p));
     }
   }
-  for (encodings::EncodingProfile& p : profiles) {
-    if (!subject.UsesTier(p) || plan.tier_states.empty()) {
-      out->push_back(MakeProfile(registry, std::move(p)));
+  // (versions, versions they alternate with): the profiles, or their migration profiles.
+  std::vector<std::pair<encodings::EncodingProfile, encodings::EncodingProfile>> planned;
+  if (plan.migrate_with.empty()) {
+    for (encodings::EncodingProfile& p : profiles)
+      planned.emplace_back(std::move(p), encodings::EncodingProfile{});
+  } else {
+    KVLAB_RETURN_IF_ERROR(
+        MigrationProfiles(subject.name(), runs, profiles, plan.migrate_with, &planned));
+  }
+  for (auto& [p, with] : planned) {
+    if ((!subject.UsesTier(p) && !subject.UsesTier(with)) || plan.tier_states.empty()) {
+      out->push_back(MakeProfile(registry, std::move(p), TierState::kNone, std::move(with)));
       continue;
     }
-    for (TierState t : plan.tier_states) out->push_back(MakeProfile(registry, p, t));
+    for (TierState t : plan.tier_states) out->push_back(MakeProfile(registry, p, t, with));
   }
   return Status::OK();
 }

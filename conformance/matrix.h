@@ -12,6 +12,12 @@
 //   cross     every combination of versions.
 // A profile whose versions use the Redis tier runs once per tier state of the plan.
 //
+// Migration (`migrate_with`): each profile runs instead once per version name of the list, as
+// a migration profile: migration on write on, and the subject's versions switching before every
+// command between that name's (for each type that has it and runs another in the profile) and
+// the profile's (RunContext::migrate_with). A profile that already runs the name, for every
+// type that has it, is left out.
+//
 // Streams. The curated corpus runs case by case. A random run generates `sequences` sequences
 // of `steps` commands from one seed; every profile of every subject sees the same sequences.
 // A random sequence that fails is shrunk to a minimal reproducer and written as a case file
@@ -57,6 +63,8 @@ struct MatrixPlan {
   // The registry whose types label the profiles (nullptr: kvlab's, Builtin()).
   const encodings::EncodingRegistry* registry = nullptr;
   VersionPairing pairing = VersionPairing::kLockstep;
+  // Not empty: run the migration profiles with these version names instead (see the top).
+  std::vector<std::string> migrate_with;
   std::vector<TierState> tier_states = AllTierStates();
   std::vector<CaseFile> corpus;
   std::optional<RandomPlan> random;
@@ -81,7 +89,8 @@ Status PlanProfiles(Subject& subject, const MatrixPlan& plan, std::vector<Profil
 // group, or "other".
 std::string CommandGroup(const std::string& command);
 // The matrix column of a command run in a profile: "hash v1" for hash commands, "zset v0" for
-// zset commands, the profile's label ("h1 z0") for the others; with the tier state appended.
+// zset commands, the profile's label ("h1 z0") for the others; with the version it alternates
+// with in a migration profile ("hash v1 <-> ardb") and the tier state appended.
 std::string VersionLabel(const std::string& command, const Profile& profile);
 // The same for a whole group (a type name or "other").
 std::string GroupVersionLabel(const std::string& group, const Profile& profile);

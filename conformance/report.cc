@@ -33,6 +33,14 @@ json ProfileJson(const Profile& p) {
     versions[type] = version ? json(*version) : json(nullptr);
   }
   j["profile"] = versions;
+  if (!p.migrate_with.versions.empty()) {
+    // A migration run: the versions the configured ones alternated with.
+    json with = json::object();
+    for (const auto& [type, version] : p.migrate_with.versions) {
+      with[type] = version ? json(*version) : json(nullptr);
+    }
+    j["migrate_with"] = with;
+  }
   return j;
 }
 

@@ -52,6 +52,8 @@ std::string ConfigValue(RedisClient& client, const std::string& name) {
   return r.elements()[1].str();
 }
 
+constexpr const char* kMigrateParameter = "kv.encoding.migrate.on.write";
+
 bool ConfigSet(RedisClient& client, const std::string& name, const std::string& value) {
   Reply r;
   return client.Command({"CONFIG", "SET", name, value}, &r).ok() &&
@@ -62,16 +64,20 @@ bool ConfigSet(RedisClient& client, const std::string& name, const std::string& 
 
 std::string Profile::Label() const {
   std::string label = encodings.versions.empty() ? "as configured" : encodings_label;
+  if (!migrate_with.versions.empty()) label += " <-> " + migrate_with_label;
   if (tier != TierState::kNone) label += " " + std::string(TierStateName(tier));
   return label;
 }
 
 Profile MakeProfile(const encodings::EncodingRegistry& registry,
-                    encodings::EncodingProfile encodings, TierState tier) {
+                    encodings::EncodingProfile encodings, TierState tier,
+                    encodings::EncodingProfile migrate_with) {
   Profile p;
   p.encodings_label = encodings.Label(registry);
   p.encodings = std::move(encodings);
   p.tier = tier;
+  p.migrate_with_label = migrate_with.Label(registry);
+  p.migrate_with = std::move(migrate_with);
   return p;
 }
 
@@ -135,9 +141,10 @@ Status EngineSubject::Open(const Profile& profile, std::unique_ptr<SubjectSessio
     KVLAB_RETURN_IF_ERROR(registry.ParseVersion(*type, *version, &row));
     options.versions[type->type] = row->id;
   }
+  options.migrate_on_write = !profile.migrate_with.versions.empty();
   session->engine_ = std::make_unique<Engine>(session->store_->store(), options);
   if (profile.tier != TierState::kNone) {
-    if (!UsesTier(profile.encodings)) {
+    if (!UsesTier(profile.encodings) && !UsesTier(profile.migrate_with)) {
       return Status::InvalidArgument("profile " + profile.Label() + " has no Redis tier");
     }
     session->tier_ = tier_.attach(*session->engine_);
@@ -159,6 +166,7 @@ RemoteSubject::~RemoteSubject() {
     // Best effort: the server keeps whatever version the run left if it is gone by now.
     ConfigSet(client_, "kv." + type + ".key.meta.version", version);
   }
+  if (!original_migrate_.empty()) ConfigSet(client_, kMigrateParameter, original_migrate_);
 }
 
 Status RemoteSubject::Probe() {
@@ -178,6 +186,7 @@ Status RemoteSubject::Probe() {
       }
     }
   }
+  original_migrate_ = ConfigValue(client_, kMigrateParameter);
   probed_ = true;
   return Status::OK();
 }
@@ -198,6 +207,12 @@ Status RemoteSubject::Open(const Profile& profile, std::unique_ptr<SubjectSessio
     if (version && !ConfigSet(session->client(), "kv." + type + ".key.meta.version", *version)) {
       return Status::Unavailable(name() + " refused " + type + " version " + *version);
     }
+  }
+  // A migration profile needs migration on write; a plain one after it, off again.
+  const bool migrate = !profile.migrate_with.versions.empty();
+  if ((migrate || !original_migrate_.empty()) &&
+      !ConfigSet(session->client(), kMigrateParameter, migrate ? "yes" : "no")) {
+    return Status::Unavailable(name() + " refused CONFIG SET " + kMigrateParameter);
   }
   *out = std::move(session);
   return Status::OK();

@@ -35,14 +35,21 @@ struct Profile {
   TierState tier = TierState::kNone;
   // The encodings' label ("h0 z1", EncodingProfile::Label), set by MakeProfile.
   std::string encodings_label;
-  // "h0 z0", "h2 z1 warm", or "as configured".
+  // A migration run (`kvlab conform --migrate-with`): the versions the configured ones
+  // alternate with, for the types whose version differs from `encodings`' (empty: a plain
+  // run). Migration on write is on, and before every command outside MULTI the subject's
+  // configured versions switch, these first (RunCase).
+  encodings::EncodingProfile migrate_with;
+  std::string migrate_with_label;  // "hardb zardb", set by MakeProfile
+  // "h0 z0", "h2 z1 warm", "h0 z0 <-> hardb zardb", or "as configured".
   std::string Label() const;
   bool operator==(const Profile&) const = default;
 };
 
-// A profile with its label from `registry`.
+// A profile with its labels from `registry`.
 Profile MakeProfile(const encodings::EncodingRegistry& registry,
-                    encodings::EncodingProfile encodings, TierState tier = TierState::kNone);
+                    encodings::EncodingProfile encodings, TierState tier = TierState::kNone,
+                    encodings::EncodingProfile migrate_with = {});
 
 // How the engine's Redis tier plugs into the harness (see redis_tier_hook.h). Both functions
 // may be empty: then no version uses a tier and every profile runs in state kNone.
@@ -75,6 +82,8 @@ class Subject {
   virtual std::map<std::string, std::vector<std::string>> Versions() = 0;
   // Whether the tier states apply to a profile with these versions.
   virtual bool UsesTier(const encodings::EncodingProfile& profile) const = 0;
+  // A session with new keys in profile.encodings' versions, and, for a migration profile,
+  // migration on write on.
   virtual Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) = 0;
 };
 
@@ -127,6 +136,8 @@ class RemoteSubject final : public Subject {
   std::map<std::string, std::vector<std::string>> versions_;
   // The server's version of each type before the run, restored by the destructor.
   std::map<std::string, std::string> original_;
+  // Its kv.encoding.migrate.on.write before the run ("" when it has none), restored too.
+  std::string original_migrate_;
 };
 
 }  // namespace kvlab::conformance
