@@ -44,7 +44,8 @@ double Num(const json& j, const char* name) {
 }
 
 // The versions a run used, by type ("hash" -> 0); types the workload does not use are absent.
-// Reads schema 1 (hash_version, zset_version) and schema 2 ("profile": {"hash": "0"}).
+// Reads schema 1 (hash_version, zset_version) and schema 2 ("profile": {"hash": "0"}, by
+// version name, "ardb" and "kvrocks" included).
 std::map<std::string, int> ProfileOf(const json& run) {
   std::map<std::string, int> out;
   if (run.contains("profile") && run["profile"].is_object()) {
@@ -53,10 +54,12 @@ std::map<std::string, int> ProfileOf(const json& run) {
       if (v.is_number_integer()) {
         out[it.key()] = v.get<int>();
       } else if (v.is_string()) {
-        try {
-          out[it.key()] = std::stoi(v.get<std::string>());
-        } catch (...) {
-        }
+        // By name ("0", "ardb", "kvrocks"): the registry row's id.
+        const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+        const encodings::TypeSpec* type = registry.FindType(it.key());
+        const encodings::EncodingSpec* row =
+            type != nullptr ? registry.Find(type->type, v.get<std::string>()) : nullptr;
+        if (row != nullptr) out[it.key()] = row->id;
       }
     }
     return out;

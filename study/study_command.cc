@@ -511,6 +511,8 @@ int RunStudy(StudyFlags& f) {
   }
   progress.End();
   if (*InterruptFlag() != 0) result.MarkPartial("interrupted by a signal (Ctrl-C)");
+  // Every cell ran (or the reason why not is recorded): the result is no longer "in progress".
+  result.MarkComplete();
   s = result.Write();
   if (!s.ok()) {
     std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
