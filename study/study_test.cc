@@ -200,6 +200,21 @@ TEST(Ranking, ReadsSchemaTwoProfiles) {
   EXPECT_EQ(rankings[0]["rows"].size(), 3u);
 }
 
+// Versions by name, the families' included: a run of {"hash": "ardb"} is ranked as Ardb's row.
+TEST(Ranking, ReadsNamedVersions) {
+  json result = Result();
+  for (json& r : result["workloads"][0]["runs"]) {
+    const int v = r["hash_version"].get<int>();
+    r["profile"] = {{"hash", v == 2 ? std::string("ardb") : std::to_string(v)}};
+    r.erase("hash_version");
+    r.erase("zset_version");
+  }
+  json rankings = json::array();
+  ASSERT_TRUE(RankResult(result, RankOptions(), &rankings).ok());
+  ASSERT_EQ(rankings[0]["rows"].size(), 3u);
+  EXPECT_EQ(RowOf(rankings[0], "hardb")["version"], 67);  // the registry's id of hash ardb
+}
+
 TEST(Weights, ParseAndReject) {
   Weights w = DefaultWeights();
   ASSERT_TRUE(ParseWeights("latency=2,space=1.5", &w).ok());
