@@ -63,10 +63,13 @@ TEST_F(StudyCli, QuickStudyWritesTheRankingAndTheReport) {
   EXPECT_EQ(study["schema"], "kvlab-study");
   EXPECT_EQ(study["study"]["weights"]["latency"].get<double>(), 3);
   EXPECT_EQ(study["study"]["weights_given"], "latency=3");
-  // One ranking per type of the game workload, every version, every criterion's number.
+  // A finished study is complete, not partial.
+  EXPECT_EQ(study["partial"], false);
+  // One ranking per type of the game workload, every version (Camellia's 0-3, Ardb's and
+  // Kvrocks's), every criterion's number.
   ASSERT_EQ(study["rankings"].size(), 2u);
   for (const json& r : study["rankings"]) {
-    EXPECT_EQ(r["rows"].size(), 4u) << r["type"];
+    EXPECT_EQ(r["rows"].size(), 6u) << r["type"];
     for (const json& row : r["rows"]) {
       EXPECT_TRUE(row["rank"].is_number()) << row.dump();
       EXPECT_EQ(row["repetitions"], 3);
