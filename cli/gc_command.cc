@@ -85,8 +85,9 @@ int RunGc(const GcFlags& f) {
   }
   if (f.mechanism == "compaction") {
     if (f.dry_run) {
-      throw UsageError("--dry-run counts what a scan pass would reclaim; a compaction cannot be "
-                       "dry-run (use --mechanism scan --dry-run)");
+      throw UsageError(
+          "--dry-run counts what a scan pass would reclaim; a compaction cannot be "
+          "dry-run (use --mechanism scan --dry-run)");
     }
     return RunCompaction(f);
   }

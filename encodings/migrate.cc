@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "encodings/ardb_common.h"
 #include "encodings/hash_encoding.h"
 #include "encodings/list_encoding.h"
 #include "encodings/registry.h"
@@ -79,6 +80,11 @@ Status MigrateKey(KvTxn& txn, TypeEncoding& from, TypeEncoding& to, KeyHandle* h
   fresh.meta = txn.NewMeta(h->meta.type, to.version());
   fresh.meta.expire_ms = h->meta.expire_ms;
   fresh.is_new = true;
+  // An Ardb key's records carry no key-version: records an earlier Ardb incarnation left
+  // behind (a blind SET over it) would become the new key's elements. Creating one purges them
+  // first (ardb_common.h); it must read the store for that, before its range is served from the
+  // batch below (where the store's records are out of view).
+  if (row->eager_delete) KVLAB_RETURN_IF_ERROR(PurgeArdbKey(txn, fresh));
   std::vector<std::string> prefixes;
   for (SubKeyTag tag : row->sub_keys) prefixes.push_back(txn.SubKeyPrefix(tag, fresh));
   KVLAB_RETURN_IF_ERROR(

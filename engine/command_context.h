@@ -104,6 +104,13 @@ class CommandContext {
   // migrated already gets the meta the migration wrote (and *exists, should the command have
   // deleted it since). Returns false after an error reply.
   bool MigrateIfWritten(encodings::KeyHandle* h, bool* exists);
+  // The records of the command's batch that its migrations wrote, as [begin, end) indexes: a
+  // migration changes no value a client sees, so WATCH does not count them as a modification
+  // (a write that changes nothing but migrates its key leaves a watcher's EXEC to run, as
+  // Redis does for the write alone).
+  const std::vector<std::pair<size_t, size_t>>& migration_records() const {
+    return migration_records_;
+  }
 
   // Parses argument i as Redis's integer; sets the standard error reply and returns false.
   bool ArgInt64(size_t i, int64_t* out);
@@ -139,6 +146,7 @@ class CommandContext {
   std::vector<std::unique_ptr<encodings::KvTxn>> views_;  // TxnIn
   std::vector<std::string_view> migrate_keys_;
   std::vector<std::string_view> migrated_;  // keys this command migrated
+  std::vector<std::pair<size_t, size_t>> migration_records_;
 };
 
 }  // namespace kvlab::engine

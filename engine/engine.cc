@@ -531,7 +531,7 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
   // WATCH: what the command changed, reported while its keys are still locked.
   if (watched_keys_->active() && !(spec.flags & kCmdReadonly) &&
       (!ctx.reply.is_error() || !txn.on_commit_failure().empty())) {
-    TouchWritten(spec, session, argv, txn);
+    TouchWritten(spec, session, argv, txn, ctx.migration_records());
     if (!ctx.reply.is_error()) {
       for (const auto& [db, key] : flushed_watched) watched_keys_->Touch(db, key);
     }
@@ -592,7 +592,12 @@ bool CommandContext::PrepareOverwrite(std::string_view key, bool* existed,
                                       const std::optional<KeyMeta>* preloaded, KvTxn* in) {
   KvTxn& txn = in != nullptr ? *in : *txn_;
   KeyMeta meta;
-  if (preloaded != nullptr) {
+  // A key this command migrated (a source that is also the destination) is the key the
+  // migration wrote, not the meta read before it: its OnDelete must be the new version's (an
+  // Ardb key's records must go with it).
+  const bool migrated =
+      in == nullptr && std::find(migrated_.begin(), migrated_.end(), key) != migrated_.end();
+  if (preloaded != nullptr && !migrated) {
     *existed = preloaded->has_value();
     if (*existed) meta = **preloaded;
   } else if (!Check(txn.GetMeta(key, &meta, existed))) {
@@ -670,7 +675,9 @@ bool CommandContext::MigrateIfWritten(KeyHandle* h, bool* exists) {
   }
   encodings::TypeEncoding* to =
       engine_->encoding(h->meta.type, engine_->new_key_version(h->meta.type));
+  const size_t first_record = txn_->batch().size();
   if (!Check(encodings::MigrateKey(*txn_, Encoding(h->meta), *to, h))) return false;
+  migration_records_.emplace_back(first_record, txn_->batch().size());
   migrated_.push_back(h->key);
   return true;
 }

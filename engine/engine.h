@@ -299,8 +299,10 @@ class Engine {
   // transaction; an EXEC rejected so replies EXECABORT with the reason (Redis's rejectCommand).
   resp::Reply Reject(Session& session, const CommandSpec* spec, std::string error);
   // Reports the keys a committed write command changed to WATCH (watched_keys.h).
+  // The batch's records within `skip` ([begin, end) indexes: the migrations') are not changes.
   void TouchWritten(const CommandSpec& spec, const Session& session,
-                    const std::vector<std::string>& argv, encodings::KvTxn& txn);
+                    const std::vector<std::string>& argv, encodings::KvTxn& txn,
+                    const std::vector<std::pair<size_t, size_t>>& skip);
   // The watched keys of the databases a FLUSHDB/FLUSHALL empties that are live now.
   std::vector<std::pair<uint8_t, std::string>> LiveWatchedKeys(const CommandSpec& spec,
                                                                const Session& session,

@@ -171,15 +171,15 @@ void AlgebraStore(CommandContext& ctx, Op op) {
   std::vector<std::string> result;
   if (!Compute(ctx, op, sources, &result)) return;
   SetKey& dst = keys[0];
-  if (dst.exists) {
-    // The old value goes: O(1) through its key-version; a type that keeps data outside KV
-    // (zset v3's store) is told, as DEL tells it.
-    if (dst.h.meta.type != KeyType::kString &&
-        !ctx.Check(ctx.Encoding(dst.h.meta).OnDelete(ctx.txn(), dst.h))) {
-      return;
-    }
-    ctx.txn().DeleteMeta(dst.h.key);
-  }
+  // The old value goes: O(1) through its key-version; a type that keeps data outside KV (zset
+  // v3's store) is told, as DEL tells it, and so is an Ardb key (its records go with it). When
+  // the destination is also a source that migrating on write rewrote, PrepareOverwrite deletes
+  // the rewritten key, not the meta read before it.
+  std::optional<KeyMeta> dst_meta;
+  if (dst.exists) dst_meta = dst.h.meta;
+  bool existed = false;
+  if (!ctx.PrepareOverwrite(dst.h.key, &existed, &dst_meta)) return;
+  if (existed) ctx.txn().DeleteMeta(dst.h.key);
   if (!result.empty()) {
     KeyHandle h;
     h.key = dst.h.key;

@@ -185,7 +185,8 @@ void Engine::ExecTransaction(CommandContext& ctx) {
 }
 
 void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
-                          const std::vector<std::string>& argv, KvTxn& txn) {
+                          const std::vector<std::string>& argv, KvTxn& txn,
+                          const std::vector<std::pair<size_t, size_t>>& skip) {
   // The keys of the records the command wrote: a key-meta, a sub-key of any kind (every kind
   // but Ardb's uses the sub-key layout, key_codec.h), or an Ardb-layout record ("a#": an Ardb
   // hash's HSET of an existing field writes that record alone). A record of another database
@@ -202,8 +203,14 @@ void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
                                &prefix);
   };
   std::optional<std::string> last;  // consecutive records of one key touch it once
-  for (const WriteBatch::Record& r : txn.batch().records()) {
+  const std::vector<WriteBatch::Record>& records = txn.batch().records();
+  for (size_t i = 0; i < records.size(); ++i) {
+    const WriteBatch::Record& r = records[i];
     if (r.op == WriteBatch::Op::kDeleteRange) continue;  // FLUSHDB/FLUSHALL: LiveWatchedKeys
+    if (std::any_of(skip.begin(), skip.end(),
+                    [i](const auto& range) { return i >= range.first && i < range.second; })) {
+      continue;  // a migration's record: the key's value is unchanged
+    }
     std::string key;
     if (decode(r.key, session.db, &key)) {
       if (key != last) watched_keys_->Touch(session.db, key);

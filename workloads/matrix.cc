@@ -161,7 +161,8 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     ReadTierMemory(engine, out);
     s = opened->store()->Flush();
     if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
-    const DiskUsage usage = MeasureDiskUsage(backends::BackendOfColumn(cell.backend), opened->dir());
+    const DiskUsage usage =
+        MeasureDiskUsage(backends::BackendOfColumn(cell.backend), opened->dir());
     out->disk_bytes = usage.data_bytes;
     out->disk_log_bytes = usage.log_bytes;
     if (!PhysicalCountersPerThread(cell.backend) && options.physical != PhysicalMode::kOff) {
