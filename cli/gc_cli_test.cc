@@ -24,14 +24,16 @@ using testing::ReadFile;
 
 // Opens the RocksDB store in dir as `kvlab` does (same format record), with an engine over it.
 struct OpenEngine {
-  explicit OpenEngine(const std::string& dir) {
+  explicit OpenEngine(const std::string& dir, bool ttl_index = false) {
     backends::StoreSpec spec;
     spec.backend = "rocksdb";
     spec.options.dir = dir;
-    spec.format = encodings::StoreFormatRecord({});
+    engine::EngineOptions options;
+    options.keys.ttl_index = ttl_index;
+    spec.format = encodings::StoreFormatRecord(options.keys);
     const Status s = backends::OpenStore(spec, &store);
     EXPECT_TRUE(s.ok()) << s.ToString();
-    engine = std::make_unique<engine::Engine>(store->store(), engine::EngineOptions());
+    engine = std::make_unique<engine::Engine>(store->store(), options);
   }
   ~OpenEngine() {
     engine.reset();
@@ -162,6 +164,43 @@ TEST(GcCli, CompactionMechanismDropsGarbageAndKeepsLiveKeys) {
   EXPECT_EQ(g.expired_metas, 0u);
   EXPECT_EQ(g.records, 4u);  // live's meta and fields
   EXPECT_EQ(e.Exec({"HLEN", "live"}).integer(), 3);
+}
+
+// --mechanism ttl-index: the active expiry cycles over the index reap the expired key with its
+// sub-keys and delete the stale entry, and leave the deleted key's garbage (not an expiry's) to
+// the other mechanisms; a store written without the index is refused with a clear error.
+TEST(GcCli, TtlIndexMechanismReapsExpiredKeysWithTheirSubKeys) {
+  testing::ScratchDir dir;
+  const std::string plain = dir.Sub("plain");
+  { OpenEngine e(plain); }
+  auto r =
+      Kvlab({"gc", "--backend", "rocksdb", "--dir", plain, "--mechanism", "ttl-index"}, dir.path());
+  EXPECT_EQ(r.exit_code, flags::kExitCannotRun) << r.err;
+  EXPECT_NE(r.err.find("needs a store written with --ttl-index"), std::string::npos) << r.err;
+
+  const std::string store = dir.Sub("store");
+  {
+    OpenEngine e(store, /*ttl_index=*/true);
+    for (const char* key : {"live", "gone", "expiring"}) {
+      ASSERT_FALSE(e.Exec({"HSET", key, "a", "1", "b", "2", "c", "3"}).is_error());
+    }
+    e.Exec({"DEL", "gone"});
+    e.Exec({"PEXPIRE", "expiring", "1"});
+    e.Exec({"SET", "s", "x", "PX", "1"});
+    e.Exec({"SET", "s", "y"});  // blind: its entry stays, stale
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  r = Kvlab({"gc", "--backend", "rocksdb", "--dir", store, "--mechanism", "ttl-index", "--quiet"},
+            dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reclaimed 4 (sub-keys 3, metas 1, tier 0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; ttl index: 2 entries read, 1 stale deleted"), std::string::npos) << r.out;
+  OpenEngine e(store, /*ttl_index=*/true);
+  const testing::Garbage g = testing::ScanForGarbage(*e.engine);
+  EXPECT_EQ(g.expired_metas, 0u);
+  EXPECT_EQ(g.orphans, 3u);  // gone's fields: a DEL, not an expiry
+  EXPECT_EQ(e.Exec({"HLEN", "live"}).integer(), 3);
+  EXPECT_EQ(e.Exec({"GET", "s"}).str(), "y");
 }
 
 }  // namespace

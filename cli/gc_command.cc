@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "engine/active_expiry.h"
 #include "engine/collector.h"
 #include "engine/engine.h"
 #include "flags/common_flags.h"
@@ -37,6 +38,20 @@ struct GcFlags {
   std::string mechanism = "scan";
   bool dry_run = false;
 };
+
+// A pass's exit status: 0 done, 130 interrupted (what was reclaimed stays reclaimed), 1 a store
+// error stopped it.
+int ExitStatusOf(const Status& s) {
+  if (s.IsAborted()) {
+    std::fprintf(stderr, "kvlab gc: interrupted; what was reclaimed so far stays reclaimed\n");
+    return kExitInterrupted;
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "kvlab gc: %s\n", s.ToString().c_str());
+    return kExitFailed;
+  }
+  return kExitOk;
+}
 
 // --mechanism compaction: a full RocksDB compaction whose filter drops the garbage
 // (engine/compaction_policy.h). One line on stdout, as the scan's.
@@ -75,6 +90,45 @@ int RunCompaction(const GcFlags& f) {
   return kExitOk;
 }
 
+// --mechanism ttl-index: active expiry cycles over the TTL index until no entry is due
+// (engine/active_expiry.h). One line on stdout, as the scan's.
+int RunTtlIndex(const GcFlags& f) {
+  flags::EngineFlags engine_flags = f.engine;
+  engine_flags.ttl_index = true;
+  std::unique_ptr<backends::OpenedStore> opened = flags::OpenStoreOrReport(f.store, engine_flags);
+  if (opened == nullptr) {
+    std::fprintf(stderr,
+                 "kvlab gc: --mechanism ttl-index needs a store written with --ttl-index (a "
+                 "store without the index: use --mechanism scan)\n");
+    return kExitCannotRun;
+  }
+  Engine engine(opened->store(), engine_flags.ToOptions(*opened));
+  flags::InstallInterruptHandlers();
+  std::atomic<bool> stop{false};
+  engine::ActiveExpiryOptions options;
+  options.batch_entries = static_cast<size_t>(f.batch);
+  options.purge_records = static_cast<size_t>(f.batch);
+  options.stop = &stop;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto last = std::chrono::steady_clock::now();
+  bool printed = false;
+  GcStats stats;
+  const Status s =
+      engine::ActiveExpiry(&engine).RunUntilIdle(options, &stats, [&](const GcStats& so_far) {
+        if (*flags::InterruptFlag() != 0) stop = true;
+        const auto now = std::chrono::steady_clock::now();
+        if (f.quiet || now - last < std::chrono::seconds(1)) return;
+        last = now;
+        printed = true;
+        std::fprintf(stderr, "%sgc: ttl index: %llu entries read, reclaimed %llu%s",
+                     tty ? "\r" : "", static_cast<unsigned long long>(so_far.index_entries),
+                     static_cast<unsigned long long>(so_far.reclaimed()), tty ? "\x1b[K" : "\n");
+      });
+  if (printed && tty) std::fprintf(stderr, "\n");
+  std::printf("%s\n", stats.Line().c_str());
+  return ExitStatusOf(s);
+}
+
 int RunGc(const GcFlags& f) {
   if (f.store.dir.empty()) {
     throw UsageError("kvlab gc collects an existing store: give its --dir (and --backend)");
@@ -90,6 +144,14 @@ int RunGc(const GcFlags& f) {
           "dry-run (use --mechanism scan --dry-run)");
     }
     return RunCompaction(f);
+  }
+  if (f.mechanism == "ttl-index") {
+    if (f.dry_run) {
+      throw UsageError(
+          "--dry-run counts what a scan pass would reclaim; use --mechanism scan --dry-run");
+    }
+    if (f.rate != 0) throw UsageError("--rate paces the scan; --mechanism ttl-index has none");
+    return RunTtlIndex(f);
   }
   std::unique_ptr<backends::OpenedStore> opened = flags::OpenStoreOrReport(f.store, f.engine);
   if (opened == nullptr) return kExitCannotRun;
@@ -121,15 +183,7 @@ int RunGc(const GcFlags& f) {
   const Status s = Collector(&engine).RunPass(options, &stats);
   if (printed && tty) std::fprintf(stderr, "\n");
   std::printf("%s\n", (f.dry_run ? stats.DryRunLine() : stats.Line()).c_str());
-  if (s.IsAborted()) {
-    std::fprintf(stderr, "kvlab gc: interrupted; what was reclaimed so far stays reclaimed\n");
-    return kExitInterrupted;
-  }
-  if (!s.ok()) {
-    std::fprintf(stderr, "kvlab gc: %s\n", s.ToString().c_str());
-    return kExitFailed;
-  }
-  return kExitOk;
+  return ExitStatusOf(s);
 }
 
 }  // namespace
@@ -153,8 +207,10 @@ void AddGcCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--mechanism", f->mechanism,
                   "scan: the collector's pass over the metas and sub-keys (every backend); "
                   "compaction: a full RocksDB compaction whose filter drops the garbage, expired "
-                  "keys once --compaction-grace-ms has passed (docs/gc.md)")
-      ->check(CLI::IsMember({"scan", "compaction"}))
+                  "keys once --compaction-grace-ms has passed; ttl-index: the active expiry "
+                  "cycle over the TTL index of a store written with --ttl-index, which reaps "
+                  "the expired keys with their sub-keys (docs/gc.md)")
+      ->check(CLI::IsMember({"scan", "compaction", "ttl-index"}))
       ->capture_default_str();
   cmd->add_flag("--dry-run", f->dry_run,
                 "Write nothing: count what a pass would reclaim (records and their bytes)");

@@ -50,6 +50,29 @@ bool KeyCodec::DecodeMetaKey(uint8_t db, std::string_view meta_key, std::string*
   return true;
 }
 
+std::string KeyCodec::TtlIndexPrefix(uint8_t db) const {
+  std::string out = "t#";
+  AppendNamespace(&out, db);
+  return out;
+}
+
+std::string KeyCodec::TtlIndexKey(uint8_t db, int64_t expire_ms, std::string_view key) const {
+  std::string out = TtlIndexPrefix(db);
+  PutFixed64BE(&out, static_cast<uint64_t>(expire_ms));
+  out.append(key);
+  return out;
+}
+
+bool KeyCodec::DecodeTtlIndexKey(uint8_t db, std::string_view index_key, int64_t* expire_ms,
+                                 std::string* key) const {
+  const std::string prefix = TtlIndexPrefix(db);
+  if (!index_key.starts_with(prefix) || index_key.size() < prefix.size() + 8) return false;
+  index_key.remove_prefix(prefix.size());
+  *expire_ms = static_cast<int64_t>(DecodeFixed64BE(index_key.data()));
+  key->assign(index_key.substr(8));
+  return true;
+}
+
 std::string KeyCodec::SubKeyDbPrefix(SubKeyTag tag, uint8_t db) const {
   std::string out;
   out.push_back(static_cast<char>(tag));
@@ -139,9 +162,12 @@ std::vector<std::pair<std::string, std::string>> StoreFormatRecord(const KeyCode
       shown += kHex[c & 15];
     }
   }
-  return {{"layout", std::to_string(kKeyLayoutVersion)},
-          {"namespace_prefix", shown},
-          {"md5_prefix", options.md5_prefix ? "yes" : "no"}};
+  std::vector<std::pair<std::string, std::string>> record = {
+      {"layout", std::to_string(kKeyLayoutVersion)},
+      {"namespace_prefix", shown},
+      {"md5_prefix", options.md5_prefix ? "yes" : "no"}};
+  if (options.ttl_index) record.emplace_back("ttl_index", "yes");
+  return record;
 }
 
 }  // namespace kvlab::encodings

@@ -12,6 +12,13 @@
 //     "k#" suffix: score (8 bytes, score_codec.h) | member   value: empty
 //     "i#" suffix: ref (zset v2/v3 long members)         value: member
 //
+//   TTL index  = "t#" | namespace | expire-time (u64 BE, ms) | key       value: empty
+//     Only with ttl_index on: one record per key-meta with an expiry (Ardb's KEY_TTL_SORT,
+//     002_*), ordered by expiry within each database, so that the active expiry cycle
+//     (engine/active_expiry.h) finds the expired keys without scanning the key-metas. An entry
+//     may be stale (its key since deleted, persisted or re-expired by a write that did not read
+//     the old meta, such as SET): the cycle checks it against the meta before acting on it.
+//
 //   Ardb sub-key = "a#" | namespace | [hashtag] | key length (u32 BE) | key | Ardb type (1)
 //                | element                                  (001_*: `key type element...`)
 //     type 04 (KEY_HASH_FIELD)  element: field       value: 04 | field value
@@ -39,6 +46,9 @@ namespace kvlab::encodings {
 struct KeyCodecOptions {
   std::string ns_prefix;    // prepended to the db byte to form the namespace
   bool md5_prefix = false;  // put md5_hex(key)[0..8] before the key
+  // Keep the TTL index ("t#" records above): one more write per EXPIRE, and active expiry.
+  // Fixed for the life of a store (a store without the index has no entries for its keys).
+  bool ttl_index = false;
 };
 
 // The version of the layout above (and of docs/encodings.md). Stores record it: bump it when a
@@ -51,6 +61,8 @@ inline constexpr int kKeyLayoutVersion = 1;
 //   layout            kKeyLayoutVersion
 //   namespace_prefix  the prefix, as is when printable ASCII without spaces, else "0x" + hex
 //   md5_prefix        "yes" or "no"
+//   ttl_index         "yes", present only when on (stores written before the index existed
+//                     have no such line, and compare equal to an opener with it off)
 std::vector<std::pair<std::string, std::string>> StoreFormatRecord(const KeyCodecOptions& options);
 
 // The record kinds of a key's sub-keys. The tag byte reaches disk: DO NOT CHANGE.
@@ -82,6 +94,16 @@ class KeyCodec {
   std::string MetaPrefix(uint8_t db) const;
   // Recovers the Redis key from a key-meta key of database db. False if it is not one.
   bool DecodeMetaKey(uint8_t db, std::string_view meta_key, std::string* key) const;
+
+  // "t#" | namespace | expire-time | key: the TTL index entry of a key expiring at expire_ms.
+  // REQUIRES: expire_ms > 0 (kvlab never stores an expiry at or before the epoch).
+  std::string TtlIndexKey(uint8_t db, int64_t expire_ms, std::string_view key) const;
+  // "t#" | namespace: every TTL index entry of the database starts with it; entries of keys
+  // expired at `now_ms` (expire-time < now_ms) sort before TtlIndexKey(db, now_ms, "").
+  std::string TtlIndexPrefix(uint8_t db) const;
+  // Recovers the expiry and key of a TTL index entry of database db. False if it is not one.
+  bool DecodeTtlIndexKey(uint8_t db, std::string_view index_key, int64_t* expire_ms,
+                         std::string* key) const;
 
   // tag "#" | namespace | [hashtag] | key length | key | key-version: every sub-key of one
   // incarnation of a key, of one kind, starts with it.

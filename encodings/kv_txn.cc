@@ -36,10 +36,12 @@ Status KvTxn::GetMeta(std::string_view key, KeyMeta* meta, bool* found) {
     std::string bytes;
     Status s = kv_->Get(codec_->MetaKey(db_, key), &bytes);
     if (s.IsNotFound()) {
+      RememberStored(key, nullptr);
       *found = false;
       return Status::OK();
     }
     KVLAB_RETURN_IF_ERROR(s);
+    RememberStored(key, &bytes);
     return DecodeLive(key, bytes, *registry_, now_ms_, meta, found);
   }
   std::vector<std::optional<KeyMeta>> metas;
@@ -83,6 +85,7 @@ Status KvTxn::GetMetas(const std::vector<std::string_view>& keys,
     if (cached) meta_cache_->Refill(*this, keys, from_store, misses, values);
   }
   for (size_t j = 0; j < from_store.size(); ++j) {
+    RememberStored(keys[from_store[j]], values[j] ? &*values[j] : nullptr);
     if (!values[j]) continue;
     KeyMeta meta;
     bool found = false;
@@ -107,7 +110,49 @@ Status KvTxn::ReadMetasFromKv(const std::vector<std::string>& meta_keys,
   return kv_->MultiGet(views, values);
 }
 
+void KvTxn::RememberStored(std::string_view key, const std::string* bytes) {
+  if (!codec_->options().ttl_index) return;
+  int64_t expire_ms = KeyMeta::kNoExpire;
+  if (bytes != nullptr) {
+    KeyMeta meta;
+    if (!KeyMeta::Decode(*bytes, *registry_, &meta).ok()) return;
+    expire_ms = meta.expire_ms;
+  }
+  writes_->stored.push_back({db_, std::string(key), expire_ms});
+}
+
+void KvTxn::NoteStoredMeta(std::string_view key, const KeyMeta* meta) {
+  if (!codec_->options().ttl_index) return;
+  writes_->stored.push_back(
+      {db_, std::string(key), meta != nullptr ? meta->expire_ms : KeyMeta::kNoExpire});
+}
+
+bool KvTxn::PreviousExpiry(std::string_view key, int64_t* expire_ms) const {
+  if (const std::optional<KeyMeta>* w = Written(key)) {
+    *expire_ms = w->has_value() ? (*w)->expire_ms : KeyMeta::kNoExpire;
+    return true;
+  }
+  const auto& stored = writes_->stored;
+  for (auto it = stored.rbegin(); it != stored.rend(); ++it) {
+    if (it->db == db_ && it->key == key) {
+      *expire_ms = it->expire_ms;
+      return true;
+    }
+  }
+  return false;
+}
+
 void KvTxn::PutMeta(std::string_view key, const KeyMeta& meta) {
+  if (codec_->options().ttl_index) {
+    int64_t before = KeyMeta::kNoExpire;
+    const bool known = PreviousExpiry(key, &before);
+    if (known && before != KeyMeta::kNoExpire && before != meta.expire_ms) {
+      writes_->batch.Delete(codec_->TtlIndexKey(db_, before, key));
+    }
+    if (meta.has_expire() && (!known || before != meta.expire_ms)) {
+      writes_->batch.Put(codec_->TtlIndexKey(db_, meta.expire_ms, key), "");
+    }
+  }
   std::string bytes = meta.Encode();
   if (meta_cache_ != nullptr) meta_cache_->Written(*this, key, &bytes);
   writes_->batch.Put(codec_->MetaKey(db_, key), bytes);
@@ -115,6 +160,10 @@ void KvTxn::PutMeta(std::string_view key, const KeyMeta& meta) {
 }
 
 void KvTxn::DeleteMeta(std::string_view key) {
+  int64_t before = KeyMeta::kNoExpire;
+  if (codec_->options().ttl_index && PreviousExpiry(key, &before) && before != KeyMeta::kNoExpire) {
+    writes_->batch.Delete(codec_->TtlIndexKey(db_, before, key));
+  }
   if (meta_cache_ != nullptr) meta_cache_->Written(*this, key, nullptr);
   writes_->batch.Delete(codec_->MetaKey(db_, key));
   writes_->metas.push_back({db_, std::string(key), std::nullopt});

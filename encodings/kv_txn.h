@@ -114,10 +114,20 @@ class KvTxn {
   Status GetMetas(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<KeyMeta>>* metas);
   // Queues a write of the meta, and remembers it for GetMeta.
+  // With the TTL index (KeyCodecOptions::ttl_index) it also keeps the key's index entry: a put
+  // of the new expiry's entry, unless the meta this command read or wrote before had the same
+  // expiry, and a delete of the old expiry's entry when that meta had another. A write that
+  // read no meta (a blind SET) cannot delete the old entry: it stays, stale, until the active
+  // expiry cycle meets it and checks it against the meta.
   void PutMeta(std::string_view key, const KeyMeta& meta);
   // Queues a delete of the meta (O(1): the key's sub-keys become unreachable through their
-  // key-version), and remembers it for GetMeta.
+  // key-version), and remembers it for GetMeta. With the TTL index, also deletes the entry of
+  // the expiry the meta read before had.
   void DeleteMeta(std::string_view key);
+  // Tells the transaction the meta stored for `key` (nullptr: none), read by the caller
+  // without GetMeta (the collector's reap), so that PutMeta and DeleteMeta keep the TTL index
+  // as if GetMeta had read it.
+  void NoteStoredMeta(std::string_view key, const KeyMeta* meta);
   // A meta for a new key: a fresh key-version, no expiry, count 0 (when the version keeps one).
   KeyMeta NewMeta(KeyType type, uint8_t encode_version);
 
@@ -183,6 +193,14 @@ class KvTxn {
       std::optional<KeyMeta> meta;
     };
     std::vector<Meta> metas;
+    // With the TTL index: the expiry of each meta read from the store (kNoExpire when absent
+    // or without one), which PutMeta and DeleteMeta compare with to keep the index.
+    struct Stored {
+      uint8_t db;
+      std::string key;
+      int64_t expire_ms;
+    };
+    std::vector<Stored> stored;
     std::unique_ptr<ShadowStore> shadow;  // set by the first WriteShadowed
   };
   Writes own_writes_;     // unused by a view (NewView)
@@ -201,6 +219,12 @@ class KvTxn {
 
   // The meta this command wrote for key in this view's database, if any: nullptr when none.
   const std::optional<KeyMeta>* Written(std::string_view key) const;
+  // With the TTL index: remembers the expiry of the meta read from the store for key (bytes,
+  // nullptr when absent). Undecodable bytes are not remembered.
+  void RememberStored(std::string_view key, const std::string* bytes);
+  // The expiry the key's meta has before this write: the command's own last write of it, else
+  // the meta it read from the store. False when it knows neither (a blind write).
+  bool PreviousExpiry(std::string_view key, int64_t* expire_ms) const;
   Status ReadMetasFromKv(const std::vector<std::string>& meta_keys,
                          std::vector<std::optional<std::string>>* values);
 };

@@ -38,6 +38,9 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
   // counts are logical, so reusing the store cannot change them.
   testing::EngineHarness with_reverse(GetParam());
   testing::EngineHarness without_reverse(GetParam(), EngineOptions(), /*no_reverse_scan=*/true);
+  EngineOptions indexed;
+  indexed.keys.ttl_index = true;
+  testing::EngineHarness with_ttl_index(GetParam(), indexed);
   for (const AmplificationRow& row : rows) {
     std::vector<std::string> versions = row.versions;
     if (versions.empty()) versions.push_back("0");
@@ -45,7 +48,8 @@ TEST_P(AmplificationTest, CountersEqualTheFormulas) {
       for (int64_t n : {3, 10, 50}) {
         SCOPED_TRACE("docs/amplification.md:" + std::to_string(row.line) + " `" + row.command +
                      "` " + row.type + " v" + version + " n=" + std::to_string(n));
-        testing::EngineHarness& e = row.no_reverse_scan ? without_reverse : with_reverse;
+        testing::EngineHarness& e =
+            row.ttl_index ? with_ttl_index : (row.no_reverse_scan ? without_reverse : with_reverse);
         // A row may leave the session inside MULTI, or watching keys.
         e.Run("DISCARD");
         ASSERT_EQ(e.Run("UNWATCH"), "OK");

@@ -36,6 +36,10 @@ std::string GcStats::Line() const {
                 ", metas %" PRIu64 ", tier %" PRIu64 ") in %.2f s",
                 scanned, reclaimed(), reclaimed_sub_keys, reclaimed_metas, reclaimed_tier, seconds);
   std::string line = buf;
+  if (index_entries > 0) {
+    line += "; ttl index: " + std::to_string(index_entries) + " entries read, " +
+            std::to_string(stale_index_entries) + " stale deleted";
+  }
   if (undecodable > 0) {
     line += "; " + std::to_string(undecodable) + " records not kvlab's were left alone";
   }
@@ -61,6 +65,8 @@ GcStats& GcStats::operator+=(const GcStats& o) {
   reclaimed_tier += o.reclaimed_tier;
   undecodable += o.undecodable;
   garbage_bytes += o.garbage_bytes;
+  index_entries += o.index_entries;
+  stale_index_entries += o.stale_index_entries;
   kv += o.kv;
   seconds += o.seconds;
   return *this;
@@ -73,6 +79,43 @@ bool HasTierStore(const encodings::EncodingRegistry& registry, const KeyMeta& me
   if (meta.type == KeyType::kString) return false;
   const encodings::EncodingSpec* row = registry.Find(meta.type, meta.encode_version);
   return row != nullptr && row->tier == encodings::TierUse::kStore;
+}
+
+// The metas stored for `keys` of database db, as they are (KvTxn::GetMetas would hide the
+// expired ones): values->at(i) empty when keys[i] has none.
+Status ReadStoredMetas(CountingStore& counting, const encodings::KeyCodec& codec, uint8_t db,
+                       const std::vector<std::string>& keys,
+                       std::vector<std::optional<std::string>>* values) {
+  std::vector<std::string> meta_keys;
+  meta_keys.reserve(keys.size());
+  for (const std::string& key : keys) meta_keys.push_back(codec.MetaKey(db, key));
+  std::vector<std::string_view> views(meta_keys.begin(), meta_keys.end());
+  return counting.MultiGet(views, values);
+}
+
+// Queues the reap of an expired key into txn: its type's OnDelete hook (zset v3's store zset),
+// then the delete of its meta (and, with the TTL index, of its entry). False when the engine
+// lacks the version or the hook fails (the tier is down): the key is left for a later pass.
+bool QueueReap(const Engine& engine, KvTxn& txn, const std::string& key, const KeyMeta& meta) {
+  if (meta.type != KeyType::kString) {
+    encodings::TypeEncoding* e = engine.encoding(meta.type, meta.encode_version);
+    const KeyHandle h{key, meta, false};
+    if (e == nullptr || !e->OnDelete(txn, h).ok()) return false;
+  }
+  txn.NoteStoredMeta(key, &meta);
+  txn.DeleteMeta(key);
+  return true;
+}
+
+// Commits a reap's batch, then runs its post-commit tier steps, best effort as for DEL: a tier
+// step that fails leaves its data to expire by its TTL.
+Status CommitReap(CountingStore& counting, KvTxn& txn) {
+  Status s;
+  if (!txn.batch().empty()) s = counting.Write(txn.batch());
+  if (s.ok()) {
+    for (auto& step : txn.after_commit()) step().IgnoreError();
+  }
+  return s;
 }
 
 }  // namespace
@@ -88,13 +131,8 @@ Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uin
   CountingStore counting(store_, &ops);
   const int64_t now = clock_->NowMillis();
   KvTxn txn(&counting, &codec_, &registry_, &versions_, db, now, MetaCacheForCommand());
-  // The stored metas as they are (KvTxn::GetMetas would hide the expired ones).
-  std::vector<std::string> meta_keys;
-  meta_keys.reserve(keys.size());
-  for (const std::string& key : keys) meta_keys.push_back(codec_.MetaKey(db, key));
-  std::vector<std::string_view> views(meta_keys.begin(), meta_keys.end());
   std::vector<std::optional<std::string>> values;
-  Status s = counting.MultiGet(views, &values);
+  Status s = ReadStoredMetas(counting, codec_, db, keys, &values);
   if (s.ok()) {
     uint64_t deleted = 0;
     uint64_t tiered = 0;
@@ -104,22 +142,64 @@ Status Engine::ReapExpired(uint8_t db, const std::vector<std::string>& keys, uin
           !meta.ExpiredAt(now)) {
         continue;  // gone, not kvlab's, or live again since the scan: kept
       }
-      if (meta.type != KeyType::kString) {
-        encodings::TypeEncoding* e = encoding(meta.type, meta.encode_version);
-        const KeyHandle h{keys[i], meta, false};
-        // An engine without the version's tier leaves the key to one that has it.
-        if (e == nullptr || !e->OnDelete(txn, h).ok()) continue;
-      }
-      txn.DeleteMeta(keys[i]);
+      if (!QueueReap(*this, txn, keys[i], meta)) continue;
       ++deleted;
       if (HasTierStore(registry_, meta)) ++tiered;
     }
-    if (!txn.batch().empty()) s = counting.Write(txn.batch());
+    s = CommitReap(counting, txn);
     if (s.ok()) {
-      // Best effort, as for DEL: a tier step that fails leaves its data to expire by its TTL.
-      for (auto& step : txn.after_commit()) step().IgnoreError();
       *metas += deleted;
       *tier += tiered;
+    }
+  }
+  *kv += ops;
+  return s;
+}
+
+Status Engine::ReapIndexed(uint8_t db, const std::vector<IndexedExpiry>& entries,
+                           std::vector<std::pair<std::string, KeyMeta>>* reaped, uint64_t* metas,
+                           uint64_t* tier, uint64_t* stale, OpCounts* kv) {
+  if (entries.empty()) return Status::OK();
+  std::vector<std::string> keys;
+  keys.reserve(entries.size());
+  for (const IndexedExpiry& e : entries) keys.push_back(e.key);
+  KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
+  for (const std::string& key : keys) guard.Add(db, key);
+  guard.Lock();
+
+  OpCounts ops;
+  CountingStore counting(store_, &ops);
+  const int64_t now = clock_->NowMillis();
+  KvTxn txn(&counting, &codec_, &registry_, &versions_, db, now, MetaCacheForCommand());
+  std::vector<std::optional<std::string>> values;
+  Status s = ReadStoredMetas(counting, codec_, db, keys, &values);
+  if (s.ok()) {
+    std::vector<std::pair<std::string, KeyMeta>> deleted;
+    uint64_t tiered = 0;
+    uint64_t stale_entries = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      KeyMeta meta;
+      const bool decoded = values[i] && KeyMeta::Decode(*values[i], registry_, &meta).ok();
+      if (decoded && meta.expire_ms == entries[i].expire_ms) {
+        // The entry's own expiry: reaped once past (an entry read as expired by a clock that
+        // has since stepped back stays for a later cycle).
+        if (!meta.ExpiredAt(now) || !QueueReap(*this, txn, keys[i], meta)) continue;
+        if (HasTierStore(registry_, meta)) ++tiered;
+        deleted.emplace_back(keys[i], meta);
+      } else if (!values[i] || decoded) {
+        // No meta, or one with another expiry (or none): the entry is stale. Two entries of
+        // one key in one batch (the meta's own and a stale one) are told apart by the expiry.
+        txn.batch().Delete(codec_.TtlIndexKey(db, entries[i].expire_ms, keys[i]));
+        ++stale_entries;
+      }
+      // A meta that is not kvlab's keeps its entry: nothing here can judge it.
+    }
+    s = CommitReap(counting, txn);
+    if (s.ok()) {
+      *metas += deleted.size();
+      *tier += tiered;
+      *stale += stale_entries;
+      for (auto& d : deleted) reaped->push_back(std::move(d));
     }
   }
   *kv += ops;
@@ -163,13 +243,9 @@ Status Engine::ReclaimArdbOrphans(uint8_t db, const std::vector<std::string>& ke
   return s;
 }
 
-namespace {
-
-// Reads up to `limit` records of [begin, end) from `from` on (inclusive), keys only or with
-// values. No iterator stays open after it returns, so the caller may write.
-Status ReadBatch(backends::KvStore* store, const std::string& from, const std::string& end,
-                 size_t limit, bool with_values,
-                 std::vector<std::pair<std::string, std::string>>* out) {
+Status ReadRecordBatch(backends::KvStore* store, const std::string& from, const std::string& end,
+                       size_t limit, bool with_values,
+                       std::vector<std::pair<std::string, std::string>>* out) {
   out->clear();
   IteratorOptions io;
   io.lower_bound = from;
@@ -180,6 +256,8 @@ Status ReadBatch(backends::KvStore* store, const std::string& from, const std::s
   }
   return it->status();
 }
+
+namespace {
 
 // The smallest key after `key`.
 std::string After(const std::string& key) { return key + '\0'; }
@@ -233,7 +311,7 @@ Status Collector::CollectMetas(int db, const GcOptions& options, GcStats* stats)
   std::string from = begin;
   Status s;
   while (s.ok()) {
-    s = ReadBatch(&counting, from, end, options.batch_records, true, &records);
+    s = ReadRecordBatch(&counting, from, end, options.batch_records, true, &records);
     if (!s.ok() || records.empty()) break;
     stats->scanned += records.size();
     const int64_t now = engine_->clock().NowMillis();
@@ -278,7 +356,7 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
   std::string from = begin;
   Status s;
   while (s.ok()) {
-    s = ReadBatch(&counting, from, end, options.batch_records, options.dry_run, &records);
+    s = ReadRecordBatch(&counting, from, end, options.batch_records, options.dry_run, &records);
     if (!s.ok() || records.empty()) break;
     stats->scanned += records.size();
     // The owner of each record, then one MultiGet for the distinct owners' metas.
@@ -356,7 +434,7 @@ Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* 
   std::string from = begin;
   Status s;
   while (s.ok()) {
-    s = ReadBatch(&counting, from, end, options.batch_records, options.dry_run, &records);
+    s = ReadRecordBatch(&counting, from, end, options.batch_records, options.dry_run, &records);
     if (!s.ok() || records.empty()) break;
     stats->scanned += records.size();
     // The distinct owners, then one MultiGet for their metas: a key without an Ardb meta has
@@ -421,16 +499,25 @@ void KvlabGcCommand(CommandContext& ctx) {
 BackgroundCollector::BackgroundCollector(Engine* engine, std::chrono::milliseconds interval,
                                          GcOptions options,
                                          std::function<void(const std::string&)> log)
-    : engine_(engine), interval_(interval), options_(std::move(options)), log_(std::move(log)) {
-  options_.stop = &stop_;
+    : BackgroundCollector(
+          interval,
+          [engine, options](const std::atomic<bool>* stop, GcStats* stats) {
+            GcOptions with_stop = options;
+            with_stop.stop = stop;
+            return Collector(engine).RunPass(with_stop, stats);
+          },
+          std::move(log)) {}
+
+BackgroundCollector::BackgroundCollector(std::chrono::milliseconds interval, Pass pass,
+                                         std::function<void(const std::string&)> log)
+    : interval_(interval), pass_(std::move(pass)), log_(std::move(log)) {
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
       if (cv_.wait_for(lock, interval_, [this] { return stop_.load(); })) break;
       lock.unlock();
-      Collector collector(engine_);
       GcStats pass;
-      const Status s = collector.RunPass(options_, &pass);
+      const Status s = pass_(&stop_, &pass);
       if (log_ && !s.ok() && !(s.IsAborted() && stop_)) {
         log_(pass.Line() + "; stopped: " + s.ToString());
       } else if (log_ && s.ok() && pass.reclaimed() > 0) {

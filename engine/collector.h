@@ -35,6 +35,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "backends/counting_store.h"
 #include "base/status.h"
@@ -52,11 +54,17 @@ struct GcStats {
   // Bytes (key + value) of the records counted in reclaimed_sub_keys and reclaimed_metas.
   // Counted by a dry run only (GcOptions::dry_run): a pass reads sub-keys without their values.
   uint64_t garbage_bytes = 0;
+  // The TTL index mechanism's (active_expiry.h): index entries read, and those deleted as
+  // stale (their key since deleted, persisted or given another expiry). Both within scanned
+  // and not in reclaimed(): an entry is bookkeeping, not a key's data.
+  uint64_t index_entries = 0;
+  uint64_t stale_index_entries = 0;
   backends::OpCounts kv;  // the collector's own KV operations
   double seconds = 0;
 
   uint64_t reclaimed() const { return reclaimed_sub_keys + reclaimed_metas + reclaimed_tier; }
-  // "gc: scanned S records, reclaimed R (sub-keys X, metas Y, tier Z) in T s"
+  // "gc: scanned S records, reclaimed R (sub-keys X, metas Y, tier Z) in T s", followed by
+  // "; ttl index: E entries read, D stale deleted" when index entries were read.
   std::string Line() const;
   // A dry run's: "gc dry run: scanned S records, garbage R (sub-keys X, metas Y, tier Z; B bytes)
   // in T s"
@@ -110,13 +118,29 @@ class Collector {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Runs a pass every `interval` on its own thread until destroyed (`kvlab serve`'s scheduled
-// GC). Passes do not overlap; the destructor stops a running pass after its current batch.
+// Reads up to `limit` records of [begin, end) from `from` on (inclusive), keys only or with
+// values. No iterator stays open after it returns, so the caller may write.
+Status ReadRecordBatch(backends::KvStore* store, const std::string& from, const std::string& end,
+                       size_t limit, bool with_values,
+                       std::vector<std::pair<std::string, std::string>>* out);
+
+// Runs a pass every `interval` on its own thread until destroyed: `kvlab serve`'s scheduled GC,
+// and its active expiry cycle (active_expiry.h). Passes do not overlap; the destructor stops a
+// running pass after its current batch.
 class BackgroundCollector {
  public:
-  // REQUIRES: engine outlives this object; interval > 0. `log` gets the Line() of each pass
-  // that reclaimed something or failed (an idle server logs nothing).
+  // One pass: adds what it did to *stats; stops after its current batch once `stop` is true
+  // (returning Aborted).
+  using Pass = std::function<Status(const std::atomic<bool>* stop, GcStats* stats)>;
+
+  // The scanning collector's passes. REQUIRES: engine outlives this object; interval > 0.
+  // `log` gets the Line() of each pass that reclaimed something or failed (an idle server logs
+  // nothing).
   BackgroundCollector(Engine* engine, std::chrono::milliseconds interval, GcOptions options,
+                      std::function<void(const std::string&)> log);
+  // Any pass. REQUIRES: whatever `pass` uses outlives this object; interval > 0. `log` as
+  // above (null: nothing is logged).
+  BackgroundCollector(std::chrono::milliseconds interval, Pass pass,
                       std::function<void(const std::string&)> log);
   ~BackgroundCollector();
   BackgroundCollector(const BackgroundCollector&) = delete;
@@ -127,9 +151,8 @@ class BackgroundCollector {
   uint64_t passes() const;
 
  private:
-  Engine* engine_;
   const std::chrono::milliseconds interval_;
-  GcOptions options_;
+  Pass pass_;
   std::function<void(const std::string&)> log_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;

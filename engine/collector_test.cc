@@ -26,42 +26,10 @@ namespace {
 using encodings::KeyMeta;
 using testing::EngineHarness;
 
-// How the test fills and reads a key of each type. A registry type missing here fails the
-// test: a new type must say how GC is checked on it.
-struct TypeCommands {
-  std::string fill;      // "%k" is the key; adds a few elements
-  std::string fill_big;  // adds 50 elements ("%k")
-  std::string read;      // the whole contents (an unordered reply is compared sorted)
-};
-
-std::string Fill(std::string pattern, const std::string& key) {
-  for (size_t at; (at = pattern.find("%k")) != std::string::npos;) pattern.replace(at, 2, key);
-  return pattern;
-}
-
-std::string Elements(const std::string& head, int n, bool scored) {
-  std::string out = head;
-  for (int i = 0; i < n; ++i) {
-    out += scored ? " " + std::to_string(i) + " m" + std::to_string(i)
-                  : " f" + std::to_string(i) + " v" + std::to_string(i);
-  }
-  return out;
-}
-
-const std::map<std::string, TypeCommands>& CommandsByType() {
-  static const auto* table = new std::map<std::string, TypeCommands>{
-      {"hash", {"HSET %k a 1 b 2 c 3", Elements("HSET %k", 50, false), "HGETALL %k"}},
-      {"zset",
-       // A long member too: zset v2/v3 keep it behind a ref (i#).
-       {"ZADD %k 1 a 2 b 3 " + std::string(300, 'L'), Elements("ZADD %k", 50, true),
-        "ZRANGE %k 0 -1 WITHSCORES"}},
-      {"set", {"SADD %k a b c", Elements("SADD %k", 25, false), "SMEMBERS %k"}},
-      {"list", {"RPUSH %k a b c", Elements("RPUSH %k", 25, false), "LRANGE %k 0 -1"}},
-  };
-  return *table;
-}
-
+using testing::FillKey;
 using testing::Garbage;
+using testing::GcCommandsByType;
+using testing::GcTypeCommands;
 using testing::ScanForGarbage;
 
 GcStats Collect(Engine& engine, size_t batch = 7) {
@@ -95,37 +63,19 @@ GcStats DryRun(Engine& engine) {
   return stats;
 }
 
-struct Cell {
-  std::string backend;
-  std::string type;
-  std::string version;
-};
-
-std::vector<Cell> Cells() {
-  std::vector<Cell> out;
-  const auto& registry = encodings::EncodingRegistry::Builtin();
-  for (const std::string backend : {"memory", "rocksdb", "lmdb", "wiredtiger"}) {
-    for (const encodings::EncodingSpec& row : registry.rows()) {
-      out.push_back(
-          {backend, std::string(registry.FindType(row.type)->name), std::string(row.name)});
-    }
-  }
-  return out;
-}
-
-class CollectorMatrix : public ::testing::TestWithParam<Cell> {};
+class CollectorMatrix : public ::testing::TestWithParam<testing::GcCell> {};
 
 TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
-  const Cell& c = GetParam();
-  auto commands = CommandsByType().find(c.type);
-  ASSERT_NE(commands, CommandsByType().end())
+  const testing::GcCell& c = GetParam();
+  auto commands = GcCommandsByType().find(c.type);
+  ASSERT_NE(commands, GcCommandsByType().end())
       << "collector_test does not know how to fill a " << c.type << ": add it to CommandsByType";
-  const TypeCommands& t = commands->second;
+  const GcTypeCommands& t = commands->second;
   EngineHarness h(c.backend);
   ASSERT_EQ(h.Run("CONFIG SET kv." + c.type + ".key.meta.version " + c.version), "OK");
   auto run = [&](const std::string& pattern, const std::string& key) {
-    const resp::Reply r = h.Exec(Fill(pattern, key));
-    EXPECT_FALSE(r.is_error()) << Fill(pattern, key) << ": " << r.Describe();
+    const resp::Reply r = h.Exec(FillKey(pattern, key));
+    EXPECT_FALSE(r.is_error()) << FillKey(pattern, key) << ": " << r.Describe();
   };
   for (const char* key : {"live1", "live2", "del", "over", "exp", "re", "big", "ttl"}) {
     run(t.fill, key);
@@ -145,7 +95,7 @@ TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
   // from its cache Redis: compare the members, not their order.
   auto contents = [&](const std::string& key) {
     if (key == "over") return h.Run("GET over");
-    const std::string read = Fill(t.read, key);
+    const std::string read = FillKey(t.read, key);
     return testing::SortedIfUnordered({read.substr(0, read.find(' '))}, h.Exec(read));
   };
   std::map<std::string, std::string> before;
@@ -194,15 +144,10 @@ TEST_P(CollectorMatrix, ReclaimsEveryOrphanAndKeepsEveryLiveKey) {
   EXPECT_EQ(dry_after.garbage_bytes, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackendsAllVersions, CollectorMatrix, ::testing::ValuesIn(Cells()),
-                         [](const ::testing::TestParamInfo<Cell>& p) {
-                           std::string name =
-                               p.param.backend + "_" + p.param.type + "_v" + p.param.version;
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllBackendsAllVersions, CollectorMatrix,
+                         ::testing::ValuesIn(testing::GcCells({"memory", "rocksdb", "lmdb",
+                                                               "wiredtiger"})),
+                         testing::GcCellName);
 
 // Kvrocks' lazy deletion, as the issue asks: DEL of a hash of a million fields is O(1) KV
 // operations; GC then reclaims the million sub-keys in bounded batches.

@@ -71,59 +71,28 @@ class FilteredEngine {
   Session session_;
 };
 
-struct TypeCommands {
-  std::string fill;  // "%k" is the key
-  std::string read;  // the whole contents
-};
+using testing::FillKey;
+using testing::GcCommandsByType;
+using testing::GcTypeCommands;
 
-std::string Fill(std::string pattern, const std::string& key) {
-  for (size_t at; (at = pattern.find("%k")) != std::string::npos;) pattern.replace(at, 2, key);
-  return pattern;
-}
-
-// A registry type missing here fails the test: a new type must say how it is checked.
-const std::map<std::string, TypeCommands>& CommandsByType() {
-  static const auto* table = new std::map<std::string, TypeCommands>{
-      {"hash", {"HSET %k a 1 b 2 c 3 d 4", "HGETALL %k"}},
-      {"zset", {"ZADD %k 1 a 2 b 3 " + std::string(300, 'L'), "ZRANGE %k 0 -1 WITHSCORES"}},
-      {"set", {"SADD %k a b c d", "SMEMBERS %k"}},
-      {"list", {"RPUSH %k a b c d", "LRANGE %k 0 -1"}},
-  };
-  return *table;
-}
-
-struct Cell {
-  std::string type;
-  std::string version;
-};
-
-std::vector<Cell> Cells() {
-  std::vector<Cell> out;
-  const auto& registry = encodings::EncodingRegistry::Builtin();
-  for (const encodings::EncodingSpec& row : registry.rows()) {
-    out.push_back({std::string(registry.FindType(row.type)->name), std::string(row.name)});
-  }
-  return out;
-}
-
-class CompactionFilterMatrix : public ::testing::TestWithParam<Cell> {};
+class CompactionFilterMatrix : public ::testing::TestWithParam<testing::GcCell> {};
 
 TEST_P(CompactionFilterMatrix, DropsGarbageAfterTheGracePeriodAndNothingLive) {
-  const Cell& c = GetParam();
-  auto commands = CommandsByType().find(c.type);
-  ASSERT_NE(commands, CommandsByType().end())
+  const testing::GcCell& c = GetParam();
+  auto commands = GcCommandsByType().find(c.type);
+  ASSERT_NE(commands, GcCommandsByType().end())
       << "compaction_policy_test does not know how to fill a " << c.type;
-  const TypeCommands& t = commands->second;
+  const GcTypeCommands& t = commands->second;
   FilteredEngine h;
   ASSERT_EQ(h.Run("CONFIG SET kv." + c.type + ".key.meta.version " + c.version), "OK");
   for (const char* key : {"live", "del", "over", "re", "exp", "recent", "ttl"}) {
-    const resp::Reply r = h.Exec(Fill(t.fill, key));
+    const resp::Reply r = h.Exec(FillKey(t.fill, key));
     ASSERT_FALSE(r.is_error()) << r.Describe();
   }
   h.Run("DEL del");
   h.Run("SET over now-a-string");  // a blind overwrite: the old sub-keys are orphans
   h.Run("DEL re");
-  h.Exec(Fill(t.fill, "re"));  // re-created: only the old incarnation's sub-keys are garbage
+  h.Exec(FillKey(t.fill, "re"));  // re-created: only the old incarnation's sub-keys are garbage
   h.Run("PEXPIRE exp 100");
   h.Run("PEXPIRE ttl 1000000");
   h.clock().AdvanceMillis(2 * kGraceMs);  // "exp" expired beyond the grace period
@@ -133,7 +102,7 @@ TEST_P(CompactionFilterMatrix, DropsGarbageAfterTheGracePeriodAndNothingLive) {
   const std::vector<std::string> live = {"live", "re", "ttl", "over"};
   auto contents = [&](const std::string& key) {
     if (key == "over") return h.Run("GET over");
-    const std::string read = Fill(t.read, key);
+    const std::string read = FillKey(t.read, key);
     return testing::SortedIfUnordered({read.substr(0, read.find(' '))}, h.Exec(read));
   };
   std::map<std::string, std::string> before;
@@ -172,14 +141,8 @@ TEST_P(CompactionFilterMatrix, DropsGarbageAfterTheGracePeriodAndNothingLive) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllVersions, CompactionFilterMatrix, ::testing::ValuesIn(Cells()),
-                         [](const auto& info) {
-                           std::string name = info.param.type + "_" + info.param.version;
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllVersions, CompactionFilterMatrix,
+                         ::testing::ValuesIn(testing::GcCells({"rocksdb"})), testing::GcCellName);
 
 // Full compactions run back to back while writers create, grow, overwrite, delete and expire
 // their own keys, the clock moving on its own: every key then holds what its writer's model

@@ -211,6 +211,24 @@ class Engine {
   // is down) is left for a later pass.
   Status ReapExpired(uint8_t db, const std::vector<std::string>& keys, uint64_t* metas,
                      uint64_t* tier, backends::OpCounts* kv);
+  // A TTL index entry (key_codec.h): the key of database db it names, and its expiry.
+  struct IndexedExpiry {
+    std::string key;
+    int64_t expire_ms = 0;
+  };
+  // The active expiry cycle's reap (engine/active_expiry.h), one atomic batch: each entry's
+  // key is locked exclusively and its meta read again under the lock. A meta with the entry's
+  // expiry, expired, is reaped as ReapExpired does (OnDelete, then the meta and the entry
+  // deleted); any other entry is stale (its key deleted, persisted or given another expiry by
+  // a write that did not read the old meta) and only the entry is deleted. Appends each reaped
+  // key with its meta to *reaped (its sub-keys are the caller's to delete: their key-version is
+  // dead, so that needs no lock), and adds the reaped metas to *metas, those with Redis-tier
+  // data to *tier, the stale entries to *stale and the KV operations to *kv. A key whose
+  // OnDelete hook fails (the tier is down) keeps its meta and its entry, for a later cycle.
+  // REQUIRES: the store keeps the TTL index (KeyCodecOptions::ttl_index).
+  Status ReapIndexed(uint8_t db, const std::vector<IndexedExpiry>& entries,
+                     std::vector<std::pair<std::string, encodings::KeyMeta>>* reaped,
+                     uint64_t* metas, uint64_t* tier, uint64_t* stale, backends::OpCounts* kv);
   // The garbage collector's reclaim of eagerly deleted records (Ardb's a#, which carry no
   // key-version): for each of `keys` of database db whose meta, read again under its exclusive
   // key lock, is absent or not an Ardb one, deletes every a# record of the key (left by a blind

@@ -148,10 +148,10 @@ void TtlGeneric(CommandContext& ctx, bool millis, bool absolute) {
 }
 
 // Deletes every record of databases first_db..last_db: one range delete per record kind (the
-// key-metas and every sub-key kind of the registry), since the databases of a namespace prefix
-// are adjacent in key order (the db byte follows the prefix). The ranges go into the command's
-// batch, so that the flush is one atomic write: natively where the backend has range deletes,
-// else its keys are visited inside that write.
+// key-metas, every sub-key kind of the registry and the TTL index when kept), since the databases
+// of a namespace prefix are adjacent in key order (the db byte follows the prefix). The ranges go
+// into the command's batch, so that the flush is one atomic write: natively where the backend has
+// range deletes, else its keys are visited inside that write.
 //
 // The Redis tier first, then KV: the store's zsets are data, and a store that fails must leave
 // KV as it was (an error reply means nothing was written). Where the store failed after
@@ -180,6 +180,9 @@ void FlushDatabases(CommandContext& ctx, int first_db, int last_db) {
   for (SubKeyTag tag : ctx.engine().registry().AllSubKeyTags()) {
     ranges.emplace_back(codec.SubKeyDbPrefix(tag, first),
                         PrefixSuccessor(codec.SubKeyDbPrefix(tag, last)));
+  }
+  if (codec.options().ttl_index) {
+    ranges.emplace_back(codec.TtlIndexPrefix(first), PrefixSuccessor(codec.TtlIndexPrefix(last)));
   }
   for (const auto& [begin, end] : ranges) ctx.txn().batch().DeleteRange(begin, end);
   ctx.reply = Reply::Ok();

@@ -207,6 +207,8 @@ void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
   for (size_t i = 0; i < records.size(); ++i) {
     const WriteBatch::Record& r = records[i];
     if (r.op == WriteBatch::Op::kDeleteRange) continue;  // FLUSHDB/FLUSHALL: LiveWatchedKeys
+    // A TTL index entry goes with a write of its key's meta, in this batch.
+    if (r.key.starts_with("t#")) continue;
     if (std::any_of(skip.begin(), skip.end(),
                     [i](const auto& range) { return i >= range.first && i < range.second; })) {
       continue;  // a migration's record: the key's value is unchanged

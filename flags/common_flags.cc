@@ -104,6 +104,10 @@ void EngineFlags::AddTo(CLI::App* app) {
                   "Bytes before the database number in every record's namespace");
   app->add_flag("--md5-prefix", md5_prefix,
                 "Put md5(key)[0..8] before the key in every record (spreads keys)");
+  app->add_flag("--ttl-index", ttl_index,
+                "Keep a TTL index (Ardb's): one more record per key with an expiry, ordered by "
+                "expiry, so that expired keys are found without a scan (serve's active expiry; "
+                "kvlab gc --mechanism ttl-index). Fixed for the life of a store");
   app->add_option("--config", config_file,
                   "A config file of 'name value' lines (the CONFIG SET names)")
       ->check(CLI::ExistingFile);
@@ -157,6 +161,7 @@ EngineOptions EngineFlags::ToOptions() const {
   }
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
+  options.keys.ttl_index = ttl_index;
   if (test_extra_hget_read) options.hash_decorator = encodings::NewExtraReadHashEncoding;
   options.allow_degraded_tier = allow_degraded;
   options.migrate_on_write = migrate_on_write;

@@ -42,6 +42,7 @@ struct EngineFlags {
   std::map<std::string, std::string> per_type;
   std::string ns_prefix;
   bool md5_prefix = false;
+  bool ttl_index = false;  // KeyCodecOptions::ttl_index
   std::string config_file;
   std::string cache_redis;
   std::string store_redis;
@@ -50,9 +51,9 @@ struct EngineFlags {
   bool test_extra_hget_read = false;  // hidden: see encodings/hash_extra_read.h
 
   // Adds --encoding, --<type>-encoding for every type of kvlab's registry, --namespace-prefix,
-  // --md5-prefix, --config, --cache-redis, --store-redis, --allow-degraded, --migrate-on-write
-  // (and the hidden, test-only --test-extra-hget-read). The version names are checked while
-  // parsing, so that a bad one is a usage error.
+  // --md5-prefix, --ttl-index, --config, --cache-redis, --store-redis, --allow-degraded,
+  // --migrate-on-write (and the hidden, test-only --test-extra-hget-read). The version names are
+  // checked while parsing, so that a bad one is a usage error.
   void AddTo(CLI::App* app);
   // The versions given, by type name -> version name (--encoding, then the per-type aliases).
   encodings::EncodingProfile Versions() const;

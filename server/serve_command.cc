@@ -10,6 +10,7 @@
 
 #include "base/version.h"
 #include "encodings/registry.h"
+#include "engine/active_expiry.h"
 #include "engine/collector.h"
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
@@ -174,8 +175,23 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
         std::move(gc_options),
         [](const std::string& line) { std::fprintf(stderr, "kvlab: %s\n", line.c_str()); });
   }
+  // Redis's active expire cycle (hz 10), over the TTL index.
+  std::unique_ptr<engine::BackgroundCollector> active_expiry;
+  if (engine.codec().options().ttl_index) {
+    active_expiry = engine::StartActiveExpiry(&engine, std::chrono::milliseconds(100),
+                                              engine::ActiveExpiryOptions());
+  }
   server.Run();
   gc.reset();  // stops a running pass after its current batch
+  if (active_expiry != nullptr) {
+    const engine::GcStats expired = active_expiry->totals();
+    const uint64_t cycles = active_expiry->passes();
+    active_expiry.reset();
+    if (expired.index_entries > 0) {
+      std::fprintf(stderr, "kvlab: active expiry, %llu cycles: %s\n",
+                   static_cast<unsigned long long>(cycles), expired.Line().c_str());
+    }
+  }
   std::fprintf(stderr, "kvlab: every connection is closed; closing the store\n");
   return kExitOk;
 }

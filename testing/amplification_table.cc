@@ -101,6 +101,7 @@ bool TakeMarker(std::string* t, const std::string& marker) {
 Status ParseEncoding(const std::string& text, AmplificationRow* row) {
   std::string t = text;
   row->no_reverse_scan = TakeMarker(&t, "(no reverse scan)");
+  row->ttl_index = TakeMarker(&t, "(ttl index)");
   if (TakeMarker(&t, "(cold)")) row->cache = AmplificationRow::CacheState::kCold;
   if (TakeMarker(&t, "(warm)")) row->cache = AmplificationRow::CacheState::kWarm;
   if (t == "string") {
@@ -157,8 +158,12 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kEmpty;
     } else if (d == "string s") {
       row.dataset = AmplificationRow::Dataset::kString;
+    } else if (d == "string s, expiring") {
+      row.dataset = AmplificationRow::Dataset::kStringExpiring;
     } else if (d == "hash h of n fields") {
       row.dataset = AmplificationRow::Dataset::kHash;
+    } else if (d == "hash h of n fields, expiring") {
+      row.dataset = AmplificationRow::Dataset::kHashExpiring;
     } else if (d == "zset z of n members") {
       row.dataset = AmplificationRow::Dataset::kZset;
     } else if (d == "zset z of n members, equal scores") {
@@ -230,11 +235,17 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
       return {{"SET", "s", "v"}};
     case AmplificationRow::Dataset::kStringInMulti:
       return {{"SET", "s", "v"}, {"MULTI"}, {"GET", "s"}, {"SET", "s", "x"}};
+    case AmplificationRow::Dataset::kStringExpiring:
+      return {{"SET", "s", "v"}, {"PEXPIRE", "s", "100000"}};
     case AmplificationRow::Dataset::kHash:
+    case AmplificationRow::Dataset::kHashExpiring:
       cmd = {"HSET", "h"};
       for (int64_t i = 1; i <= n; ++i) {
         cmd.push_back("f" + std::to_string(i));
         cmd.push_back("v" + std::to_string(i));
+      }
+      if (dataset == AmplificationRow::Dataset::kHashExpiring) {
+        return {cmd, {"PEXPIRE", "h", "100000"}};
       }
       return {cmd};
     case AmplificationRow::Dataset::kZset:

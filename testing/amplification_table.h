@@ -6,12 +6,14 @@
 //   ENCODING   "string", "hash v0, v1", "zset v0", "zset v0 (no reverse scan)",
 //              "hash v2, v3 (cold)", "zset v1 (warm)": the Redis-tier versions name a cache state:
 //              cold = the cache is flushed just before the command; warm = the dataset's
-//              warm-up reads (WarmUpCommands) ran first.
+//              warm-up reads (WarmUpCommands) ran first. "(ttl index)": the engine keeps the
+//              TTL index (KeyCodecOptions::ttl_index).
 //   DATASET    "empty", "string s", "hash h of n fields", "zset z of n members",
 //              "zset z of n members, equal scores", "zset z of n long members",
 //              "list l of n elements" (RPUSH l e1 .. en), "list l of 2n+1 elements, m in the
 //              middle" (RPUSH l e1 .. en m f1 .. fn),
-//              "set s of n members", "sets a of n and b of 2n members"
+//              "set s of n members", "sets a of n and b of 2n members", "string s,
+//              expiring" and "hash h of n fields, expiring" (the same, then PEXPIRE 100000)
 //   OPERATIONS space-separated counter=expression; expressions are integers, n, + - *, and
 //              min(a,b) / max(a,b). Counters not named are 0; "none" names none. KV counters are
 //              OpCounts' names; the tier column's are TierCounts' names.
@@ -35,6 +37,7 @@ struct AmplificationRow {
   // strings).
   std::vector<std::string> versions;
   bool no_reverse_scan = false;
+  bool ttl_index = false;
   enum class CacheState { kNone, kCold, kWarm } cache = CacheState::kNone;
   enum class Dataset {
     kEmpty,
@@ -51,6 +54,8 @@ struct AmplificationRow {
     kSetPair,
     // "string s, then MULTI with GET s and SET s x queued": a session inside a transaction.
     kStringInMulti,
+    kStringExpiring,  // kString, then PEXPIRE s 100000
+    kHashExpiring,    // kHash, then PEXPIRE h 100000
   } dataset;
   std::string operations;       // KV counters, the formula text
   std::string tier_operations;  // Redis-tier counters

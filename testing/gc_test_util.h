@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <map>
 #include <memory>
 #include <random>
@@ -12,9 +13,78 @@
 #include <vector>
 
 #include "encodings/key_meta.h"
+#include "encodings/registry.h"
 #include "engine/engine.h"
 
 namespace kvlab::testing {
+
+// How the reclaim tests (collector, compaction filter, active expiry) fill and read a key of
+// each registry type. A registry type missing here fails them: a new type must say how
+// reclaiming is checked on it.
+struct GcTypeCommands {
+  std::string fill;      // "%k" is the key; adds a few elements
+  std::string fill_big;  // adds 50 (a list, a set: 25) elements ("%k")
+  std::string read;      // the whole contents (an unordered reply is compared sorted)
+};
+
+// `pattern` with every "%k" replaced by `key`.
+inline std::string FillKey(std::string pattern, const std::string& key) {
+  for (size_t at; (at = pattern.find("%k")) != std::string::npos;) pattern.replace(at, 2, key);
+  return pattern;
+}
+
+// `head` followed by n elements: "f<i> v<i>" pairs, or "<i> m<i>" when scored.
+inline std::string GcElements(const std::string& head, int n, bool scored) {
+  std::string out = head;
+  for (int i = 0; i < n; ++i) {
+    out += scored ? " " + std::to_string(i) + " m" + std::to_string(i)
+                  : " f" + std::to_string(i) + " v" + std::to_string(i);
+  }
+  return out;
+}
+
+// Type name -> its commands.
+inline const std::map<std::string, GcTypeCommands>& GcCommandsByType() {
+  static const auto* table = new std::map<std::string, GcTypeCommands>{
+      {"hash", {"HSET %k a 1 b 2 c 3", GcElements("HSET %k", 50, false), "HGETALL %k"}},
+      {"zset",
+       // A long member too: zset v2/v3 keep it behind a ref (i#).
+       {"ZADD %k 1 a 2 b 3 " + std::string(300, 'L'), GcElements("ZADD %k", 50, true),
+        "ZRANGE %k 0 -1 WITHSCORES"}},
+      {"set", {"SADD %k a b c", GcElements("SADD %k", 25, false), "SMEMBERS %k"}},
+      {"list", {"RPUSH %k a b c", GcElements("RPUSH %k", 25, false), "LRANGE %k 0 -1"}},
+  };
+  return *table;
+}
+
+// One cell of the reclaim tests' matrices: a backend, and a version of a registry type.
+struct GcCell {
+  std::string backend;
+  std::string type;
+  std::string version;
+};
+
+// Every version of every type of kvlab's registry, on each of `backends`.
+inline std::vector<GcCell> GcCells(const std::vector<std::string>& backends) {
+  std::vector<GcCell> out;
+  const auto& registry = encodings::EncodingRegistry::Builtin();
+  for (const std::string& backend : backends) {
+    for (const encodings::EncodingSpec& row : registry.rows()) {
+      out.push_back(
+          {backend, std::string(registry.FindType(row.type)->name), std::string(row.name)});
+    }
+  }
+  return out;
+}
+
+// "rocksdb_hash_v0": a cell's test name.
+inline std::string GcCellName(const ::testing::TestParamInfo<GcCell>& p) {
+  std::string name = p.param.backend + "_" + p.param.type + "_v" + p.param.version;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
 
 // What a scan of the whole store finds that GC should have reclaimed: sub-keys whose key has no
 // meta or a meta of another key-version, and expired metas. Also counts the records seen.
