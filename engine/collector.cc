@@ -243,6 +243,60 @@ Status Engine::ReclaimArdbOrphans(uint8_t db, const std::vector<std::string>& ke
   return s;
 }
 
+Status Engine::ReclaimStoreOrphans(uint8_t db, const std::vector<std::string>& store_keys,
+                                   bool dry_run, uint64_t* tier, OpCounts* kv) {
+  if (store_keys.empty() || tier_ == nullptr) return Status::OK();
+  // "c#" ns "{" key "}" key-version (8 bytes): redis::TierKeyPrefix.
+  const std::string prefix = "c#" + codec_.Namespace(db) + "{";
+  struct Owner {
+    std::string key;
+    uint64_t version = 0;
+    const std::string* store_key = nullptr;
+  };
+  std::vector<Owner> owners;
+  for (const std::string& k : store_keys) {
+    if (k.size() < prefix.size() + 9 || !k.starts_with(prefix) || k[k.size() - 9] != '}') {
+      continue;  // not a store zset of kvlab's: left alone
+    }
+    owners.push_back({k.substr(prefix.size(), k.size() - 9 - prefix.size()),
+                      encodings::DecodeFixed64BE(k.data() + k.size() - 8), &k});
+  }
+  std::optional<KeyLocks::Guard> guard;
+  if (!dry_run) {
+    guard.emplace(&key_locks_, LockMode::kExclusive);
+    for (const Owner& o : owners) guard->Add(db, o.key);
+    guard->Lock();
+  }
+  OpCounts ops;
+  CountingStore counting(store_, &ops);
+  std::vector<std::string> keys;
+  for (const Owner& o : owners) keys.push_back(o.key);
+  std::vector<std::optional<std::string>> values;
+  Status s = keys.empty() ? Status::OK() : ReadStoredMetas(counting, codec_, db, keys, &values);
+  std::vector<std::string> unlink = {"UNLINK"};
+  for (size_t i = 0; s.ok() && i < owners.size(); ++i) {
+    KeyMeta meta;
+    if (values[i] && !KeyMeta::Decode(*values[i], registry_, &meta).ok()) continue;  // not ours
+    const bool live =
+        values[i] && HasTierStore(registry_, meta) && meta.key_version == owners[i].version;
+    if (!live) unlink.push_back(*owners[i].store_key);
+  }
+  if (s.ok() && unlink.size() > 1) {
+    if (dry_run) {
+      *tier += unlink.size() - 1;
+    } else {
+      redis::TierCounts counts;
+      std::vector<resp::Reply> replies;
+      bool maybe_applied = false;
+      s = tier_->PipelineWrite(redis::TierRole::kStore, {unlink}, &replies, &counts,
+                               &maybe_applied);
+      if (s.ok()) *tier += static_cast<uint64_t>(replies[0].integer());
+    }
+  }
+  *kv += ops;
+  return s;
+}
+
 Status ReadRecordBatch(backends::KvStore* store, const std::string& from, const std::string& end,
                        size_t limit, bool with_values,
                        std::vector<std::pair<std::string, std::string>>* out) {
@@ -274,12 +328,19 @@ Status Collector::RunPass(const GcOptions& options, GcStats* stats) {
   const std::vector<SubKeyTag> tags = engine_->registry().LazySubKeyTags();
   const std::vector<SubKeyTag> all = engine_->registry().AllSubKeyTags();
   const bool ardb = std::find(all.begin(), all.end(), SubKeyTag::kArdb) != all.end();
+  const auto& rows = engine_->registry().rows();
+  const bool store_tier =
+      engine_->tier() != nullptr &&
+      std::any_of(rows.begin(), rows.end(), [](const encodings::EncodingSpec& row) {
+        return row.tier == encodings::TierUse::kStore;
+      });
   for (int db = 0; db < engine_->databases() && s.ok(); ++db) {
     s = CollectMetas(db, options, &pass);
     for (size_t t = 0; t < tags.size() && s.ok(); ++t) {
       s = CollectSubKeys(db, static_cast<char>(tags[t]), options, &pass);
     }
     if (ardb && s.ok()) s = CollectArdbRecords(db, options, &pass);
+    if (store_tier && s.ok()) s = CollectStoreZsets(db, options, &pass);
   }
   pass.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   *stats += pass;
@@ -484,6 +545,24 @@ Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* 
     if (s.ok() && !Pace(options, *stats)) s = Status::Aborted("gc stopped");
   }
   stats->kv += ops;
+  return s;
+}
+
+Status Collector::CollectStoreZsets(int db, const GcOptions& options, GcStats* stats) {
+  const auto d = static_cast<uint8_t>(db);
+  const std::string prefix = "c#" + engine_->codec().Namespace(d) + "{";
+  redis::TierCounts counts;
+  std::vector<std::string> keys;
+  std::string cursor = "0";
+  Status s;
+  do {
+    s = engine_->tier()->ScanStore(prefix, options.batch_records, &cursor, &keys, &counts);
+    if (!s.ok()) break;
+    stats->scanned += keys.size();
+    s = engine_->ReclaimStoreOrphans(d, keys, options.dry_run, &stats->reclaimed_tier, &stats->kv);
+    if (options.progress) options.progress({db, "store zsets", *stats});
+    if (s.ok() && !Pace(options, *stats)) s = Status::Aborted("gc stopped");
+  } while (s.ok() && cursor != "0");
   return s;
 }
 

@@ -18,6 +18,10 @@
 //      deleted with their key, so only a blind overwrite (SET over an Ardb hash) leaves them
 //      behind; a record whose key has no Ardb meta is deleted, under the key's exclusive lock
 //      (Engine::ReclaimArdbOrphans), since a command could re-create the very same record.
+//   4. zset v3's store zsets in the store Redis: one whose key has no meta of its key-version
+//      (a blind SET over the key replaced it) is UNLINKed, under the key's exclusive lock
+//      (Engine::ReclaimStoreOrphans), since a command creating a key writes its store zset
+//      before its KV batch. Counted in reclaimed_tier.
 // So a key expired before a pass starts loses its meta in step 1 and its sub-keys in step 2 of
 // that same pass. Undecodable records are counted and never deleted.
 //
@@ -111,6 +115,9 @@ class Collector {
   // Ardb's a# records (no key-version): those whose key has no Ardb meta, deleted under the
   // key's lock (Engine::ReclaimArdbOrphans).
   Status CollectArdbRecords(int db, const GcOptions& options, GcStats* stats);
+  // zset v3's store zsets (the store Redis's keys of the database) whose key has no meta of
+  // their key-version, UNLINKed under the key's lock (Engine::ReclaimStoreOrphans).
+  Status CollectStoreZsets(int db, const GcOptions& options, GcStats* stats);
   // Sleeps as long as max_records_per_second asks; false when asked to stop.
   bool Pace(const GcOptions& options, const GcStats& stats);
 

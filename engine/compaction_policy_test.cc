@@ -136,7 +136,7 @@ TEST_P(CompactionFilterMatrix, DropsGarbageAfterTheGracePeriodAndNothingLive) {
   EXPECT_EQ(after.expired_metas, row->eager_delete ? 2u : 0u);
   EXPECT_EQ(after.orphans, row->eager_delete ? dirty.orphans : 0u);
   EXPECT_EQ(h.policy().drops().metas, row->eager_delete ? 0u : 2u);
-  for (const std::string& key : {"live", "re", "over"}) {
+  for (const char* key : {"live", "re", "over"}) {
     EXPECT_EQ(contents(key), before[key]) << key;
   }
 }

@@ -238,6 +238,17 @@ class Engine {
   Status ReclaimArdbOrphans(uint8_t db, const std::vector<std::string>& keys, uint64_t* sub_keys,
                             backends::OpCounts* kv);
 
+  // The garbage collector's reclaim of zset v3 store zsets left behind (a blind SET over the
+  // key): each of `store_keys` (the store Redis's keys of database db, TierKeyPrefix: a key
+  // and a key-version) whose key, its meta read again under the key's exclusive lock, has no
+  // meta, or one not of a store-tier version or of another key-version, is UNLINKed. The lock is
+  // what makes it safe: a command creating the key writes its store zset before its KV batch.
+  // A live key's zset, and an expired one's (the reap unlinks it), are kept. Adds the zsets
+  // deleted (with dry_run: that would be deleted; nothing is locked or written) to *tier, and
+  // the KV operations to *kv.
+  Status ReclaimStoreOrphans(uint8_t db, const std::vector<std::string>& store_keys, bool dry_run,
+                             uint64_t* tier, backends::OpCounts* kv);
+
   EngineConfig& config() { return config_; }
 
   // requirepass: the default user's password ("" for none). Thread-safe.

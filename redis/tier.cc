@@ -1,6 +1,7 @@
 #include "redis/tier.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <random>
 
 namespace kvlab::redis {
@@ -515,6 +516,33 @@ Status RedisTier::PurgeCache(TierCounts* counts) {
 }
 
 Status RedisTier::FlushCache(TierCounts* counts) { return PurgeCache(counts); }
+
+Status RedisTier::ScanStore(const std::string& prefix, size_t count, std::string* cursor,
+                            std::vector<std::string>* keys, TierCounts* counts) {
+  keys->clear();
+  {
+    Role& r = role(TierRole::kStore);
+    std::lock_guard lock(r.mu);
+    std::error_code ec;
+    const bool aof = !options_.private_store_dir.empty() &&
+                     !std::filesystem::is_empty(options_.private_store_dir, ec) && !ec;
+    if (!r.resolved && r.url.empty() && !aof) {
+      *cursor = "0";
+      return Status::OK();
+    }
+  }
+  std::vector<Reply> replies;
+  KVLAB_RETURN_IF_ERROR(
+      Pipeline(TierRole::kStore,
+               {{"SCAN", *cursor, "MATCH", PrefixPattern(prefix), "COUNT", std::to_string(count)}},
+               &replies, counts));
+  if (replies[0].elements().size() != 2) {
+    return Status::IOError("the store Redis answered SCAN with " + replies[0].Describe());
+  }
+  *cursor = replies[0].elements()[0].str();
+  for (const Reply& k : replies[0].elements()[1].elements()) keys->push_back(k.str());
+  return Status::OK();
+}
 
 Status RedisTier::DropNamespace(const std::string& prefix, TierCounts* counts,
                                 bool* store_touched) {

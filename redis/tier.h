@@ -137,6 +137,13 @@ class RedisTier {
   Status DropNamespace(const std::string& cache_key_namespace_prefix, TierCounts* counts,
                        bool* store_touched = nullptr);
 
+  // One page of a SCAN of the store's keys under `prefix` (a namespace's, "c#" ns: zset v3's
+  // store zsets), at most about `count` keys. *cursor: "0" to start, "0" again after the last
+  // page. A private store server is started for it only when it may hold data (it ran before,
+  // or its AOF directory holds something): otherwise *keys is empty and *cursor "0".
+  Status ScanStore(const std::string& prefix, size_t count, std::string* cursor,
+                   std::vector<std::string>* keys, TierCounts* counts);
+
   // Runtime-settable options (CONFIG SET).
   std::atomic<int64_t> hget_ttl_ms, hgetall_ttl_ms, zset_member_ttl_ms, zset_range_ttl_ms;
   std::atomic<int64_t> meta_cache_ttl_ms;
