@@ -10,8 +10,8 @@
 // - MultiGet: multiget_calls += 1, multiget_keys += n, bytes_read as for Get per key.
 // - Put: puts += 1, bytes_written += key + value. Delete: deletes += 1, bytes_written += key.
 // - DeleteRange: range_deletes += 1, bytes_written += begin + end.
-// - Write: batches += 1, batch_records += its puts and deletes, range_deletes += its range
-//   deletes, bytes_written += batch bytes.
+// - Write: batches += 1, batch_records += its puts, deletes and single deletes (a single
+//   delete is a delete), range_deletes += its range deletes, bytes_written += batch bytes.
 // - Iterator: seeks += 1 for each Seek, SeekForPrev, SeekToFirst and SeekToLast; nexts and
 //   prevs per step; bytes_read += key + value of every entry the iterator lands on.
 #pragma once

@@ -79,13 +79,20 @@ struct StoreOptions {
   // REQUIRES: every prefix non-empty, none a prefix of another. A persistent store is opened
   // with the key spaces it was created with (the registry records them, registry.h).
   std::vector<std::string> key_spaces;
+  // RocksDB only (the other backends have no tombstones that outlive a write): apply
+  // WriteBatch::SingleDelete as RocksDB's SingleDelete (else as a plain Delete), and let a
+  // table-properties collector mark SST files dense in tombstones for compaction
+  // (rocksdb_store.cc). Both on by default; the backend column modifiers ":plaindelete" and
+  // ":nodtc" (registry.h) turn them off, so a study can measure what each is worth.
+  bool rocksdb_single_delete = true;
+  bool rocksdb_compact_on_deletion = true;
 };
 
 // One atomic group of puts, deletes and range deletes. Records apply in insertion order, so a
 // later Put of the same key wins over an earlier Delete or DeleteRange, and vice versa.
 class WriteBatch {
  public:
-  enum class Op : unsigned char { kPut, kDelete, kDeleteRange };
+  enum class Op : unsigned char { kPut, kDelete, kDeleteRange, kSingleDelete };
   struct Record {
     Op op;
     std::string key;    // kDeleteRange: the range's begin
@@ -99,6 +106,19 @@ class WriteBatch {
   void Delete(std::string_view key) {
     bytes_ += key.size();
     records_.push_back({Op::kDelete, std::string(key), std::string()});
+  }
+  // Deletes a key that was written once: to a reader exactly a Delete. RocksDB applies it as
+  // SingleDelete, whose tombstone vanishes together with the Put it meets in a compaction
+  // instead of sinking to the last level, so scans over churned records (a zset's score index)
+  // do not step over piles of tombstones; the other backends apply a plain Delete. Counted as a
+  // delete everywhere (counting_store.h).
+  // REQUIRES: the key exists, and was Put exactly once since it was last deleted (or ever):
+  // RocksDB leaves an earlier Put of an overwritten key visible again once its SingleDelete
+  // meets the later Put in a compaction, and fails the compaction when a SingleDelete meets a
+  // Delete.
+  void SingleDelete(std::string_view key) {
+    bytes_ += key.size();
+    records_.push_back({Op::kSingleDelete, std::string(key), std::string()});
   }
   // Deletes every key k with begin <= k < end, as KvStore::DeleteRange does, inside the batch:
   // natively where the backend has a range delete, else by visiting the keys in the same atomic

@@ -325,6 +325,65 @@ TEST_P(KvStoreTest, BatchRangeDeletesApplyInOrder) {
   ExpectScanEquals({{"b3", "after"}, {"c", "old"}, {"d", "old"}});
 }
 
+// SingleDelete deletes a key written once, as Delete does, on every backend; a key put again
+// after it is visible again. The churn of a zset's score index (each record written once,
+// deleted once, and re-created under a new key) stays exact through flushes, compactions (where
+// RocksDB drops a SingleDelete with its Put) and a reopen.
+TEST_P(KvStoreTest, SingleDeleteDeletesAKeyWrittenOnce) {
+  WriteBatch batch;
+  batch.Put("k1", "a");
+  batch.Put("k2", "b");
+  ASSERT_TRUE(store_->Write(batch).ok());
+  batch.Clear();
+  batch.SingleDelete("k1");
+  batch.Put("k3", "c");
+  batch.SingleDelete("k3");  // put and deleted in one batch
+  ASSERT_TRUE(store_->Write(batch).ok());
+  ExpectScanEquals({{"k2", "b"}});
+  std::string v;
+  EXPECT_TRUE(store_->Get("k1", &v).IsNotFound());
+  batch.Clear();
+  batch.Put("k1", "again");
+  ASSERT_TRUE(store_->Write(batch).ok());
+  ExpectScanEquals({{"k1", "again"}, {"k2", "b"}});
+
+  // Score-index churn: 20 members re-scored 30 times each, the store flushed (and compacted
+  // where it compacts) between rounds, so that SingleDeletes meet their Puts in every place.
+  Model model = {{"k1", "again"}, {"k2", "b"}};
+  std::vector<int> score(20, 0);
+  auto index_key = [](int s, int m) {
+    return "i" + std::to_string(1000 + s) + "/" + std::to_string(m);
+  };
+  for (int m = 0; m < 20; ++m) {
+    batch.Clear();
+    batch.Put(index_key(0, m), "");
+    ASSERT_TRUE(store_->Write(batch).ok());
+    model[index_key(0, m)] = "";
+  }
+  for (int round = 1; round <= 30; ++round) {
+    for (int m = 0; m < 20; ++m) {
+      const int next = (score[m] + 7 * m + round) % 97;
+      if (next == score[m]) continue;
+      batch.Clear();
+      batch.SingleDelete(index_key(score[m], m));
+      batch.Put(index_key(next, m), "");
+      ASSERT_TRUE(store_->Write(batch).ok());
+      model.erase(index_key(score[m], m));
+      model[index_key(next, m)] = "";
+      score[m] = next;
+    }
+    ASSERT_TRUE(store_->Flush().ok());
+    if (round % 10 == 0) {
+      Status s = opened_->CompactAll();
+      ASSERT_TRUE(s.ok() || s.IsNotSupported()) << s.ToString();
+    }
+  }
+  ExpectScanEquals(model);
+  if (!store_->capabilities().persistent) return;
+  Reopen();
+  ExpectScanEquals(model);
+}
+
 TEST_P(KvStoreTest, CloseAndReopenKeepsData) {
   if (!store_->capabilities().persistent) GTEST_SKIP() << "not persistent";
   Model model;
@@ -419,6 +478,8 @@ TEST_P(KvStoreTest, CountersAreExact) {
   batch.Put("a3", "12");
   batch.Put("a4", "3");
   batch.Delete("zz");
+  batch.Put("a5", "");
+  batch.SingleDelete("a5");  // a single delete is a delete
   ASSERT_TRUE(counting.Write(batch).ok());
   std::string v;
   ASSERT_TRUE(counting.Get("a1", &v).ok());
@@ -435,7 +496,7 @@ TEST_P(KvStoreTest, CountersAreExact) {
   OpCounts c = sink.Snapshot();
   EXPECT_EQ(c.puts, 2u);
   EXPECT_EQ(c.batches, 1u);
-  EXPECT_EQ(c.batch_records, 3u);
+  EXPECT_EQ(c.batch_records, 5u);
   EXPECT_EQ(c.gets, 2u);
   EXPECT_EQ(c.multiget_calls, 1u);
   EXPECT_EQ(c.multiget_keys, 3u);
@@ -444,8 +505,9 @@ TEST_P(KvStoreTest, CountersAreExact) {
   EXPECT_EQ(c.seeks, 1u);
   EXPECT_EQ(c.nexts, 3u);  // two moves between rows, one off the end
   EXPECT_EQ(c.prevs, 0u);
-  // Written: a1+xyz (5), a2 (2), batch a3+12 a4+3 zz (4+3+2), delete a2 (2), range a3,a4 (4).
-  EXPECT_EQ(c.bytes_written, 5u + 2 + 9 + 2 + 4);
+  // Written: a1+xyz (5), a2 (2), batch a3+12 a4+3 zz a5 a5 (4+3+2+2+2), delete a2 (2), range
+  // a3,a4 (4).
+  EXPECT_EQ(c.bytes_written, 5u + 2 + 13 + 2 + 4);
   // Read: get a1+xyz (5) + get nope (4) + multiget keys (6) and found values (2+1) + rows
   // a1+xyz, a3+12, a4+3 (5+4+3).
   EXPECT_EQ(c.bytes_read, 5u + 4 + 6 + 3 + 12);

@@ -251,6 +251,10 @@ Status PendingWriteStore::Write(const WriteBatch& batch) {
         batch_.Delete(r.key);
         index_.insert_or_assign(r.key, std::nullopt);
         break;
+      case WriteBatch::Op::kSingleDelete:
+        batch_.SingleDelete(r.key);
+        index_.insert_or_assign(r.key, std::nullopt);
+        break;
       case WriteBatch::Op::kDeleteRange:
         batch_.DeleteRange(r.key, r.value);
         if (r.key < r.value) {

@@ -227,25 +227,37 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
     return Status::InvalidArgument("unknown backend '" + backend + "' in '" + std::string(column) +
                                    "' (known: " + known + ")");
   }
-  bool noreverse = false, cf = false;
+  bool noreverse = false, cf = false, plaindelete = false, nodtc = false;
   std::string_view rest = column.substr(backend.size());
   while (!rest.empty()) {
     rest.remove_prefix(1);  // the ':'
     const std::string_view modifier = rest.substr(0, rest.find(':'));
     rest.remove_prefix(modifier.size());
-    bool* seen = modifier == "noreverse" ? &noreverse : modifier == "cf" ? &cf : nullptr;
+    bool* seen = modifier == "noreverse"     ? &noreverse
+                 : modifier == "cf"          ? &cf
+                 : modifier == "plaindelete" ? &plaindelete
+                 : modifier == "nodtc"       ? &nodtc
+                                             : nullptr;
     if (seen == nullptr || *seen) {
       return Status::InvalidArgument(
           "bad backend column '" + std::string(column) + "': " +
           (seen == nullptr ? "unknown" : "repeated") + " modifier '" + std::string(modifier) +
-          "' (expected NAME, then any of :noreverse (no reverse scan) and :cf (record kinds in "
-          "column families, named databases or tables))");
+          "' (expected NAME, then any of :noreverse (no reverse scan), :cf (record kinds in "
+          "column families, named databases or tables), and for rocksdb :plaindelete "
+          "(SingleDelete as Delete) and :nodtc (no deletion-triggered compaction))");
+    }
+    if (seen != &noreverse && seen != &cf && backend != "rocksdb") {
+      return Status::InvalidArgument("bad backend column '" + std::string(column) +
+                                     "': modifier '" + std::string(modifier) +
+                                     "' applies to rocksdb only");
     }
     *seen = true;
   }
   out->backend = backend;
   if (noreverse) out->no_reverse_scan = true;
   if (cf) out->options.key_spaces = record_kinds;
+  if (plaindelete) out->options.rocksdb_single_delete = false;
+  if (nodtc) out->options.rocksdb_compact_on_deletion = false;
   return Status::OK();
 }
 

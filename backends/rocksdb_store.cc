@@ -13,7 +13,13 @@
 //   de-duplicated inside RocksDB, one consistent view). Per-key NotFound becomes an empty
 //   optional; any other per-key error fails the whole call.
 // - Put, Delete and Write(batch) go through rocksdb::WriteBatch / DB::Write, which RocksDB
-//   applies atomically (one WAL record), in insertion order. Keys are validated with
+//   applies atomically (one WAL record), in insertion order. A batch's SingleDelete is RocksDB's
+//   SingleDelete (its tombstone and the one Put it deletes vanish together when a flush or
+//   compaction lines them up), unless StoreOptions::rocksdb_single_delete is off or a compaction
+//   filter is installed (below): then it is a Delete.
+// - Deletion-triggered compaction (StoreOptions::rocksdb_compact_on_deletion, on by default):
+//   RocksDB's CompactOnDeletionCollector marks SST files dense in tombstones for compaction, so
+//   that scans over churned ranges stop stepping over them (MakeOptions). Keys are validated with
 //   ValidateKey/ValidateBatch before anything is written, so an invalid batch applies nothing.
 // - DeleteRange is DB::DeleteRange: one range tombstone, the keys in the range are not visited
 //   (Capabilities::native_delete_range). The range is half-open [begin, end), as in RocksDB. An
@@ -55,6 +61,7 @@
 #include <rocksdb/perf_level.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/table_properties_collectors.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -66,6 +73,11 @@ namespace kvlab::backends {
 namespace {
 
 constexpr const char* kBackend = "rocksdb";
+// The deletion-triggered compaction of MakeOptions: a window of entries, the tombstones in it
+// that mark the file, and the file-wide tombstone ratio that does.
+constexpr size_t kDeletionWindow = 128;
+constexpr size_t kDeletionTrigger = 64;
+constexpr double kDeletionRatio = 0.5;
 
 rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 
@@ -127,6 +139,16 @@ rocksdb::Options MakeOptions(const StoreOptions& options) {
   // the batched MultiGet uses the same full filters.
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  if (options.rocksdb_compact_on_deletion) {
+    // Churned records (a zset's score index: every score update deletes one record and writes
+    // another) leave runs of tombstones that every scan of the range steps over until a
+    // compaction drops them, and level compaction alone drops a Delete only at the last level.
+    // This collector marks an SST file for compaction when any 128 consecutive entries hold 64
+    // tombstones, or half of the file is tombstones (RocksDB's CompactOnDeletionCollector, as
+    // Kvrocks uses it).
+    o.table_properties_collector_factories.push_back(rocksdb::NewCompactOnDeletionCollectorFactory(
+        kDeletionWindow, kDeletionTrigger, kDeletionRatio));
+  }
   return o;
 }
 
@@ -253,8 +275,12 @@ class RocksDbStore final : public KvStore {
   // handles: one per space of `spaces`, in space order (handles[0] is the default column
   // family); the store destroys them.
   RocksDbStore(rocksdb::DB* db, KeySpaceMap spaces,
-               std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes)
-      : db_(db), spaces_(std::move(spaces)), handles_(std::move(handles)) {
+               std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes,
+               bool single_delete)
+      : db_(db),
+        spaces_(std::move(spaces)),
+        handles_(std::move(handles)),
+        single_delete_(single_delete) {
     write_options_.sync = sync_writes;
   }
 
@@ -355,6 +381,8 @@ class RocksDbStore final : public KvStore {
         if (!(r.key < r.value)) continue;
         KVLAB_RETURN_IF_ERROR(AddDeleteRange(&wb, r.key, r.value));
         continue;
+      } else if (r.op == WriteBatch::Op::kSingleDelete && single_delete_) {
+        s = wb.SingleDelete(Cf(r.key), r.key);
       } else {
         s = wb.Delete(Cf(r.key), r.key);
       }
@@ -419,6 +447,8 @@ class RocksDbStore final : public KvStore {
   const KeySpaceMap spaces_;
   const std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::WriteOptions write_options_;
+  // WriteBatch::SingleDelete becomes RocksDB's SingleDelete (else a Delete).
+  const bool single_delete_;
 };
 
 }  // namespace
@@ -479,8 +509,12 @@ Status OpenRocksDbStore(const StoreOptions& options,
       return Status::OK();
     };
   }
+  // A compaction filter turns the Puts it drops into Deletes; a SingleDelete above one would
+  // then meet a Delete, which RocksDB treats as a broken contract and fails the compaction. With
+  // a filter, SingleDelete is a plain Delete.
+  const bool single_delete = options.rocksdb_single_delete && filter == nullptr;
   *store = std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles),
-                                          options.sync_writes);
+                                          options.sync_writes, single_delete);
   return Status::OK();
 }
 

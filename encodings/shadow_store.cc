@@ -89,6 +89,7 @@ void ShadowStore::ApplyOne(const WriteBatch::Record& r) {
       if (Shadowed(r.key)) records_.insert_or_assign(r.key, r.value);
       break;
     case WriteBatch::Op::kDelete:
+    case WriteBatch::Op::kSingleDelete:
       records_.erase(r.key);
       break;
     case WriteBatch::Op::kDeleteRange:
