@@ -15,6 +15,14 @@
 // and the range removals scan for a surviving member to know whether the zset is now empty, a
 // new zset first clears its prefix, and DEL deletes every record (OnDelete: 2n deletes).
 //
+// An index record is written once and deleted once, so it is deleted with SingleDelete (on
+// RocksDB a tombstone that vanishes with its Put in a compaction, kv_store.h): its key holds the
+// score, so a score change or a removal deletes it and a new score writes another key
+// (ApplyZAdd's Changed() leaves out unchanged scores, -0 included: it is stored as 0), and a
+// member's record is only written again into a fresh prefix: a new key-version, or for Ardb's
+// layout a prefix that a new key, DEL, an overwrite, a reaped expiry, RENAME/COPY and migration
+// clear first.
+//
 // Score order is k# order, so rank and score ranges walk k#; lex ranges walk s# (member order,
 // which is the zset's order when all scores are equal, the only case where Redis defines them).
 // Rank ranges cost one next per skipped rank: a KV store has no order statistics.
@@ -57,7 +65,8 @@ class IndexedZset final : public ZsetBase {
     const std::string index_value = ardb_ ? ArdbValue(ArdbTag::kZsetSort, "") : "";
     for (size_t i : plan.Changed()) {
       const std::string_view member = plan.members[i];
-      if (plan.before[i]) txn.batch().Delete(keys.ScoreKey(*plan.before[i], member));
+      // The index record is written once and deleted once (the header comment says why).
+      if (plan.before[i]) txn.batch().SingleDelete(keys.ScoreKey(*plan.before[i], member));
       txn.batch().Put(keys.ScoreKey(*plan.after[i], member), index_value);
       txn.batch().Put(keys.member + std::string(member),
                       zset_members::Value(*plan.after[i], ardb_));
@@ -333,7 +342,7 @@ class IndexedZset final : public ZsetBase {
     if (victims.empty()) return Status::OK();
     for (const auto& v : victims) {
       txn.batch().Delete(keys.member + v.member);
-      txn.batch().Delete(keys.ScoreKey(v.score, v.member));
+      txn.batch().SingleDelete(keys.ScoreKey(v.score, v.member));
     }
     if (ardb_) {
       // No count: whether the zset is now empty takes a scan of the index, stopped at the first
