@@ -194,6 +194,24 @@ constexpr const char* kBigKeyChurnZset = R"({
            "ops": [{"name": "delete", "commands": ["SET {key} {value}", "DEL {key}"]}]}]
 })";
 
+// Score churn under a zset's range reads (issue 20): redis-benchmark's ZADD re-scores random
+// members, and every re-score deletes one score-index record and writes another; the probe reads
+// the 10 lowest-ranked members by rank and by score before the churn and every 10k updates, so
+// the result (runs[].probes) shows what a 10-element range read costs at each point of the
+// churn against what it cost before it.
+constexpr const char* kZsetChurn = R"({
+  "name": "zset-churn",
+  "description": "Score churn: 1M ZADD re-scores of random members of one 10k-member zset; ZRANGE 0 9 and ZRANGEBYSCORE -inf +inf LIMIT 0 10 sampled before the churn and every 10k updates",
+  "seed": 1,
+  "keyspace": {"type": "zset", "records": 1, "key_prefix": "churn:", "elements": 10000},
+  "load": {"batch": 1000, "commands": ["ZADD {key} {elements}"]},
+  "run": [{"name": "churn", "operations": 1000000, "element_distribution": "uniform",
+           "ops": [{"name": "rescore", "commands": ["ZADD {key} {score} {element}"]}],
+           "probe": {"every": 10000, "operations": 100,
+                     "ops": [{"name": "range10", "commands": ["ZRANGE {key} 0 9",
+                              "ZRANGEBYSCORE {key} -inf +inf LIMIT 0 10"]}]}}]
+})";
+
 constexpr const char* kTtlChurn = R"({
   "name": "ttl-churn",
   "description": "TTL churn: small hashes created with millisecond TTLs and read while they expire (latest keys); expired sub-keys stay on disk until reclaimed",
@@ -293,6 +311,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"big-key-churn-hash", kBigKeyChurnHash},
       {"big-key-churn-zset", kBigKeyChurnZset},
       {"ttl-churn", kTtlChurn},
+      {"zset-churn", kZsetChurn},
       {"game", kGame},
       {"job-queue", kJobQueue},
       {"recent-items", kRecentItems},

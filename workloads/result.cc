@@ -214,39 +214,110 @@ json PhaseJson(const PhaseResult& p) {
   for (const auto& [name, st] : p.commands) commands[name] = CallStatsJson(st, p.wall_seconds);
   json ops = json::object();
   for (const auto& [name, st] : p.ops) ops[name] = CallStatsJson(st, p.wall_seconds);
-  return {{"name", p.name},
-          {"kind", p.is_load ? "load" : "run"},
-          {"wall_seconds", p.wall_seconds},
-          {"operations", p.operations},
-          {"warmup_operations", p.warmup_operations},
-          {"throughput_per_s",
-           p.wall_seconds > 0 ? static_cast<double>(p.operations) / p.wall_seconds : 0.0},
-          {"interrupted", p.interrupted},
-          {"commands", commands},
-          {"ops", ops},
-          {"store_counters", CountersJson(p.store_counters)}};
+  json j = {{"name", p.name},
+            {"kind", p.is_load    ? "load"
+                     : p.is_probe ? "probe"
+                                  : "run"},
+            {"wall_seconds", p.wall_seconds},
+            {"operations", p.operations},
+            {"warmup_operations", p.warmup_operations},
+            {"throughput_per_s",
+             p.wall_seconds > 0 ? static_cast<double>(p.operations) / p.wall_seconds : 0.0},
+            {"interrupted", p.interrupted},
+            {"commands", commands},
+            {"ops", ops},
+            {"store_counters", CountersJson(p.store_counters)}};
+  if (p.at) j["at"] = *p.at;
+  return j;
+}
+
+// The probe samples of a run's probed phases, per probe command: its cost at each sample and
+// relative to the first sample (the cost before the phase's first operation).
+json ProbesJson(const std::vector<PhaseResult>& phases) {
+  // (probe phase name, command) -> the samples' stats, in order.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<uint64_t, const CallStats*>>>
+      series;
+  for (const PhaseResult& p : phases) {
+    if (!p.is_probe) continue;
+    for (const auto& [command, st] : p.commands) {
+      series[{p.name, command}].emplace_back(p.at.value_or(0), &st);
+    }
+  }
+  json out = json::array();
+  for (const auto& [key, samples] : series) {
+    json at = json::array(), p50 = json::array(), mean = json::array(), p50_ratio = json::array(),
+         mean_ratio = json::array(), kv_steps = json::array(), kv_steps_ratio = json::array();
+    std::map<std::string, json> counters;
+    const CallStats& first = *samples.front().second;
+    const double p50_0 = first.latency_ns.Percentile(0.50);
+    const double mean_0 = first.latency_ns.mean();
+    const double steps_0 = KvStepsPerCall(first.kv, first.calls);
+    double max_p50_ratio = 0, max_mean_ratio = 0;
+    auto ratio = [](double v, double v0) { return v0 > 0 ? json(v / v0) : json(nullptr); };
+    for (const auto& [when, st] : samples) {
+      at.push_back(when);
+      const double p = st->latency_ns.Percentile(0.50), m = st->latency_ns.mean();
+      const double steps = st->has_kv ? KvStepsPerCall(st->kv, st->calls) : 0;
+      p50.push_back(p);
+      mean.push_back(m);
+      p50_ratio.push_back(ratio(p, p50_0));
+      mean_ratio.push_back(ratio(m, mean_0));
+      if (p50_0 > 0) max_p50_ratio = std::max(max_p50_ratio, p / p50_0);
+      if (mean_0 > 0) max_mean_ratio = std::max(max_mean_ratio, m / mean_0);
+      kv_steps.push_back(st->has_kv ? json(steps) : json(nullptr));
+      kv_steps_ratio.push_back(st->has_kv ? ratio(steps, steps_0) : json(nullptr));
+      for (const auto& [name, value] : st->counters) {
+        json& c = counters[name];
+        if (c.is_null()) c = json::array();
+        while (c.size() + 1 < at.size()) c.push_back(nullptr);
+        c.push_back(st->calls > 0 ? static_cast<double>(value) / st->calls : 0.0);
+      }
+    }
+    json counters_per_call = json::object();
+    for (auto& [name, values] : counters) {
+      while (values.size() < at.size()) values.push_back(nullptr);
+      counters_per_call[name] = values;
+    }
+    out.push_back({{"phase", key.first},
+                   {"command", key.second},
+                   {"at", at},
+                   {"p50_ns", p50},
+                   {"p50_ratio", p50_ratio},
+                   {"max_p50_ratio", max_p50_ratio},
+                   {"mean_ns", mean},
+                   {"mean_ratio", mean_ratio},
+                   {"max_mean_ratio", max_mean_ratio},
+                   {"kv_steps_per_call", kv_steps},
+                   {"kv_steps_ratio", kv_steps_ratio},
+                   {"counters_per_call", counters_per_call}});
+  }
+  return out;
 }
 
 json CellJson(const CellResult& c) {
   json phases = json::array();
   for (const auto& p : c.run.phases) phases.push_back(PhaseJson(p));
-  return {{"target", c.cell.target},
-          {"backend", c.cell.backend},
-          {"profile", ProfileJson(c.cell.profile)},
-          {"profile_label", c.cell.profile_label},
-          {"repetition", c.cell.repetition},
-          {"partial", c.run.partial},
-          {"error", c.run.error.empty() ? json(nullptr) : json(c.run.error)},
-          {"degraded", !c.degraded.empty()},
-          {"degraded_reason", c.degraded.empty() ? json(nullptr) : json(c.degraded)},
-          {"phases", phases},
-          {"key_spaces", c.key_spaces.empty() ? json(nullptr) : json(c.key_spaces)},
-          {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
-          {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
-          {"store_counters_end", CountersJson(c.store_counters_end)},
-          {"tier_memory", c.tier_memory},
-          {"space", SpaceJson(c.space, c.persistent, c.disk_bytes)},
-          {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
+  json j = {{"target", c.cell.target},
+            {"backend", c.cell.backend},
+            {"profile", ProfileJson(c.cell.profile)},
+            {"profile_label", c.cell.profile_label},
+            {"repetition", c.cell.repetition},
+            {"partial", c.run.partial},
+            {"error", c.run.error.empty() ? json(nullptr) : json(c.run.error)},
+            {"degraded", !c.degraded.empty()},
+            {"degraded_reason", c.degraded.empty() ? json(nullptr) : json(c.degraded)},
+            {"phases", phases},
+            {"key_spaces", c.key_spaces.empty() ? json(nullptr) : json(c.key_spaces)},
+            {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
+            {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
+            {"store_counters_end", CountersJson(c.store_counters_end)},
+            {"tier_memory", c.tier_memory},
+            {"space", SpaceJson(c.space, c.persistent, c.disk_bytes)},
+            {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
+  const bool probed = std::any_of(c.run.phases.begin(), c.run.phases.end(),
+                                  [](const PhaseResult& p) { return p.is_probe; });
+  if (probed) j["probes"] = ProbesJson(c.run.phases);
+  return j;
 }
 
 json SweepPointJson(const SweepPoint& p) {

@@ -105,11 +105,36 @@ class WorkloadRun {
         result_->partial = true;
         return;
       }
-      if (!RunPhase(phase)) return;
+      if (!(phase.probe ? RunProbedPhase(phase) : RunPhase(phase))) return;
     }
   }
 
  private:
+  // A phase with probe samples: a sample, then `every` operations of the phase, then a sample,
+  // ... until the phase's operations are done and a last sample is taken. The phase's warm-up
+  // runs before its first chunk. Returns false when the run must end.
+  bool RunProbedPhase(const PhaseSpec& phase) {
+    PhaseSpec probe = phase;
+    probe.name = phase.name + ".probe";
+    probe.operations = phase.probe->operations;
+    probe.warmup_operations = 0;
+    probe.ops = phase.probe->ops;
+    probe.probe.reset();
+    PhaseSpec chunk = phase;
+    chunk.probe.reset();
+    for (uint64_t done = 0;; done += chunk.operations) {
+      if (!RunPhase(probe, /*is_probe=*/true, done)) return false;
+      if (done >= phase.operations) return true;
+      if (Stopped()) {
+        result_->partial = true;
+        return false;
+      }
+      chunk.operations = std::min(phase.probe->every, phase.operations - done);
+      chunk.warmup_operations = done == 0 ? phase.warmup_operations : 0;
+      if (!RunPhase(chunk, /*is_probe=*/false, done)) return false;
+    }
+  }
+
   bool Stopped() const { return StopRequested(options_.stop); }
 
   // Runs body(t, stats) on every worker thread while reporting progress; returns the phase's
@@ -248,7 +273,9 @@ class WorkloadRun {
     return Finish(std::move(phase), shared);
   }
 
-  bool RunPhase(const PhaseSpec& spec) {
+  // is_probe, at: PhaseResult's (a part of a probed phase); at unset for a whole phase.
+  bool RunPhase(const PhaseSpec& spec, bool is_probe = false,
+                std::optional<uint64_t> at = std::nullopt) {
     CommandSlots slots;
     std::vector<std::vector<size_t>> slot_of(spec.ops.size());
     std::vector<double> cumulative;
@@ -262,6 +289,8 @@ class WorkloadRun {
     }
     PhaseResult phase;
     phase.name = spec.name;
+    phase.is_probe = is_probe;
+    phase.at = at;
     phase.warmup_operations = spec.warmup_operations;
     PhaseShared shared;
     const int64_t clock_start = w_.ClockStart();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct CallStats {
 struct PhaseResult {
   std::string name;
   bool is_load = false;
+  // A probed phase (PhaseSpec::probe) runs as alternating parts: its probe samples (is_probe,
+  // named "<phase>.probe") and its chunks of operations (named as the phase). `at`: the
+  // phase's operations done before this part began.
+  bool is_probe = false;
+  std::optional<uint64_t> at;
   double wall_seconds = 0;  // the recorded window (after warm-up)
   uint64_t operations = 0;  // recorded operations (load: records x batches)
   uint64_t warmup_operations = 0;

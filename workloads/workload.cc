@@ -158,9 +158,38 @@ void ParseCommands(const json* j, const std::string& path, std::vector<CommandTe
   }
 }
 
+// A phase's (or a probe's) weighted operations.
+void ParseOps(const json* j, const std::string& path, std::vector<OpSpec>* out, Status* status) {
+  if (j == nullptr) return;
+  if (!j->is_array()) {
+    if (status->ok()) *status = Status::InvalidArgument(path + ": expected an array");
+    return;
+  }
+  for (size_t o = 0; o < j->size(); ++o) {
+    const std::string op_path = path + "[" + std::to_string(o) + "]";
+    ObjectReader orr((*j)[o], op_path, status);
+    OpSpec op;
+    orr.String("name", &op.name);
+    orr.Number("weight", &op.weight, 0, 1e9);
+    ParseCommands(orr.Raw("commands"), op_path + ".commands", &op.commands, status);
+    orr.CheckNoOthers();
+    if (op.name.empty() && !op.commands.empty()) op.name = op.commands[0].name;
+    out->push_back(std::move(op));
+  }
+}
+
 json CommandsJson(const std::vector<CommandTemplate>& commands) {
   json a = json::array();
   for (const auto& c : commands) a.push_back(c.text);
+  return a;
+}
+
+json OpsJson(const std::vector<OpSpec>& ops) {
+  json a = json::array();
+  for (const auto& op : ops) {
+    a.push_back(
+        {{"name", op.name}, {"weight", op.weight}, {"commands", CommandsJson(op.commands)}});
+  }
   return a;
 }
 
@@ -175,6 +204,10 @@ bool GroupUsed(const Workload& w, std::string_view group) {
   if (uses(w.load.commands)) return true;
   for (const auto& p : w.phases) {
     for (const auto& op : p.ops) {
+      if (uses(op.commands)) return true;
+    }
+    if (!p.probe) continue;
+    for (const auto& op : p.probe->ops) {
       if (uses(op.commands)) return true;
     }
   }
@@ -227,6 +260,29 @@ Status Validate(const Workload& w) {
     if (total <= 0) return Status::InvalidArgument(where + ".ops: the weights sum to 0");
     if (phase.scan_length_distribution.kind == DistributionSpec::Kind::kLatest) {
       return Status::InvalidArgument(where + ".scan_length: uniform or zipfian");
+    }
+    if (phase.probe) {
+      const std::string pw = where + ".probe";
+      if (phase.operations == 0 || phase.duration_s > 0) {
+        return Status::InvalidArgument(
+            pw + ": a probed phase is bounded by its operations alone (no duration_s)");
+      }
+      if (phase.probe->every == 0 || phase.probe->operations == 0) {
+        return Status::InvalidArgument(pw + ": every and operations must be at least 1");
+      }
+      if (phase.probe->ops.empty()) return Status::InvalidArgument(pw + ".ops: at least one");
+      for (size_t o = 0; o < phase.probe->ops.size(); ++o) {
+        const OpSpec& op = phase.probe->ops[o];
+        const std::string ow = pw + ".ops[" + std::to_string(o) + "]";
+        if (op.commands.empty()) return Status::InvalidArgument(ow + ".commands: at least one");
+        if (!(op.weight > 0)) return Status::InvalidArgument(ow + ".weight: must be more than 0");
+        for (const auto& c : op.commands) {
+          KVLAB_RETURN_IF_ERROR(check_elements(c, ow));
+          if (c.Uses(TemplatePart::Kind::kNewKey) || c.Uses(TemplatePart::Kind::kNewKeyId)) {
+            return Status::InvalidArgument(ow + ": a probe reads; {new_key} belongs to the phase");
+          }
+        }
+      }
     }
   }
   return Status::OK();
@@ -305,11 +361,6 @@ std::string Workload::ToJson() const {
       {"clock_start", ClockStart()}};
   json run = json::array();
   for (const auto& p : phases) {
-    json ops = json::array();
-    for (const auto& op : p.ops) {
-      ops.push_back(
-          {{"name", op.name}, {"weight", op.weight}, {"commands", CommandsJson(op.commands)}});
-    }
     run.push_back({{"name", p.name},
                    {"operations", p.operations},
                    {"duration_s", p.duration_s},
@@ -319,7 +370,12 @@ std::string Workload::ToJson() const {
                    {"scan_length",
                     {{"max", p.scan_length_max},
                      {"distribution", DistributionJson(p.scan_length_distribution)}}},
-                   {"ops", ops}});
+                   {"ops", OpsJson(p.ops)}});
+    if (p.probe) {
+      run.back()["probe"] = {{"every", p.probe->every},
+                             {"operations", p.probe->operations},
+                             {"ops", OpsJson(p.probe->ops)}};
+    }
   }
   json j = {{"name", name},
             {"description", description},
@@ -422,20 +478,15 @@ Status ParseWorkload(const std::string& json_text, const std::string& source, Wo
                             &p.scan_length_distribution, &status);
           sr.CheckNoOthers();
         }
-        if (const json* ops = r.Raw("ops"); ops != nullptr && ops->is_array()) {
-          for (size_t o = 0; o < ops->size(); ++o) {
-            const std::string op_path = path + ".ops[" + std::to_string(o) + "]";
-            ObjectReader orr((*ops)[o], op_path, &status);
-            OpSpec op;
-            orr.String("name", &op.name);
-            orr.Number("weight", &op.weight, 0, 1e9);
-            ParseCommands(orr.Raw("commands"), op_path + ".commands", &op.commands, &status);
-            orr.CheckNoOthers();
-            if (op.name.empty() && !op.commands.empty()) op.name = op.commands[0].name;
-            p.ops.push_back(std::move(op));
-          }
-        } else if (ops != nullptr) {
-          r.Fail(path + ".ops: expected an array");
+        ParseOps(r.Raw("ops"), path + ".ops", &p.ops, &status);
+        if (const json* probe = r.Raw("probe")) {
+          ObjectReader pr(*probe, path + ".probe", &status);
+          ProbeSpec ps;
+          pr.Unsigned("every", &ps.every, 1);
+          pr.Unsigned("operations", &ps.operations, 1);
+          ParseOps(pr.Raw("ops"), path + ".probe.ops", &ps.ops, &status);
+          pr.CheckNoOthers();
+          p.probe = std::move(ps);
         }
         r.CheckNoOthers();
         w.phases.push_back(std::move(p));

@@ -49,6 +49,17 @@ struct OpSpec {
   std::vector<CommandTemplate> commands;
 };
 
+// Probe reads sampled over a phase: before the phase's first operation and after every `every`
+// operations of it, the runner runs `operations` operations of `ops` as a phase of their own
+// (PhaseResult::is_probe), so a result shows what the probe costs at each point of the phase,
+// next to what it cost before the phase began (a zset read over a churning score index:
+// zset-churn).
+struct ProbeSpec {
+  uint64_t every = 0;       // >= 1
+  uint64_t operations = 0;  // >= 1, per sample
+  std::vector<OpSpec> ops;
+};
+
 struct PhaseSpec {
   std::string name = "run";
   // Length: stops at whichever comes first; at least one is set.
@@ -60,6 +71,9 @@ struct PhaseSpec {
   uint64_t scan_length_max = 100;
   DistributionSpec scan_length_distribution;  // uniform or zipfian over [1, scan_length_max]
   std::vector<OpSpec> ops;
+  // REQUIRES (when set): operations > 0 and duration_s == 0, so that the samples fall at known
+  // points of the phase.
+  std::optional<ProbeSpec> probe;
 };
 
 struct Workload {

@@ -83,6 +83,17 @@ TEST(Workload, ErrorsNameThePath) {
   EXPECT_EQ(ParseError(R"({"name": "x", "run": [{"operations": 1,
               "ops": [{"weight": 0, "commands": ["GET k"]}]}]})"),
             "workload.run[0].ops: the weights sum to 0");
+  // Probes sample a phase at known points: a phase bounded by operations alone.
+  EXPECT_EQ(ParseError(R"({"name": "x", "run": [{"duration_s": 1, "ops": [{"commands": ["GET k"]}],
+              "probe": {"every": 10, "operations": 1, "ops": [{"commands": ["GET k"]}]}}]})"),
+            "workload.run[0].probe: a probed phase is bounded by its operations alone (no "
+            "duration_s)");
+  EXPECT_EQ(ParseError(R"({"name": "x", "run": [{"operations": 1, "ops": [{"commands": ["GET k"]}],
+              "probe": {"every": 0, "operations": 1, "ops": [{"commands": ["GET k"]}]}}]})"),
+            "workload.run[0].probe.every: expected an integer >= 1");
+  EXPECT_EQ(ParseError(R"({"name": "x", "run": [{"operations": 1, "ops": [{"commands": ["GET k"]}],
+              "probe": {"every": 1, "operations": 1, "ops": [{"commands": ["SET {new_key} v"]}]}}]})"),
+            "workload.run[0].probe.ops[0]: a probe reads; {new_key} belongs to the phase");
 }
 
 TEST(Workload, OverridesApplyToEveryPhase) {
