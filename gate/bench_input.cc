@@ -158,7 +158,11 @@ void AddPhases(const json& phases, const std::string& workload, const std::strin
                const std::string& degraded, const std::string& point, const LoadOptions& options,
                Dataset* out, std::map<CellKey, size_t>* repetitions) {
   for (const json& ph : phases) {
-    const std::string phase = ph.at("name").get<std::string>() + point;
+    // The parts of a probed phase (probe samples and chunks, results-schema.md) share their
+    // names; each is a cell of its own, by the phase's operations done before it.
+    const std::string at =
+        ph.contains("at") ? fmt::format(" @{} ops", ph["at"].get<uint64_t>()) : std::string();
+    const std::string phase = ph.at("name").get<std::string>() + at + point;
     for (const auto& [command, st] : ph.at("commands").items()) {
       CellKey key{workload, phase, command, backend, profile};
       Cell& cell = out->cells[key];

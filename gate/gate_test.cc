@@ -197,6 +197,33 @@ TEST(GateInputs, SpaceSectionIsNotGated) {
   EXPECT_TRUE(r.only_in_baseline.empty());
 }
 
+// The parts of a probed phase share a name; each is its own cell, by its `at`, not a
+// repetition of the others.
+TEST(GateInputs, ProbedPhasePartsAreCellsOfTheirOwn) {
+  json doc = BenchResult({FixtureCell{}}, 2);
+  for (json& run : doc["workloads"][0]["runs"]) {
+    const json part = run["phases"][0];
+    run["phases"] = json::array();
+    for (uint64_t at : {0, 100}) {
+      json probe = part;
+      probe["name"] = "churn.probe";
+      probe["kind"] = "probe";
+      probe["at"] = at;
+      run["phases"].push_back(probe);
+    }
+  }
+  const Dataset d = Parse(doc, "probed.json");
+  std::set<std::string> names;
+  for (const auto& [key, cell] : d.cells) names.insert(CellName(cell));
+  EXPECT_TRUE(names.count("ycsb-c-field · churn.probe @0 ops · HGET · memory · h0"))
+      << *names.begin();
+  EXPECT_TRUE(names.count("ycsb-c-field · churn.probe @100 ops · HGET · memory · h0"));
+  EXPECT_EQ(names.size(), 2u);
+  for (const auto& [key, cell] : d.cells) {
+    EXPECT_EQ(cell.metrics.at("kv.gets").samples.size(), 3u) << CellName(cell);
+  }
+}
+
 TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
   json doc = BenchResult({FixtureCell{}}, 2);
   json point = {{"kind", "size"},        {"type", "zset"},
