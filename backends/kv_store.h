@@ -82,10 +82,12 @@ struct StoreOptions {
   // RocksDB only (the other backends have no tombstones that outlive a write): apply
   // WriteBatch::SingleDelete as RocksDB's SingleDelete (else as a plain Delete), and let a
   // table-properties collector mark SST files dense in tombstones for compaction
-  // (rocksdb_store.cc). Both on by default; the backend column modifiers ":plaindelete" and
-  // ":nodtc" (registry.h) turn them off, so a study can measure what each is worth.
+  // (rocksdb_store.cc). SingleDelete is on by default and the backend column modifier
+  // ":plaindelete" turns it off; the compaction is off by default (it bought nothing measurable
+  // in docs/studies/zset-churn) and ":dtc" turns it on (registry.h), so a study can measure
+  // what each is worth.
   bool rocksdb_single_delete = true;
-  bool rocksdb_compact_on_deletion = true;
+  bool rocksdb_compact_on_deletion = false;
 };
 
 // One atomic group of puts, deletes and range deletes. Records apply in insertion order, so a

@@ -227,7 +227,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
     return Status::InvalidArgument("unknown backend '" + backend + "' in '" + std::string(column) +
                                    "' (known: " + known + ")");
   }
-  bool noreverse = false, cf = false, plaindelete = false, nodtc = false;
+  bool noreverse = false, cf = false, plaindelete = false, dtc = false;
   std::string_view rest = column.substr(backend.size());
   while (!rest.empty()) {
     rest.remove_prefix(1);  // the ':'
@@ -236,7 +236,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
     bool* seen = modifier == "noreverse"     ? &noreverse
                  : modifier == "cf"          ? &cf
                  : modifier == "plaindelete" ? &plaindelete
-                 : modifier == "nodtc"       ? &nodtc
+                 : modifier == "dtc"         ? &dtc
                                              : nullptr;
     if (seen == nullptr || *seen) {
       return Status::InvalidArgument(
@@ -244,7 +244,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
           (seen == nullptr ? "unknown" : "repeated") + " modifier '" + std::string(modifier) +
           "' (expected NAME, then any of :noreverse (no reverse scan), :cf (record kinds in "
           "column families, named databases or tables), and for rocksdb :plaindelete "
-          "(SingleDelete as Delete) and :nodtc (no deletion-triggered compaction))");
+          "(SingleDelete as Delete) and :dtc (deletion-triggered compaction))");
     }
     if (seen != &noreverse && seen != &cf && backend != "rocksdb") {
       return Status::InvalidArgument("bad backend column '" + std::string(column) +
@@ -257,7 +257,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
   if (noreverse) out->no_reverse_scan = true;
   if (cf) out->options.key_spaces = record_kinds;
   if (plaindelete) out->options.rocksdb_single_delete = false;
-  if (nodtc) out->options.rocksdb_compact_on_deletion = false;
+  if (dtc) out->options.rocksdb_compact_on_deletion = true;
   return Status::OK();
 }
 

@@ -54,8 +54,8 @@ const std::vector<std::string>& BackendNames();
 // A backend column of a matrix (bench, study, conform --backends): "NAME", then any of the
 // modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key
 // spaces of their own: column families, named databases or tables), e.g. "rocksdb:cf", and for
-// rocksdb ":plaindelete" (StoreOptions::rocksdb_single_delete off) and ":nodtc"
-// (rocksdb_compact_on_deletion off). Sets out->backend, and out->no_reverse_scan,
+// rocksdb ":plaindelete" (StoreOptions::rocksdb_single_delete off) and ":dtc"
+// (rocksdb_compact_on_deletion on). Sets out->backend, and out->no_reverse_scan,
 // out->options.key_spaces (to `record_kinds`, the engine's record-kind prefixes) and the RocksDB
 // options when their modifier is there; leaves the rest of *out alone.
 // Fails naming the bad part: an unknown backend, an unknown or repeated modifier.

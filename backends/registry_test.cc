@@ -261,17 +261,18 @@ TEST(Registry, BackendColumnsCarryTheirModifiers) {
   s = ParseBackendColumn("leveldb:cf", kinds, &spec);
   EXPECT_NE(s.message().find("unknown backend 'leveldb'"), std::string::npos) << s.message();
 
-  // RocksDB's churn settings are on unless a modifier turns them off, and only RocksDB has them.
+  // RocksDB's churn settings: SingleDelete on unless :plaindelete, deletion-triggered compaction
+  // off unless :dtc; only RocksDB has them.
   spec = StoreSpec();
   ASSERT_TRUE(ParseBackendColumn("rocksdb", kinds, &spec).ok());
   EXPECT_TRUE(spec.options.rocksdb_single_delete);
-  EXPECT_TRUE(spec.options.rocksdb_compact_on_deletion);
-  ASSERT_TRUE(ParseBackendColumn("rocksdb:plaindelete:nodtc", kinds, &spec).ok());
-  EXPECT_FALSE(spec.options.rocksdb_single_delete);
   EXPECT_FALSE(spec.options.rocksdb_compact_on_deletion);
-  s = ParseBackendColumn("lmdb:nodtc", kinds, &spec);
+  ASSERT_TRUE(ParseBackendColumn("rocksdb:plaindelete:dtc", kinds, &spec).ok());
+  EXPECT_FALSE(spec.options.rocksdb_single_delete);
+  EXPECT_TRUE(spec.options.rocksdb_compact_on_deletion);
+  s = ParseBackendColumn("lmdb:dtc", kinds, &spec);
   ASSERT_TRUE(s.IsInvalidArgument());
-  EXPECT_NE(s.message().find("modifier 'nodtc' applies to rocksdb only"), std::string::npos)
+  EXPECT_NE(s.message().find("modifier 'dtc' applies to rocksdb only"), std::string::npos)
       << s.message();
 }
 

@@ -17,7 +17,7 @@
 //   SingleDelete (its tombstone and the one Put it deletes vanish together when a flush or
 //   compaction lines them up), unless StoreOptions::rocksdb_single_delete is off or a compaction
 //   filter is installed (below): then it is a Delete.
-// - Deletion-triggered compaction (StoreOptions::rocksdb_compact_on_deletion, on by default):
+// - Deletion-triggered compaction (StoreOptions::rocksdb_compact_on_deletion, off by default):
 //   RocksDB's CompactOnDeletionCollector marks SST files dense in tombstones for compaction, so
 //   that scans over churned ranges stop stepping over them (MakeOptions). Keys are validated with
 //   ValidateKey/ValidateBatch before anything is written, so an invalid batch applies nothing.
