@@ -165,6 +165,49 @@ TEST(BenchCli, CatalogueAndBadInput) {
   EXPECT_NE(r.err.find("unknown type 'stream'"), std::string::npos) << r.err;
 }
 
+// --reclaim as a user runs it: compaction on LMDB is skipped with a note (on stderr and in the
+// result), not an error; the other cells carry their reclaim section, and the report its table.
+TEST(BenchCli, ReclaimAxisSkipsWhatDoesNotApplyWithANote) {
+  testing::ScratchDir dir;
+  const std::string results = dir.Sub("results");
+  ChildRun r =
+      Kvlab(Args({"bench", "run", "big-key-churn-hash", "--backends", "lmdb", "--hash-versions",
+                  "0", "--records", "2", "--elements", "100", "--reclaim", "none,scan,compaction",
+                  "--reclaim-interval-ms", "20", "--results", results}),
+            dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string note =
+      "compaction skipped on lmdb: the compaction filter applies to RocksDB only (lmdb does not "
+      "compact; the scan is its mechanism)";
+  EXPECT_NE(r.err.find(note), std::string::npos) << r.err;
+  const auto files = ResultFiles(results);
+  ASSERT_EQ(files.size(), 1u);
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(files[0]));
+  EXPECT_EQ(j["notes"], nlohmann::json::array({note}));
+  EXPECT_EQ(j["context"]["reclaim"]["mechanisms"],
+            nlohmann::json::array({"none", "scan", "compaction"}));
+  const auto& runs = j["workloads"][0]["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["profile_label"], "h0 reclaim=none");
+  EXPECT_EQ(runs[1]["reclaim"]["mechanism"], "scan");
+  EXPECT_EQ(runs[1]["reclaim"]["garbage_end"]["records"], 0);
+  EXPECT_GT(runs[0]["reclaim"]["garbage_end"]["records"].get<uint64_t>(), 0u);
+  const std::string md = fs::path(files[0]).replace_extension(".md").string();
+  EXPECT_NE(ReadFile(md).find("| lmdb h0 reclaim=scan |"), std::string::npos) << ReadFile(md);
+
+  // Flags that do not go together are usage errors.
+  r = Kvlab(Args({"bench", "run", "ycsb-a", "--reclaim", "scan,sweep"}), dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown mechanism 'sweep'"), std::string::npos) << r.err;
+  r = Kvlab(Args({"bench", "run", "ycsb-a", "--reclaim", "scan", "--compaction-filter"}),
+            dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--reclaim and --compaction-filter"), std::string::npos) << r.err;
+  r = Kvlab(Args({"bench", "run", "ycsb-a", "--reclaim-interval-ms", "50"}), dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--reclaim-interval-ms needs --reclaim"), std::string::npos) << r.err;
+}
+
 // A `kvlab serve` in a child process, on a unix socket under dir, stopped at the end.
 class ServeProcess {
  public:

@@ -60,6 +60,9 @@ struct BenchFlags {
   bool resp_only = false;
   bool allow_flush = false;
   bool gc_at_end = true;  // --gc-at-end / --no-gc-at-end
+  std::string reclaim;    // --reclaim none,scan,compaction
+  uint64_t reclaim_interval_ms = 500;
+  uint64_t reclaim_sample_ms = 100;
   WorkloadOverrides overrides;
   // run
   std::vector<std::string> workloads;
@@ -121,6 +124,19 @@ void CheckConflicts(const BenchFlags& f) {
   }
   if (f.resp_only && f.resp.empty()) throw UsageError("--resp-only needs --resp ADDRESS");
   if (f.allow_flush && f.resp.empty()) throw UsageError("--allow-flush needs --resp ADDRESS");
+  if (!f.reclaim.empty() && f.store.compaction_filter) {
+    throw UsageError(
+        "--reclaim and --compaction-filter were both given: with --reclaim each cell's "
+        "mechanism decides (the compaction cells get the filter, the others none)");
+  }
+  for (const char* flag : {"--reclaim-interval-ms", "--reclaim-sample-ms"}) {
+    if (f.reclaim.empty() && f.Given(flag)) {
+      throw UsageError(std::string(flag) + " needs --reclaim");
+    }
+  }
+  if (!f.reclaim.empty() && !f.migration_from.empty()) {
+    throw UsageError("--reclaim and --migration-from were both given; give one of them");
+  }
 }
 
 // --results: a directory kvlab can create and write in, checked before the first cell.
@@ -200,6 +216,11 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   m.repetitions = std::max(1, f.repetitions);
   m.allow_degraded = f.engine.allow_degraded;
   m.gc_at_end = f.gc_at_end;
+  if (!f.reclaim.empty()) {
+    if (Status s = ParseReclaimList(f.reclaim, &m.reclaim); !s.ok()) throw UsageError(s.message());
+    m.reclaim_options.interval = std::chrono::milliseconds(f.reclaim_interval_ms);
+    m.reclaim_options.sample_interval = std::chrono::milliseconds(f.reclaim_sample_ms);
+  }
   // Validated while parsing (AddMatrixFlags).
   encodings::ParseEncodingList(RegistryOf(m.engine), f.migration_from, &m.migration_from)
       .IgnoreError();
@@ -249,6 +270,9 @@ RunSettings SettingsOf(const MatrixOptions& m, const BenchFlags& f,
   s.in_process = m.in_process;
   s.allow_degraded = m.allow_degraded;
   s.gc_at_end = m.gc_at_end;
+  s.reclaim = m.reclaim;
+  s.reclaim_options = m.reclaim_options;
+  s.compaction_grace_ms = m.compaction_grace_ms;
   return s;
 }
 
@@ -304,6 +328,15 @@ std::string CellOutcome(const CellResult& r) {
   if (r.run.partial) out += " (interrupted)";
   if (!r.degraded.empty()) out += "; DEGRADED: " + r.degraded;
   return out;
+}
+
+// The reclaim axis's mechanisms that do not apply to some backends: said once, in the result's
+// notes and on stderr.
+void AddReclaimNotes(const MatrixOptions& m, BenchResult* result, ProgressPrinter* progress) {
+  for (const std::string& note : ReclaimSkipNotes(m)) {
+    result->AddNote(note);
+    progress->Note(note);
+  }
 }
 
 // Runs one workload over the matrix, adding its cells to the result as they finish.
@@ -411,6 +444,7 @@ int MainJob(BenchFlags& f, const std::vector<std::string>& command_line) {
   ProgressPrinter progress;
   ResultWriter writer(&result, &progress);
   WarnIfLoaded(&result);
+  AddReclaimNotes(m, &result, &progress);
   writer.Write();
   for (const Workload& w : workloads) progress.Plan(CountCells(w, m));
   if (m.in_process) progress.Plan(CountSweepPoints("size", sweep, m));
@@ -443,6 +477,7 @@ int RunCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
   ProgressPrinter progress;
   ResultWriter writer(&result, &progress);
   WarnIfLoaded(&result);
+  AddReclaimNotes(m, &result, &progress);
   writer.Write();
   for (const Workload& w : workloads) progress.Plan(CountCells(w, m));
   bool ok = true;
@@ -571,6 +606,28 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
   app->add_flag("--gc-at-end,!--no-gc-at-end", f->gc_at_end,
                 "At the end of each in-process cell, after its garbage is measured, run one GC "
                 "pass and measure the store and its disk space again (default: on)");
+  app->add_option("--reclaim", f->reclaim,
+                  "Reclaim mechanisms, a matrix axis (none, scan, compaction, or all): each "
+                  "in-process cell runs one beside its run phases and reports the foreground "
+                  "latency, the records reclaimed per second of its work and the disk over time "
+                  "(docs/workloads.md); compaction runs on RocksDB only, and is skipped "
+                  "elsewhere with a note")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::vector<std::string> ignored;
+            const Status s = ParseReclaimList(text, &ignored);
+            return s.ok() ? std::string() : s.message();
+          },
+          "LIST"));
+  app->add_option("--reclaim-interval-ms", f->reclaim_interval_ms,
+                  "With --reclaim: from the start of one round of the mechanism (a scan pass, a "
+                  "full compaction) to the next")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{3600000}))
+      ->capture_default_str();
+  app->add_option("--reclaim-sample-ms", f->reclaim_sample_ms,
+                  "With --reclaim: between two samples of the store's disk bytes (the timeline)")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{3600000}))
+      ->capture_default_str();
   app->add_option("--threads", f->overrides.threads, "Client threads (workload default: 1)")
       ->check(CLI::Range(1, 256));
   app->add_option("--operations", f->overrides.operations, "Operations per run phase (>= 1)")

@@ -226,6 +226,40 @@ constexpr const char* kTtlChurn = R"({
                    {"name": "ttl", "weight": 10, "commands": ["PTTL {key}"]}]}]
 })";
 
+// Expiring sessions: collections created with short TTLs, read, deleted, re-created and given
+// shorter TTLs, so that every way a key with sub-keys becomes garbage (expiry, DEL, overwrite)
+// goes on while the run lasts. `kvlab bench --reclaim` runs a reclaim mechanism beside it
+// (docs/workloads.md, "Reclaim"): the reads are the foreground whose latency it disturbs.
+constexpr const char* kExpiringSessionsHash = R"({
+  "name": "expiring-sessions-hash",
+  "description": "Sessions as hashes of 50 fields with TTLs of 0.3-2 s: create, read a field, delete, re-create, shorten a TTL; garbage from expiry, DEL and overwrite for a reclaim mechanism running beside it",
+  "seed": 1,
+  "keyspace": {"type": "hash", "records": 1000, "key_prefix": "sess:", "elements": 50, "value_bytes": 32},
+  "load": {"batch": 50, "commands": ["HSET {key} {elements}", "PEXPIRE {key} {int:300:2000}"]},
+  "run": [{"name": "run", "operations": 20000, "warmup_operations": 200, "key_distribution": "latest",
+           "ops": [{"name": "create", "weight": 25,
+                    "commands": ["HSET {new_key} {elements}", "PEXPIRE {new_key} {int:300:2000}"]},
+                   {"name": "read", "weight": 50, "commands": ["HGET {key} {element}"]},
+                   {"name": "delete", "weight": 10, "commands": ["DEL {key}"]},
+                   {"name": "recreate", "weight": 10, "commands": ["DEL {key}", "HSET {key} {elements}", "PEXPIRE {key} {int:300:2000}"]},
+                   {"name": "shorten", "weight": 5, "commands": ["PEXPIRE {key} {int:1:100}"]}]}]
+})";
+
+constexpr const char* kExpiringSessionsZset = R"({
+  "name": "expiring-sessions-zset",
+  "description": "Sessions as zsets of 50 members with TTLs of 0.3-2 s: create, read a score, delete, re-create, shorten a TTL; garbage from expiry, DEL and overwrite for a reclaim mechanism running beside it",
+  "seed": 1,
+  "keyspace": {"type": "zset", "records": 1000, "key_prefix": "sessz:", "elements": 50},
+  "load": {"batch": 50, "commands": ["ZADD {key} {elements}", "PEXPIRE {key} {int:300:2000}"]},
+  "run": [{"name": "run", "operations": 20000, "warmup_operations": 200, "key_distribution": "latest",
+           "ops": [{"name": "create", "weight": 25,
+                    "commands": ["ZADD {new_key} {elements}", "PEXPIRE {new_key} {int:300:2000}"]},
+                   {"name": "read", "weight": 50, "commands": ["ZSCORE {key} {element}"]},
+                   {"name": "delete", "weight": 10, "commands": ["DEL {key}"]},
+                   {"name": "recreate", "weight": 10, "commands": ["DEL {key}", "ZADD {key} {elements}", "PEXPIRE {key} {int:300:2000}"]},
+                   {"name": "shorten", "weight": 5, "commands": ["PEXPIRE {key} {int:1:100}"]}]}]
+})";
+
 // Tags and membership: each record is a tag's set of item ids. SISMEMBER asks whether an item
 // carries a tag, SINTER finds the items of two tags, SMEMBERS lists a tag, SADD tags an item.
 constexpr const char* kTags = R"({
@@ -312,6 +346,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"big-key-churn-zset", kBigKeyChurnZset},
       {"ttl-churn", kTtlChurn},
       {"zset-churn", kZsetChurn},
+      {"expiring-sessions-hash", kExpiringSessionsHash},
+      {"expiring-sessions-zset", kExpiringSessionsZset},
       {"game", kGame},
       {"job-queue", kJobQueue},
       {"recent-items", kRecentItems},

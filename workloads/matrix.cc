@@ -62,8 +62,10 @@ Status LoadFirstHalf(const Workload& w, const MatrixOptions& options, const Cell
 }
 
 // Runs w on target, or, when its setup failed, records the failure and marks the cell partial.
+// `on_loaded` (may be empty) runs between the load and the run phases.
 void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& cell,
-                 const Status& setup, Target& target, CellResult* out) {
+                 const Status& setup, Target& target, CellResult* out,
+                 std::function<void()> on_loaded = {}) {
   if (!setup.ok()) {
     out->run.partial = true;
     out->run.error = setup.ToString();
@@ -78,6 +80,7 @@ void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& ce
   if (options.progress) {
     run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
   }
+  run_options.on_loaded = std::move(on_loaded);
   RunWorkload(w, target, run_options, &out->run);
 }
 
@@ -135,7 +138,8 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
                       CellResult* out) {
   // (The degraded verdict is given by RunMatrix once the cell is done, for both targets.)
   std::unique_ptr<OpenedStore> opened;
-  Status s = OpenCellStore(options, cell, w.name, &opened);
+  std::shared_ptr<engine::KeyMetaCompactionPolicy> policy;
+  Status s = OpenCellStore(options, cell, w.name, &opened, &policy);
   if (!s.ok()) {
     out->run.partial = true;
     out->run.error = s.ToString();
@@ -156,7 +160,25 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     if (s.ok()) s = SetVersions(*setup, cell);
     if (s.ok() && options.allow_degraded) out->degraded = TierProblem(engine, cell);
     if (s.ok()) s = LoadFirstHalf(w, options, cell, target, *setup);
-    RunOnTarget(w, options, cell, s, target, out);
+    // The reclaim axis: the cell's mechanism starts once the load is done and drains after the
+    // run phases, before anything is measured.
+    std::unique_ptr<ReclaimDriver> reclaim;
+    bool reclaiming = false;
+    if (s.ok() && !cell.reclaim.empty()) {
+      std::unique_ptr<ReclaimMechanism> mechanism;
+      s = MakeReclaimMechanism(cell.reclaim, {&engine, opened.get(), policy}, &mechanism);
+      reclaim = std::make_unique<ReclaimDriver>(std::move(mechanism), &engine, opened.get(),
+                                                cell.backend, options.reclaim_options);
+      out->reclaim.mechanism = cell.reclaim;
+      out->reclaim.options = options.reclaim_options;
+    }
+    RunOnTarget(w, options, cell, s, target, out, [&] {
+      if (reclaim == nullptr) return;
+      reclaim->Start();
+      reclaiming = true;
+    });
+    if (reclaiming) reclaim->Finish(&out->reclaim);
+    reclaim.reset();
     if (!s.ok()) return;
     ReadTierMemory(engine, out);
     s = opened->store()->Flush();
@@ -243,6 +265,22 @@ void JudgeDegraded(const MatrixOptions& options, const Cell& cell, const Workloa
   }
 }
 
+std::vector<std::string> ReclaimSkipNotes(const MatrixOptions& options) {
+  std::vector<std::string> notes;
+  std::vector<std::pair<std::string, std::string>> targets;  // (target, backend)
+  if (options.in_process) {
+    for (const std::string& b : options.backends) targets.emplace_back("in-process", b);
+  }
+  if (options.resp) targets.emplace_back("resp", options.resp->ToString());
+  for (const std::string& mechanism : options.reclaim) {
+    for (const auto& [target, backend] : targets) {
+      const std::string why = ReclaimSkipReason(mechanism, backend, target);
+      if (!why.empty()) notes.push_back(why);
+    }
+  }
+  return notes;
+}
+
 std::string Cell::Label() const {
   return profile_label.empty() ? backend : backend + " " + profile_label;
 }
@@ -326,9 +364,23 @@ std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& optio
     profiles = std::move(next);
   }
   std::vector<Cell> cells;
+  // The reclaim axis: one cell per mechanism that applies to the backend.
+  auto push = [&](Cell c) {
+    if (options.reclaim.empty()) {
+      cells.push_back(std::move(c));
+      return;
+    }
+    for (const std::string& mechanism : options.reclaim) {
+      if (!ReclaimSkipReason(mechanism, c.backend, c.target).empty()) continue;
+      Cell r = c;
+      r.reclaim = mechanism;
+      r.profile_label += (r.profile_label.empty() ? "" : " ") + ("reclaim=" + mechanism);
+      cells.push_back(std::move(r));
+    }
+  };
   auto add = [&](const std::string& target, const std::string& backend) {
     for (const encodings::EncodingProfile& p : profiles) {
-      cells.push_back(MakeCell(registry, target, backend, p));
+      push(MakeCell(registry, target, backend, p));
       // Migration cells: the versions of migration_from for the types the workload uses.
       encodings::EncodingProfile from;
       bool differs = false;
@@ -344,7 +396,7 @@ std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& optio
         c.half_under = from;
         c.migrate = migrate;
         c.profile_label += " half-" + from.Label(registry) + (migrate ? " migrate" : " keep");
-        cells.push_back(std::move(c));
+        push(std::move(c));
       }
     }
   };
@@ -356,7 +408,8 @@ std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& optio
 }
 
 Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
-                     std::unique_ptr<OpenedStore>* out) {
+                     std::unique_ptr<OpenedStore>* out,
+                     std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy_out) {
   StoreSpec spec = options.store;
   // The cell's backend is a column: "rocksdb", or with modifiers, "rocksdb:cf".
   KVLAB_RETURN_IF_ERROR(backends::ParseBackendColumn(
@@ -368,6 +421,7 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
     if (!cell.profile_label.empty()) leaf += "-" + cell.profile_label;
     std::replace(leaf.begin(), leaf.end(), ' ', '-');
     std::replace(leaf.begin(), leaf.end(), ':', '-');
+    std::replace(leaf.begin(), leaf.end(), '=', '-');
     leaf += "-r" + std::to_string(cell.repetition);
     spec.options.dir = (std::filesystem::path(options.store.options.dir) / leaf).string();
     spec.format = encodings::StoreFormatRecord(options.engine.keys);
@@ -379,7 +433,10 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
     }
   }
   std::shared_ptr<engine::KeyMetaCompactionPolicy> policy;
-  if (options.compaction_filter && spec.backend == "rocksdb") {
+  // A reclaim cell gets the filter when its mechanism is the compaction, whatever the flag.
+  const bool filter =
+      cell.reclaim.empty() ? options.compaction_filter : cell.reclaim == "compaction";
+  if (filter && spec.backend == "rocksdb") {
     engine::CompactionPolicyOptions po;
     po.keys = options.engine.keys;
     po.registry = &RegistryOf(options.engine);
@@ -390,6 +447,7 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
   }
   KVLAB_RETURN_IF_ERROR(OpenStore(spec, out));
   if (policy != nullptr) policy->Attach((*out)->base());
+  if (policy_out != nullptr) *policy_out = policy;
   return Status::OK();
 }
 

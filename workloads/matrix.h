@@ -25,6 +25,7 @@
 #include "backends/registry.h"
 #include "engine/engine.h"
 #include "redis/client.h"
+#include "workloads/reclaim.h"
 #include "workloads/runner.h"
 #include "workloads/space.h"
 #include "workloads/target.h"
@@ -45,6 +46,9 @@ struct Cell {
   // `profile` with writes migrating keys (`migrate`) or not. Empty: a plain cell.
   encodings::EncodingProfile half_under;
   bool migrate = false;
+  // The reclaim mechanism that runs beside the run phases (MatrixOptions::reclaim), labelled
+  // "reclaim=NAME"; empty: no reclaim axis.
+  std::string reclaim;
 
   std::string Label() const;  // "rocksdb h0 z0"
 };
@@ -72,6 +76,8 @@ struct CellResult {
   std::map<std::string, std::map<std::string, uint64_t>> tier_memory;
   // Logical bytes, the store's records and garbage, and (gc_at_end) the same after a GC pass.
   SpaceResult space;
+  // The reclaim mechanism's work and the disk timeline (cell.reclaim not empty).
+  ReclaimResult reclaim;
   std::string store_dir;    // where the store lived ("" over RESP)
   bool store_kept = false;  // false: a temporary directory, removed
   // Why the cell ran degraded (a Redis-tier version without its tier, --allow-degraded), or
@@ -117,6 +123,12 @@ struct MatrixOptions {
   // In-process cells: after the space is measured, run one GC pass (engine/collector.h) and
   // measure the store and its disk space again (CellResult::space).
   bool gc_at_end = true;
+  // Non-empty (--reclaim): the reclaim axis. Every in-process cell runs once per mechanism
+  // (workloads/reclaim.h), each beside its run phases, except where ReclaimSkipReason says it
+  // does not apply (ReclaimSkipNotes lists those). The compaction cells' RocksDB stores get the
+  // compaction filter, the others none (compaction_filter must be off).
+  std::vector<std::string> reclaim;
+  ReclaimOptions reclaim_options;
 
   const volatile std::sig_atomic_t* stop = nullptr;
   // Called before each cell, and with each progress report of its run.
@@ -140,6 +152,10 @@ bool VersionUsesTier(const encodings::EncodingRegistry& registry, const std::str
 // The cells of one repetition: backends x the versions of the types the workload uses.
 std::vector<Cell> PlanCells(const Workload& workload, const MatrixOptions& options);
 
+// Why some mechanisms of the reclaim axis run on none of the matrix's cells: one line per
+// mechanism and backend (or RESP target) skipped, for the result's notes.
+std::vector<std::string> ReclaimSkipNotes(const MatrixOptions& options);
+
 // The cells RunMatrix runs in one repetition: PlanCells, except that a RESP server without
 // kvlab's encodings runs one cell with its versions unknown. *effective receives the options
 // RunMatrix runs them with.
@@ -155,9 +171,12 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
 
 // Opens the fresh store of an in-process cell (see MatrixOptions::store). Exposed for the
 // sweeps.
-// `name` makes the directory unique under a --dir parent (the workload or sweep name).
+// `name` makes the directory unique under a --dir parent (the workload or sweep name). *policy
+// (when given) receives the compaction filter's policy of a RocksDB store opened with it
+// (--compaction-filter, or a compaction cell of the reclaim axis), else null.
 Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::string& name,
-                     std::unique_ptr<backends::OpenedStore>* out);
+                     std::unique_ptr<backends::OpenedStore>* out,
+                     std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy = nullptr);
 // Whether a backend's physical counters are per thread (RocksDB's PerfContext, see kv_store.h):
 // exact per command, meaningless when read store-wide from another thread.
 bool PhysicalCountersPerThread(const std::string& backend);

@@ -204,14 +204,21 @@ std::vector<std::string> RunPhaseNames(const json& workload) {
   return names;
 }
 
-// The median over runs of the number at `pointer` (scaled), or "-" when no run has one.
-std::string MedianAt(const std::vector<const json*>& runs, const std::string& pointer,
-                     double scale = 1) {
+// Values at `pointer` over runs (scaled), skipping runs without a number there.
+std::vector<double> ValuesAt(const std::vector<const json*>& runs, const std::string& pointer,
+                             double scale = 1) {
   std::vector<double> v;
   const json::json_pointer p(pointer);
   for (const json* r : runs) {
     if (r->contains(p) && (*r)[p].is_number()) v.push_back((*r)[p].get<double>() / scale);
   }
+  return v;
+}
+
+// The median over runs of the number at `pointer` (scaled), or "-" when no run has one.
+std::string MedianAt(const std::vector<const json*>& runs, const std::string& pointer,
+                     double scale = 1) {
+  const std::vector<double> v = ValuesAt(runs, pointer, scale);
   if (v.empty()) return "-";
   const double m = Median(v);
   // Two significant digits where Num would print 0.000 (zset v3's KV holds almost nothing).
@@ -258,6 +265,67 @@ void SpaceTable(const std::vector<std::pair<std::string, std::vector<const json*
          << MedianAt(runs, "/space/gc/disk_amplification") << " |";
     }
     md << "\n";
+  }
+  md << "\n";
+}
+
+// The reclaim axis (runs[].reclaim): each mechanism's work, the foreground p99 beside it
+// against the same cell's reclaim=none, the garbage and disk at the end. Nothing without it.
+void ReclaimTable(const std::vector<std::pair<std::string, std::vector<const json*>>>& groups,
+                  std::ostringstream& md) {
+  std::map<std::string, std::vector<double>> baseline;  // label with reclaim=none -> p99s
+  bool any = false;
+  for (const auto& [label, runs] : groups) {
+    if (!runs.front()->contains("reclaim")) continue;
+    any = true;
+    if ((*runs.front())["reclaim"].value("mechanism", "") == "none") {
+      baseline[label] = ValuesAt(runs, "/reclaim/foreground/p99_us");
+    }
+  }
+  if (!any) return;
+  md << "Reclaim beside the run phases (medians [min–max] over repetitions): **reclaimed/s** is "
+        "records reclaimed per second of the mechanism's own work (its rounds, the drain "
+        "included); **p99** the foreground operations' 99th percentile while it ran, against "
+        "the same cell with reclaim=none; **garbage** what is left right after the drain; "
+        "**disk** the timeline's last and highest bytes of the store's files (data and log: "
+        "RocksDB keeps what it has not flushed in its WAL).\n\n"
+        "| cell | rounds | reclaimed | reclaimed/s | work s | p50 µs | p99 µs | p99 vs none | "
+        "garbage records at end | disk MiB at end | disk MiB peak |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [label, runs] : groups) {
+    if (!runs.front()->contains("reclaim")) continue;
+    const std::string mechanism = (*runs.front())["reclaim"].value("mechanism", "");
+    const std::vector<double> p99 = ValuesAt(runs, "/reclaim/foreground/p99_us");
+    std::string base_label = label;
+    const size_t at = base_label.rfind("reclaim=" + mechanism);
+    if (at != std::string::npos) base_label.replace(at, 8 + mechanism.size(), "reclaim=none");
+    auto base = baseline.find(base_label);
+    std::vector<double> peak;
+    for (const json* r : runs) {
+      double m = 0;
+      for (const json& s : (*r)["reclaim"]["timeline"]) {
+        m = std::max(m, (s.value("disk_bytes", 0.0) + s.value("disk_log_bytes", 0.0)) / (1 << 20));
+      }
+      peak.push_back(m);
+    }
+    std::vector<double> end;
+    for (const json* r : runs) {
+      const json& t = (*r)["reclaim"]["timeline"];
+      if (!t.empty()) {
+        end.push_back((t.back().value("disk_bytes", 0.0) + t.back().value("disk_log_bytes", 0.0)) /
+                      (1 << 20));
+      }
+    }
+    md << "| " << label << " | " << MedianAt(runs, "/reclaim/rounds") << " | "
+       << MedianAt(runs, "/reclaim/reclaimed/records") << " | "
+       << MedianWithRange(ValuesAt(runs, "/reclaim/records_per_second")) << " | "
+       << MedianAt(runs, "/reclaim/work_seconds") << " | "
+       << MedianAt(runs, "/reclaim/foreground/p50_us") << " | " << MedianWithRange(p99) << " | "
+       << (mechanism == "none"      ? std::string("(baseline)")
+           : base == baseline.end() ? std::string("-")
+                                    : RatioText(p99, base->second))
+       << " | " << MedianAt(runs, "/reclaim/garbage_end/records") << " | " << MedianWithRange(end)
+       << " | " << MedianWithRange(peak) << " |\n";
   }
   md << "\n";
 }
@@ -324,6 +392,7 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
         "an interval (3 or more give one).\n\n";
 
   SpaceTable(groups, md);
+  ReclaimTable(groups, md);
 
   // Per command: latency medians across repetitions, exact KV operations per call.
   md << "| phase | command | cell | calls (all reps) | p50 µs | p99 µs | p99.9 µs | max µs | KV "

@@ -164,6 +164,13 @@ json ContextJson(const RunSettings& s) {
           {"physical", s.physical},
           {"allow_degraded", s.allow_degraded},
           {"gc_at_end", s.gc_at_end},
+          // --reclaim: null without the axis.
+          {"reclaim", s.reclaim.empty()
+                          ? json(nullptr)
+                          : json{{"mechanisms", s.reclaim},
+                                 {"interval_ms", s.reclaim_options.interval.count()},
+                                 {"sample_interval_ms", s.reclaim_options.sample_interval.count()},
+                                 {"compaction_grace_ms", s.compaction_grace_ms}}},
           {"workloads", json::array()}};
 }
 
@@ -297,27 +304,29 @@ json ProbesJson(const std::vector<PhaseResult>& phases) {
 json CellJson(const CellResult& c) {
   json phases = json::array();
   for (const auto& p : c.run.phases) phases.push_back(PhaseJson(p));
-  json j = {{"target", c.cell.target},
-            {"backend", c.cell.backend},
-            {"profile", ProfileJson(c.cell.profile)},
-            {"profile_label", c.cell.profile_label},
-            {"repetition", c.cell.repetition},
-            {"partial", c.run.partial},
-            {"error", c.run.error.empty() ? json(nullptr) : json(c.run.error)},
-            {"degraded", !c.degraded.empty()},
-            {"degraded_reason", c.degraded.empty() ? json(nullptr) : json(c.degraded)},
-            {"phases", phases},
-            {"key_spaces", c.key_spaces.empty() ? json(nullptr) : json(c.key_spaces)},
-            {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
-            {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
-            {"store_counters_end", CountersJson(c.store_counters_end)},
-            {"tier_memory", c.tier_memory},
-            {"space", SpaceJson(c.space, c.persistent, c.disk_bytes)},
-            {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
+  json out = {{"target", c.cell.target},
+              {"backend", c.cell.backend},
+              {"profile", ProfileJson(c.cell.profile)},
+              {"profile_label", c.cell.profile_label},
+              {"repetition", c.cell.repetition},
+              {"partial", c.run.partial},
+              {"error", c.run.error.empty() ? json(nullptr) : json(c.run.error)},
+              {"degraded", !c.degraded.empty()},
+              {"degraded_reason", c.degraded.empty() ? json(nullptr) : json(c.degraded)},
+              {"phases", phases},
+              {"key_spaces", c.key_spaces.empty() ? json(nullptr) : json(c.key_spaces)},
+              {"disk_bytes", c.persistent ? json(c.disk_bytes) : json(nullptr)},
+              {"disk_log_bytes", c.persistent ? json(c.disk_log_bytes) : json(nullptr)},
+              {"store_counters_end", CountersJson(c.store_counters_end)},
+              {"tier_memory", c.tier_memory},
+              {"space", SpaceJson(c.space, c.persistent, c.disk_bytes)},
+              {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
+  // The reclaim axis (--reclaim): present in its cells only.
+  if (!c.cell.reclaim.empty()) out["reclaim"] = ReclaimJson(c.reclaim, c.run);
   const bool probed = std::any_of(c.run.phases.begin(), c.run.phases.end(),
                                   [](const PhaseResult& p) { return p.is_probe; });
-  if (probed) j["probes"] = ProbesJson(c.run.phases);
-  return j;
+  if (probed) out["probes"] = ProbesJson(c.run.phases);
+  return out;
 }
 
 json SweepPointJson(const SweepPoint& p) {

@@ -43,6 +43,10 @@ struct RunSettings {
   bool in_process = true;
   bool allow_degraded = false;
   bool gc_at_end = true;
+  // The reclaim axis (MatrixOptions::reclaim), its options, and the compaction filter's grace.
+  std::vector<std::string> reclaim;
+  ReclaimOptions reclaim_options;
+  int64_t compaction_grace_ms = 60'000;
 };
 
 nlohmann::json ContextJson(const RunSettings& settings);

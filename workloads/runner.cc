@@ -100,6 +100,7 @@ class WorkloadRun {
     }
     if (options_.load && !Load()) return;
     if (!options_.run_phases) return;
+    if (options_.on_loaded) options_.on_loaded();
     for (const PhaseSpec& phase : w_.phases) {
       if (Stopped()) {
         result_->partial = true;

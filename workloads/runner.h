@@ -54,6 +54,10 @@ struct RunOptions {
   // every call is cold (the size sweep). REQUIRES: thread-safe when the workload has several
   // threads.
   std::function<void()> before_operation;
+  // Called once from the calling thread after the load phase (when it succeeded) and before
+  // the first run phase: starts what must run beside the run phases only (a reclaim
+  // mechanism, workloads/reclaim.h).
+  std::function<void()> on_loaded;
 };
 
 // REQUIRES: the workload passed ParseWorkload's validation.
