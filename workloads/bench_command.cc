@@ -129,6 +129,11 @@ void CheckConflicts(const BenchFlags& f) {
         "--reclaim and --compaction-filter were both given: with --reclaim each cell's "
         "mechanism decides (the compaction cells get the filter, the others none)");
   }
+  if (!f.reclaim.empty() && f.engine.ttl_index) {
+    throw UsageError(
+        "--reclaim and --ttl-index were both given: with --reclaim each cell's mechanism "
+        "decides (the ttl-index cells keep the index, the others none)");
+  }
   for (const char* flag : {"--reclaim-interval-ms", "--reclaim-sample-ms"}) {
     if (f.reclaim.empty() && f.Given(flag)) {
       throw UsageError(std::string(flag) + " needs --reclaim");
@@ -606,12 +611,13 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
   app->add_flag("--gc-at-end,!--no-gc-at-end", f->gc_at_end,
                 "At the end of each in-process cell, after its garbage is measured, run one GC "
                 "pass and measure the store and its disk space again (default: on)");
-  app->add_option("--reclaim", f->reclaim,
-                  "Reclaim mechanisms, a matrix axis (none, scan, compaction, or all): each "
-                  "in-process cell runs one beside its run phases and reports the foreground "
-                  "latency, the records reclaimed per second of its work and the disk over time "
-                  "(docs/workloads.md); compaction runs on RocksDB only, and is skipped "
-                  "elsewhere with a note")
+  app->add_option(
+         "--reclaim", f->reclaim,
+         "Reclaim mechanisms, a matrix axis (none, scan, compaction, ttl-index, or all): each "
+         "in-process cell runs one beside its run phases and reports the foreground "
+         "latency, the records reclaimed per second of its work and the disk over time "
+         "(docs/workloads.md); compaction runs on RocksDB only, and is skipped "
+         "elsewhere with a note")
       ->check(CLI::Validator(
           [](std::string& text) {
             std::vector<std::string> ignored;

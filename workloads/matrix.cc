@@ -150,7 +150,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
   out->persistent = opened->store()->capabilities().persistent;
   out->key_spaces = backends::KeySpaceKindName(opened->store()->capabilities().key_space_kind);
   {
-    Engine engine(opened->store(), EngineOptionsFor(options));
+    Engine engine(opened->store(), EngineOptionsFor(options, cell));
     EngineTarget target(&engine, opened.get(), TargetOptionsFor(options, cell, w.threads));
     std::unique_ptr<TargetConnection> setup;
     s = ConfigureEngine(options, &engine);
@@ -220,6 +220,12 @@ void RunRespCell(const Workload& w, const MatrixOptions& options, const Cell& ce
 EngineOptions EngineOptionsFor(const MatrixOptions& options) {
   EngineOptions engine = options.engine;
   engine.allow_degraded_tier = options.allow_degraded;
+  return engine;
+}
+
+EngineOptions EngineOptionsFor(const MatrixOptions& options, const Cell& cell) {
+  EngineOptions engine = EngineOptionsFor(options);
+  if (!cell.reclaim.empty()) engine.keys.ttl_index = cell.reclaim == "ttl-index";
   return engine;
 }
 
@@ -424,7 +430,7 @@ Status OpenCellStore(const MatrixOptions& options, const Cell& cell, const std::
     std::replace(leaf.begin(), leaf.end(), '=', '-');
     leaf += "-r" + std::to_string(cell.repetition);
     spec.options.dir = (std::filesystem::path(options.store.options.dir) / leaf).string();
-    spec.format = encodings::StoreFormatRecord(options.engine.keys);
+    spec.format = encodings::StoreFormatRecord(EngineOptionsFor(options, cell).keys);
     std::error_code ec;
     if (std::filesystem::exists(spec.options.dir, ec)) {
       return Status::InvalidArgument("store directory " + spec.options.dir +

@@ -126,7 +126,8 @@ struct MatrixOptions {
   // Non-empty (--reclaim): the reclaim axis. Every in-process cell runs once per mechanism
   // (workloads/reclaim.h), each beside its run phases, except where ReclaimSkipReason says it
   // does not apply (ReclaimSkipNotes lists those). The compaction cells' RocksDB stores get the
-  // compaction filter, the others none (compaction_filter must be off).
+  // compaction filter, the others none (compaction_filter must be off); the ttl-index cells'
+  // stores keep the TTL index, the others none (engine.keys.ttl_index must be off).
   std::vector<std::string> reclaim;
   ReclaimOptions reclaim_options;
 
@@ -186,8 +187,10 @@ EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& c
 Status ConfigureEngine(const MatrixOptions& options, engine::Engine* engine);
 // Sets the cell's versions through the target: CONFIG SET, as a client would.
 Status SetVersions(TargetConnection& c, const Cell& cell);
-// The engine options of a cell's engine: options.engine, with allow_degraded applied.
+// The engine options of a cell's engine: options.engine, with allow_degraded applied, and (given
+// the cell) the TTL index of a ttl-index cell of the reclaim axis, and only there.
 engine::EngineOptions EngineOptionsFor(const MatrixOptions& options);
+engine::EngineOptions EngineOptionsFor(const MatrixOptions& options, const Cell& cell);
 // Why a cell's tier versions cannot run as themselves on `engine` (Engine::CheckTier), or "".
 std::string TierProblem(const engine::Engine& engine, const Cell& cell);
 // Cache operations that went without the Redis cache over a run: the commands' tier.cache_degraded
