@@ -26,6 +26,16 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// What a collector pass or an active expiry cycle did, added to a mechanism's stats.
+void AddGc(const GcStats& g, ReclaimStats* stats) {
+  stats->examined += g.scanned;
+  stats->reclaimed_sub_keys += g.reclaimed_sub_keys;
+  stats->reclaimed_metas += g.reclaimed_metas;
+  stats->reclaimed_tier += g.reclaimed_tier;
+  stats->index_entries += g.index_entries;
+  stats->stale_index_entries += g.stale_index_entries;
+}
+
 // The scanning collector: one pass per round, as fast as the store goes.
 class ScanMechanism final : public ReclaimMechanism {
  public:
@@ -35,10 +45,7 @@ class ScanMechanism final : public ReclaimMechanism {
     options.stop = &stop;
     GcStats g;
     const Status s = Collector(engine_).RunPass(options, &g);
-    stats->examined += g.scanned;
-    stats->reclaimed_sub_keys += g.reclaimed_sub_keys;
-    stats->reclaimed_metas += g.reclaimed_metas;
-    stats->reclaimed_tier += g.reclaimed_tier;
+    AddGc(g, stats);
     return s;
   }
 
@@ -81,13 +88,13 @@ class TtlIndexMechanism final : public ReclaimMechanism {
     options.stop = &stop;
     GcStats g;
     const Status s = expiry_.RunCycle(options, &g);
-    Add(g, stats);
+    AddGc(g, stats);
     return s;
   }
   Status Drain(ReclaimStats* stats) override {
     GcStats g;
     const Status s = expiry_.RunUntilIdle(engine::ActiveExpiryOptions(), &g);
-    Add(g, stats);
+    AddGc(g, stats);
     return s;
   }
   std::chrono::milliseconds Interval(std::chrono::milliseconds) const override {
@@ -95,15 +102,6 @@ class TtlIndexMechanism final : public ReclaimMechanism {
   }
 
  private:
-  static void Add(const GcStats& g, ReclaimStats* stats) {
-    stats->examined += g.scanned;
-    stats->reclaimed_sub_keys += g.reclaimed_sub_keys;
-    stats->reclaimed_metas += g.reclaimed_metas;
-    stats->reclaimed_tier += g.reclaimed_tier;
-    stats->index_entries += g.index_entries;
-    stats->stale_index_entries += g.stale_index_entries;
-  }
-
   engine::ActiveExpiry expiry_;
 };
 
