@@ -118,11 +118,14 @@ Status ActiveExpiry::RunCycle(const ActiveExpiryOptions& options, GcStats* stats
     const int db = next_db_;
     // The first database gets a batch whatever the purges took: every cycle makes progress.
     if (i > 0 && options.budget.count() > 0 && Clock::now() >= deadline) break;
-    const uint64_t read_before = cycle.index_entries;
+    // Entries the reap keeps (a tier down, a meta not kvlab's) are read again by every cycle:
+    // a database whose entries were all kept counts as quiet, or RunUntilIdle would not end.
+    const uint64_t acted_before = cycle.reclaimed_metas + cycle.stale_index_entries;
     bool done = false;
     s = ExpireDb(db, options, deadline, &cycle, &done);
     if (!done) break;  // the next cycle goes on in this database
-    quiet_databases_ = cycle.index_entries == read_before ? quiet_databases_ + 1 : 0;
+    const uint64_t acted = cycle.reclaimed_metas + cycle.stale_index_entries - acted_before;
+    quiet_databases_ = acted == 0 ? quiet_databases_ + 1 : 0;
     next_db_ = (db + 1) % databases;
   }
   cycle.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -60,7 +60,9 @@ class ActiveExpiry {
   // batches, until nothing is due or the budget is spent. Adds what it did to *stats
   // (index_entries, stale_index_entries, reclaimed_*, scanned = entries + sub-keys read), also
   // when it fails midway. *idle (when given) is set to whether nothing was left due: no purge
-  // pending, and every database found with nothing due since the last one that had some.
+  // pending, and every database found with nothing to do since the last one that had some (an
+  // entry the reap keeps, such as a zset v3 key's while its tier is down, stays due: the next
+  // cycles try it again, and RunUntilIdle returns with it left).
   Status RunCycle(const ActiveExpiryOptions& options, GcStats* stats, bool* idle = nullptr);
 
   // Cycles until nothing is due (`kvlab gc --mechanism ttl-index`), `progress` called after

@@ -270,6 +270,25 @@ TEST(ActiveExpiry, StopsAtItsBudgetAndTheNextCycleGoesOn) {
   EXPECT_TRUE(IndexEntries(h.engine()).empty());
 }
 
+// An entry whose meta is not kvlab's is left alone, and does not keep the cycles from ending
+// (a kept entry stays due: every cycle reads it again).
+TEST(ActiveExpiry, EntriesItCannotJudgeAreLeftAndTheCyclesEnd) {
+  EngineHarness h("memory", Indexed());
+  h.Run("HSET k a 1");
+  h.Run("PEXPIRE k 10");
+  const encodings::KeyCodec& codec = h.engine().codec();
+  ASSERT_TRUE(h.engine().store()->Put(codec.MetaKey(0, "alien"), "\xff not a meta").ok());
+  const std::string alien_entry = codec.TtlIndexKey(0, 1000, "alien");
+  ASSERT_TRUE(h.engine().store()->Put(alien_entry, "").ok());
+  h.clock().AdvanceMillis(100);
+  const GcStats stats = RunUntilIdle(h.engine());
+  EXPECT_EQ(stats.reclaimed_metas, 1u) << stats.Line();
+  EXPECT_EQ(stats.stale_index_entries, 0u) << stats.Line();
+  std::string value;
+  EXPECT_TRUE(h.engine().store()->Get(alien_entry, &value).ok());
+  EXPECT_EQ(IndexEntries(h.engine()).size(), 1u);
+}
+
 // `kvlab serve`'s background cycle reaps keys as they expire, while writers create, grow,
 // overwrite, delete and expire their own keys and the clock moves; at the end every key holds
 // what its writer's model says, and the index covers every expiring key.

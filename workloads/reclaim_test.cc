@@ -115,7 +115,9 @@ TEST(Reclaim, MechanismsEndWithoutGarbageAndTheBaselineKeepsIt) {
       EXPECT_GE(rec.timeline[i].reclaimed, rec.timeline[i - 1].reclaimed);
     }
     EXPECT_EQ(rec.timeline.back().reclaimed, rec.stats.reclaimed());
-    if (r.persistent) EXPECT_GT(rec.timeline.back().disk_bytes, 0u);
+    if (r.persistent) {
+      EXPECT_GT(rec.timeline.back().disk_bytes, 0u);
+    }
 
     const json run = CellJson(r);
     ASSERT_TRUE(run.contains("reclaim"));
@@ -178,7 +180,9 @@ TEST(Reclaim, ExpiredKeysWithSubKeysAreReclaimedThroughEachMechanism) {
       EXPECT_EQ(rec.stats.reclaimed_metas, 20u);
     }
     EXPECT_GE(rec.stats.reclaimed_sub_keys, 20u * 30);
-    if (r.cell.reclaim == "ttl-index") EXPECT_EQ(rec.stats.index_entries, 20u);
+    if (r.cell.reclaim == "ttl-index") {
+      EXPECT_EQ(rec.stats.index_entries, 20u);
+    }
   }
 }
 
