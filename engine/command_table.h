@@ -110,6 +110,11 @@ class CommandTable {
   // CLIENT HELP." or "ERR wrong number of arguments for 'client|setname' command"; empty when
   // argv is fine or spec is no container. REQUIRES: argv has spec's arity.
   static std::string SubcommandError(const CommandSpec& spec, const std::vector<std::string>& argv);
+  // Whether argc arguments (the name included) fit the command's arity.
+  static bool ArityOk(const CommandSpec& spec, size_t argc) {
+    return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
+                           : argc >= static_cast<size_t>(-spec.arity);
+  }
   // Whether the command takes keys at all.
   static bool HasKeys(const CommandSpec& spec) {
     return spec.first_key > 0 || !spec.key_specs.empty();

@@ -79,10 +79,6 @@ std::vector<TierRole> TierRolesOf(encodings::TierUse use) {
   return {};
 }
 
-bool ArityOk(int arity, size_t argc) {
-  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
-}
-
 }  // namespace
 
 Engine::Engine(KvStore* store, EngineOptions options)
@@ -308,7 +304,7 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
   if (argv.empty()) return Reply::Error("ERR empty command");
   const CommandSpec* spec = FindCommand(argv[0]);
   if (spec == nullptr) return Reject(session, nullptr, OneLine(UnknownCommandError(argv)));
-  if (!ArityOk(spec->arity, argv.size())) {
+  if (!CommandTable::ArityOk(*spec, argv.size())) {
     return Reject(session, spec,
                   "ERR wrong number of arguments for '" + std::string(spec->name) + "' command");
   }

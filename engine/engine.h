@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -175,6 +176,30 @@ class Engine {
   resp::Reply Execute(Session& session, const std::vector<std::string>& argv,
                       CommandCost* cost = nullptr);
 
+  // Group commit for pipelines (docs/server.md). Whether argv may join a group that
+  // ExecuteGroup runs: a known write command with its arity, on keys, run by itself (not
+  // FLUSHDB/FLUSHALL, not blocking, not kvlab's own), from a session that may run it and is not
+  // in MULTI. Any other command runs alone through Execute.
+  bool Groupable(const Session& session, const std::vector<std::string>& argv) const;
+  // Runs consecutive commands of one client as Execute would run them one after another, and
+  // returns their replies in order, but commits their KV batches as one store write (one LMDB
+  // transaction, one RocksDB WAL write) instead of one each. Every key of every command is
+  // locked exclusively for the whole group; each command runs with its own KvTxn, counts and
+  // statistics over the group's read-your-writes overlay, so its KV counts are those it has
+  // alone. A command that replies an error writes nothing and leaves the others' writes alone.
+  // The commit is the last step: a failed commit turns the replies of the commands whose
+  // writes it carried into the storage error, so a caller that sends the replies after this
+  // returns acknowledges only writes that are in the store. A command that talks to the Redis
+  // tier commits what is pending first, as inside EXEC (its tier steps must follow a durable
+  // KV write). REQUIRES: Groupable(session, c) for every command c; no command is empty.
+  std::vector<resp::Reply> ExecuteGroup(Session& session,
+                                        std::span<const std::vector<std::string>> commands);
+  // Groups run by ExecuteGroup, and the commands in them (INFO kvlab).
+  uint64_t group_commits() const { return group_commits_.load(std::memory_order_relaxed); }
+  uint64_t group_commit_commands() const {
+    return group_commit_commands_.load(std::memory_order_relaxed);
+  }
+
   // The types and versions this engine runs.
   const encodings::EncodingRegistry& registry() const { return registry_; }
   // The encode-version (registry row id) new keys of `type` get.
@@ -308,7 +333,7 @@ class Engine {
   // REQUIRES: the commands that made them ready have released their key locks.
   static void TellReady(Session& session, const ReadyKeys& ready);
   // EXEC's one write: its commands' batches gathered over a read-your-writes overlay of the
-  // store, committed together (engine/transaction.cc).
+  // store, committed together (engine/transaction.cc). ExecuteGroup's too.
   struct ExecWrite {
     explicit ExecWrite(backends::KvStore* store) : pending(store) {}
     backends::PendingWriteStore pending;
@@ -317,6 +342,21 @@ class Engine {
     bool committed = false;
     Status commit_status;
   };
+  // A command of EXEC or of a group, with its arguments.
+  struct LockedCommand {
+    const CommandSpec* spec;
+    const std::vector<std::string>* argv;
+  };
+  // Runs `commands` in order through one ExecWrite and commits it, and returns their replies:
+  // EXEC's and ExecuteGroup's common part. The replies of commands whose writes a failed commit
+  // carried become the storage error. Appends the keys made ready by the commands whose writes
+  // landed to *ready, and adds the commands' KV and tier counts to *kv and *tier.
+  // REQUIRES: the caller holds every key lock the commands need; session.db is the database of
+  // the first command (a SELECT among them moves the later ones).
+  std::vector<resp::Reply> RunAsOneWrite(Session& session,
+                                         const std::vector<LockedCommand>& commands,
+                                         ReadyKeys* ready, backends::OpCounts* kv,
+                                         redis::TierCounts* tier);
   // Run, with the command's key locks already held by the caller (EXEC). With exec, the
   // command's batch joins exec->pending instead of being written; a command that talked to the
   // Redis tier then commits the overlay (the earlier commands' writes and its own) before its
@@ -370,6 +410,8 @@ class Engine {
   bool stop_reconciler_ = false;
   bool reconcile_wanted_ = false;
   std::unique_ptr<CommandStats[]> stats_;
+  std::atomic<uint64_t> group_commits_{0};
+  std::atomic<uint64_t> group_commit_commands_{0};
   const std::shared_ptr<WatchedKeys> watched_keys_ = WatchedKeys::Make();
 };
 

@@ -14,6 +14,8 @@
 //   scan_cursor_bytes:210
 //   scan_cursors_evicted:0
 //   large_commands:0
+//   group_commits:0
+//   group_commit_commands:0
 //   redis_cache:private redis-server
 //   redis_cache_state:running
 //   redis_cache_restarts:0
@@ -42,7 +44,8 @@
 // store write had no reply, zset_store_reconciled those made to agree with the store since.
 // scan_cursors, scan_cursor_bytes and scan_cursors_evicted
 // describe the SCAN cursor table; large_commands counts commands over more than 1,000 keys
-// (engine/key_locks.h).
+// (engine/key_locks.h); group_commits counts the groups of pipelined writes committed as one
+// store write, group_commit_commands the commands in them (Engine::ExecuteGroup).
 #include <strings.h>
 
 #include <algorithm>
@@ -180,6 +183,8 @@ void AppendKvlab(Engine& engine, std::string* out) {
   *out += "scan_cursor_bytes:" + std::to_string(engine.cursors().bytes()) + "\r\n";
   *out += "scan_cursors_evicted:" + std::to_string(engine.cursors().evicted()) + "\r\n";
   *out += "large_commands:" + std::to_string(engine.key_locks().large_commands()) + "\r\n";
+  *out += "group_commits:" + std::to_string(engine.group_commits()) + "\r\n";
+  *out += "group_commit_commands:" + std::to_string(engine.group_commit_commands()) + "\r\n";
   if (RedisTier* tier = engine.tier()) {
     for (const auto& [role, name] :
          {std::pair{TierRole::kCache, "cache"}, std::pair{TierRole::kStore, "store"}}) {

@@ -1,5 +1,6 @@
 // MULTI, EXEC, DISCARD, WATCH and UNWATCH, as Redis 7.0 (multi.c), and what the engine does for
-// them: queueing happens in Engine::Execute (the session's Multi), EXEC here.
+// them: queueing happens in Engine::Execute (the session's Multi), EXEC here. Also the group
+// commit of pipelined writes (Engine::ExecuteGroup), which runs its commands as EXEC does.
 //
 // EXEC runs the queued commands as one isolated unit: it locks every key of every queued
 // command (their key specs find them; a SELECT inside the transaction moves the later ones to
@@ -137,51 +138,109 @@ void Engine::ExecTransaction(CommandContext& ctx) {
       ctx.reply = Reply::NilArray();
       return;
     }
-    std::vector<Reply> replies;
-    replies.reserve(queued.size());
-    // The commands' writes gather in one overlay and land as one atomic write at the end. A
-    // command that talks to the Redis tier commits what is pending at its boundary (RunLocked):
-    // the transaction is then one atomic write per stretch between such commands.
-    ExecWrite exec(store_);
-    size_t stretch_begin = 0;  // the first command whose writes are pending
-    ReadyKeys stretch_ready;
-    // A stretch whose commit failed: its commands' replies, computed over writes that did not
-    // land, become the storage error (a write that fails leaves the store as it was).
-    auto end_stretch = [&](size_t end, const Status& commit) {
-      if (commit.ok()) {
-        for (auto& r : stretch_ready) ready.push_back(std::move(r));
-      } else {
-        for (size_t i = stretch_begin; i < end; ++i) {
-          replies[i] = Reply::Error(errors::StorageError(commit));
-        }
-      }
-      stretch_ready.clear();
-      stretch_begin = end;
-    };
+    std::vector<LockedCommand> commands;
+    commands.reserve(queued.size());
+    for (const Session::QueuedCommand& q : queued) commands.push_back({q.spec, &q.argv});
     session.deny_blocking = true;
-    for (const Session::QueuedCommand& q : queued) {
-      CommandCost cost;
-      ReadyKeys ready_keys;
-      exec.committed = false;
-      replies.push_back(RunLocked(*q.spec, session, q.argv, &cost, &ready_keys, &exec));
-      ctx.nested_kv += cost.kv;
-      ctx.nested_tier += cost.tier;
-      for (auto& r : ready_keys) stretch_ready.push_back(std::move(r));
-      if (exec.committed) {
-        // The command itself replied its commit's error; the earlier ones of the stretch get it.
-        const size_t self = replies.size() - 1;
-        Reply own = std::move(replies[self]);
-        end_stretch(self, exec.commit_status);
-        replies[self] = std::move(own);
-        stretch_begin = replies.size();
-      }
-    }
-    end_stretch(replies.size(), exec.pending.Commit());
+    std::vector<Reply> replies =
+        RunAsOneWrite(session, commands, &ready, &ctx.nested_kv, &ctx.nested_tier);
     session.deny_blocking = false;
     ctx.reply = Reply::Array(std::move(replies));
   }
   // The locks are released: blocked clients may now be served from what the commands added.
   TellReady(session, ready);
+}
+
+bool Engine::Groupable(const Session& session, const std::vector<std::string>& argv) const {
+  // What runs alone: a command that is not a plain keyed write (it may change the session, wait
+  // for a key, lock everything, or take key locks itself), and whatever Execute would reject or
+  // queue (the group has no path for either).
+  constexpr uint32_t kRunsAlone = kCmdKeyspaceExclusive | kCmdBlocking | kCmdNoMulti |
+                                  kCmdAboutServer | kCmdConnection | kCmdAdmin | kCmdNoKeys |
+                                  kCmdContainer;
+  if (argv.empty() || session.multi.active) return false;
+  const CommandSpec* spec = FindCommand(argv[0]);
+  if (spec == nullptr || !(spec->flags & kCmdWrite) || (spec->flags & kRunsAlone) != 0 ||
+      !CommandTable::ArityOk(*spec, argv.size())) {
+    return false;
+  }
+  return session.authenticated || !AuthRequired();
+}
+
+std::vector<Reply> Engine::ExecuteGroup(Session& session,
+                                        std::span<const std::vector<std::string>> commands) {
+  if (tier_ != nullptr && tier_->has_uncertain()) WakeReconciler();
+  std::vector<LockedCommand> locked;
+  locked.reserve(commands.size());
+  std::vector<std::pair<uint8_t, std::string_view>> keys;
+  for (const std::vector<std::string>& argv : commands) {
+    const CommandSpec* spec = FindCommand(argv[0]);
+    locked.push_back({spec, &argv});
+    CommandTable::KeysToLock(*spec, argv, session.db, options_.databases, &keys);
+  }
+  ReadyKeys ready;
+  std::vector<Reply> replies;
+  {
+    // One guard for the union of the keys: its stripes are taken in ascending order, so two
+    // groups, or a group and a multi-key command, cannot deadlock.
+    KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
+    for (const auto& [db, key] : keys) guard.Add(db, key);
+    guard.Lock();
+    backends::OpCounts kv;  // each command accounts its own to its statistics
+    redis::TierCounts tier;
+    replies = RunAsOneWrite(session, locked, &ready, &kv, &tier);
+  }
+  group_commits_.fetch_add(1, std::memory_order_relaxed);
+  group_commit_commands_.fetch_add(commands.size(), std::memory_order_relaxed);
+  // The locks are released: blocked clients may now be served from what the commands added.
+  TellReady(session, ready);
+  return replies;
+}
+
+std::vector<Reply> Engine::RunAsOneWrite(Session& session,
+                                         const std::vector<LockedCommand>& commands,
+                                         ReadyKeys* ready, backends::OpCounts* kv,
+                                         redis::TierCounts* tier) {
+  std::vector<Reply> replies;
+  replies.reserve(commands.size());
+  // The commands' writes gather in one overlay and land as one atomic write at the end. A
+  // command that talks to the Redis tier commits what is pending at its boundary (RunLocked):
+  // the whole is then one atomic write per stretch between such commands.
+  ExecWrite exec(store_);
+  size_t stretch_begin = 0;  // the first command whose writes are pending
+  ReadyKeys stretch_ready;
+  // A stretch whose commit failed: its commands' replies, computed over writes that did not
+  // land, become the storage error (a write that fails leaves the store as it was).
+  auto end_stretch = [&](size_t end, const Status& commit) {
+    if (commit.ok()) {
+      for (auto& r : stretch_ready) ready->push_back(std::move(r));
+    } else {
+      for (size_t i = stretch_begin; i < end; ++i) {
+        replies[i] = Reply::Error(errors::StorageError(commit));
+      }
+    }
+    stretch_ready.clear();
+    stretch_begin = end;
+  };
+  for (const LockedCommand& c : commands) {
+    CommandCost cost;
+    ReadyKeys ready_keys;
+    exec.committed = false;
+    replies.push_back(RunLocked(*c.spec, session, *c.argv, &cost, &ready_keys, &exec));
+    *kv += cost.kv;
+    *tier += cost.tier;
+    for (auto& r : ready_keys) stretch_ready.push_back(std::move(r));
+    if (exec.committed) {
+      // The command itself replied its commit's error; the earlier ones of the stretch get it.
+      const size_t self = replies.size() - 1;
+      Reply own = std::move(replies[self]);
+      end_stretch(self, exec.commit_status);
+      replies[self] = std::move(own);
+      stretch_begin = replies.size();
+    }
+  }
+  end_stretch(replies.size(), exec.pending.Commit());
+  return replies;
 }
 
 void Engine::TouchWritten(const CommandSpec& spec, const Session& session,

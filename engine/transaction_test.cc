@@ -328,39 +328,12 @@ class GateStore final : public backends::KvStoreWrapper {
   bool open_ = false;
 };
 
-// Counts the atomic writes that reach the store, and fails the next one when armed.
-class WriteCountingStore final : public backends::KvStoreWrapper {
- public:
-  explicit WriteCountingStore(KvStore* base) : KvStoreWrapper(base) {}
-  Status Write(const backends::WriteBatch& batch) override {
-    ++writes;
-    if (fail_next) {
-      fail_next = false;
-      return Status::IOError("injected write failure");
-    }
-    return target()->Write(batch);
-  }
-  int writes = 0;
-  bool fail_next = false;
-};
-
 // The commands of an EXEC read each other's writes, and the store sees one write for them all;
 // when that write fails, nothing of the transaction is in the store and every command says so.
 TEST(Transaction, ExecIsOneAtomicWriteOnKvOnlyVersions) {
-  testing::ScratchDir scratch;
-  backends::StoreSpec spec;
-  spec.backend = "rocksdb";
-  spec.options.dir = scratch.Sub("store");
-  std::unique_ptr<backends::OpenedStore> store;
-  ASSERT_TRUE(backends::OpenStore(spec, &store).ok());
-  WriteCountingStore counted(store->store());
-  Engine engine(&counted, EngineOptions{});
-  Session s;
-  auto run = [&](const std::string& line) {
-    std::vector<std::string> argv;
-    EXPECT_TRUE(resp::SplitArgs(line, &argv));
-    return engine.Execute(s, argv).Describe();
-  };
+  testing::CountedWritesEngine e("rocksdb");
+  testing::WriteCountingStore& counted = *e.counted;
+  auto run = [&](const std::string& line) { return e.Run(line); };
   ASSERT_EQ(run("SET keep 1"), "OK");
   ASSERT_EQ(run("MULTI"), "OK");
   for (const char* line :

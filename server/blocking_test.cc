@@ -30,13 +30,21 @@ bool WaitFor(const std::function<bool()>& done) {
   return true;
 }
 
-bool WaitBlocked(TestServer& s, size_t n) {
-  return WaitFor([&] { return s.server().blocked().blocked() == n; });
-}
+using testing::ReadReply;
+using testing::WaitBlocked;
 
-// Reads exactly the bytes of `expected` (or what arrived by kPatience) and returns them.
-std::string ReadReply(RawClient& c, const std::string& expected) {
-  return c.Read(expected.size(), std::chrono::duration_cast<std::chrono::milliseconds>(kPatience));
+// A group of pipelined writes (docs/server.md, group commit) that pushes to a list serves a
+// client blocked on it once the group has committed.
+TEST(Blocking, AGroupOfPipelinedWritesServesTheBlockedClient) {
+  TestServer kvlab;
+  RawClient waiter(kvlab.socket_path());
+  RawClient pusher(kvlab.socket_path());
+  ASSERT_TRUE(waiter.Send("BLPOP q 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(pusher.Call("SET x 1\r\nLPUSH q v\r\nSET y 2\r\n"), "+OK\r\n:1\r\n+OK\r\n");
+  const std::string popped = "*2\r\n$1\r\nq\r\n$1\r\nv\r\n";
+  EXPECT_EQ(ReadReply(waiter, popped), popped);
+  EXPECT_EQ(pusher.Call("INFO kvlab\r\n").find("group_commits:0\r\n"), std::string::npos);
 }
 
 TEST(Blocking, PushFromAnotherConnectionServesTheBlockedClient) {

@@ -17,21 +17,8 @@ namespace {
 using testing::RawClient;
 using testing::TestServer;
 
-constexpr auto kPatience = std::chrono::seconds(20);
-
-bool WaitBlocked(TestServer& s, size_t n) {
-  const auto deadline = std::chrono::steady_clock::now() + kPatience;
-  while (s.server().blocked().blocked() != n) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
-
-// Reads exactly the bytes of `expected` (or what arrived by kPatience) and returns them.
-std::string ReadReply(RawClient& c, const std::string& expected) {
-  return c.Read(expected.size(), std::chrono::duration_cast<std::chrono::milliseconds>(kPatience));
-}
+using testing::ReadReply;
+using testing::WaitBlocked;
 
 // A RESP2 bulk string.
 std::string Bulk(const std::string& s) {

@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <span>
+#include <utility>
 
 #include "engine/command_table.h"
 #include "server/server.h"
@@ -27,6 +29,16 @@ namespace {
 constexpr size_t kKeepOutputCapacity = 64 * 1024;
 // Sent bytes are dropped from the front of the output buffer once this many have accumulated.
 constexpr size_t kCompactOutputAfter = 1024 * 1024;
+// A group of pipelined writes runs once its commands' arguments reach this many bytes, whatever
+// group-commit-max-commands allows: the gain is in the number of store writes, not their size,
+// and a bounded group keeps the batch within what every store takes in one write.
+constexpr size_t kGroupMaxArgumentBytes = 256 * 1024;
+
+size_t ArgumentBytes(const std::vector<std::string>& argv) {
+  size_t n = 0;
+  for (const std::string& a : argv) n += a.size();
+  return n;
+}
 
 // CLIENT LIST's cmd: the command's table name, "container|subcommand" for CONFIG, CLIENT and
 // COMMAND, and NULL for a command kvlab does not know (as Redis, whose lastcmd is then NULL).
@@ -118,6 +130,9 @@ void Connection::HandleRead() {
 bool Connection::AccountMemory() {
   uint64_t now = parser_.memory() + output_.capacity();
   for (const std::string& a : argv_) now += a.capacity();
+  for (const std::vector<std::string>& command : group_) {
+    for (const std::string& a : command) now += a.capacity();
+  }
   const uint64_t before = memory_.exchange(now, std::memory_order_relaxed);
   if (now == before) return true;
   if (!server_->AddClientMemory(static_cast<int64_t>(now) - static_cast<int64_t>(before))) {
@@ -132,18 +147,37 @@ bool Connection::AccountMemory() {
 
 bool Connection::RunCommands() {
   WorkerStats& stats = worker_->stats();
-  bool ran = false;
+  const std::vector<std::string>* last = nullptr;  // the last command parsed, for CLIENT LIST
+  size_t grouped = 0;                              // group_[0, grouped) wait to run
+  size_t group_bytes = 0;                          // their arguments' bytes
+  const size_t group_max = server_->group_commit_max_commands();
   // A blocked client's later commands wait, unread from the parser, until it unblocks.
   while (!close_after_reply_ && waiter_ == nullptr) {
     const RequestParser::Result result = parser_.Next(server_->max_bulk_len(), &argv_);
     if (result == RequestParser::Result::kNeedMore) break;
     if (result == RequestParser::Result::kProtocolError) {
+      if (grouped > 0 && !RunGroup(std::exchange(grouped, 0))) return false;
       output_ += "-ERR " + parser_.error() + "\r\n";
       stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
       close_after_reply_ = true;
       break;
     }
-    ran = true;
+    if (group_max > 1 && engine_->Groupable(session_, argv_)) {
+      // Swapped, not moved: argv_ takes over an older command's buffers for the next parse.
+      if (group_.size() == grouped) group_.emplace_back();
+      group_[grouped].swap(argv_);
+      last = &group_[grouped++];
+      group_bytes += ArgumentBytes(*last);
+      if (grouped >= group_max || group_bytes >= kGroupMaxArgumentBytes) {
+        group_bytes = 0;
+        if (!RunGroup(std::exchange(grouped, 0))) return false;
+      }
+      continue;
+    }
+    // The commands gathered before this one run (and reply) first.
+    group_bytes = 0;
+    if (grouped > 0 && !RunGroup(std::exchange(grouped, 0))) return false;
+    last = &argv_;
     Reply reply = engine_->Execute(session_, argv_);
     stats.commands.fetch_add(1, std::memory_order_relaxed);
     if (shutdown_requested_) {
@@ -156,22 +190,39 @@ bool Connection::RunCommands() {
       StartBlocking(argv_);
       break;
     }
-    reply.AppendResp(&output_, session_.resp);
-    const uint64_t limit = server_->output_buffer_limit();
-    if (limit != 0 && output_.size() - output_sent_ > limit) {
-      std::fprintf(stderr,
-                   "kvlab: closing client %s: %zu bytes of unread replies are over the "
-                   "client-output-buffer-limit\n",
-                   peer_address_.c_str(), output_.size() - output_sent_);
-      stats.output_buffer_closes.fetch_add(1, std::memory_order_relaxed);
-      Close();
-      return false;
-    }
+    if (!AppendReply(reply)) return false;
   }
+  if (grouped > 0 && !RunGroup(grouped)) return false;
   if (close_after_reply_) StopReading();
   // Once per read, not per command: what CLIENT LIST shows of other clients may be a pipeline
   // behind. A client listing itself publishes first (ListClients).
-  Publish(ran ? &argv_ : nullptr);
+  Publish(last);
+  return true;
+}
+
+bool Connection::RunGroup(size_t n) {
+  worker_->stats().commands.fetch_add(n, std::memory_order_relaxed);
+  if (n == 1) return AppendReply(engine_->Execute(session_, group_[0]));
+  // The group's writes are in the store when ExecuteGroup returns: its replies go out after.
+  for (const Reply& reply : engine_->ExecuteGroup(
+           session_, std::span<const std::vector<std::string>>(group_.data(), n))) {
+    if (!AppendReply(reply)) return false;
+  }
+  return true;
+}
+
+bool Connection::AppendReply(const Reply& reply) {
+  reply.AppendResp(&output_, session_.resp);
+  const uint64_t limit = server_->output_buffer_limit();
+  if (limit != 0 && output_.size() - output_sent_ > limit) {
+    std::fprintf(stderr,
+                 "kvlab: closing client %s: %zu bytes of unread replies are over the "
+                 "client-output-buffer-limit\n",
+                 peer_address_.c_str(), output_.size() - output_sent_);
+    worker_->stats().output_buffer_closes.fetch_add(1, std::memory_order_relaxed);
+    Close();
+    return false;
+  }
   return true;
 }
 

@@ -82,8 +82,17 @@ class Connection final : public engine::SessionHost {
   // Registers the command that just asked to block (block_request_) and arms its timer.
   void StartBlocking(const std::vector<std::string>& argv);
   void HandleRead();
-  // Runs every complete command in the parser. Returns false when the connection closed.
+  // Runs every complete command in the parser. Consecutive write commands that may share a
+  // store write (Engine::Groupable) are gathered, up to group-commit-max-commands, and run as
+  // one group (Engine::ExecuteGroup); every other command runs alone, after the group before
+  // it. Returns false when the connection closed.
   bool RunCommands();
+  // Runs group_[0, n) (one command alone through Execute) and appends the replies. Returns
+  // false when the connection closed.
+  bool RunGroup(size_t n);
+  // Appends a reply to the output, or closes the client past client-output-buffer-limit.
+  // Returns false when the connection closed.
+  bool AppendReply(const resp::Reply& reply);
   // Sends what the socket takes; arms the write event for the rest. Returns false when the
   // connection closed.
   bool Flush();
@@ -107,6 +116,9 @@ class Connection final : public engine::SessionHost {
   engine::Session session_;
   resp::RequestParser parser_;
   std::vector<std::string> argv_;
+  // The write commands gathered for a group commit (RunCommands); kept between reads so that
+  // their argument buffers are reused.
+  std::vector<std::vector<std::string>> group_;
   std::string output_;
   size_t output_sent_ = 0;
   bool close_after_reply_ = false;   // QUIT, a protocol error, or the server stopping

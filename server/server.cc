@@ -137,6 +137,7 @@ Server::Server(Engine* engine, ServerOptions options)
       output_limit_(options_.output_buffer_limit),
       max_clients_(options_.max_clients),
       protected_mode_(options_.protected_mode),
+      group_commit_max_(options_.group_commit_max_commands),
       max_client_memory_(options_.max_client_memory),
       max_client_memory_text_(std::to_string(options_.max_client_memory)),
       start_time_(std::chrono::steady_clock::now()),

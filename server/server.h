@@ -56,6 +56,9 @@ struct ServerOptions {
   uint64_t max_bulk_len = 512ull << 20;         // proto-max-bulk-len
   uint64_t query_buffer_limit = 1ull << 30;     // client-query-buffer-limit
   uint64_t output_buffer_limit = 256ull << 20;  // client-output-buffer-limit; 0: none
+  // group-commit-max-commands: the most consecutive write commands of one read of a client's
+  // pipeline committed as one store write (Engine::ExecuteGroup); 0 or 1: each on its own.
+  uint64_t group_commit_max_commands = 64;
   // maxmemory-clients: the most memory all clients together may hold (query buffers, arguments,
   // output buffers); past it the clients using the most are closed. 0: no bound.
   uint64_t max_client_memory = 0;
@@ -101,6 +104,9 @@ class Server {
   uint64_t query_buffer_limit() const { return query_limit_.load(std::memory_order_relaxed); }
   uint64_t output_buffer_limit() const { return output_limit_.load(std::memory_order_relaxed); }
   bool protected_mode() const { return protected_mode_.load(std::memory_order_relaxed); }
+  uint64_t group_commit_max_commands() const {
+    return group_commit_max_.load(std::memory_order_relaxed);
+  }
 
   // For connections: the client registry behind CLIENT LIST, and INFO's server sections.
   uint64_t NewClientId() { return next_client_id_.fetch_add(1, std::memory_order_relaxed); }
@@ -143,6 +149,7 @@ class Server {
   std::atomic<uint64_t> output_limit_;
   std::atomic<uint64_t> max_clients_;
   std::atomic<bool> protected_mode_;
+  std::atomic<uint64_t> group_commit_max_;
   std::atomic<uint64_t> max_client_memory_;
   std::string max_client_memory_text_;  // as set ("25%", "1gb"), for CONFIG GET; under clients_mu_
   std::atomic<uint64_t> client_memory_{0};

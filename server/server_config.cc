@@ -169,6 +169,11 @@ void Server::RegisterConfig() {
       [this](std::string_view v) {
         protected_mode_.store(strcasecmp(std::string(v).c_str(), "yes") == 0);
       });
+  // kvlab's own: how many pipelined writes may share one store write (Engine::ExecuteGroup).
+  runtime(
+      "group-commit-max-commands", [this] { return std::to_string(group_commit_max_.load()); },
+      IntegerValidator(0, 1 << 20),
+      [this](std::string_view v) { group_commit_max_.store(std::stoull(std::string(v))); });
   runtime(
       "maxclients", [this] { return std::to_string(max_clients_.load()); },
       IntegerValidator(1, 4294967295ll),

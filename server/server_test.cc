@@ -177,6 +177,45 @@ TEST(Server, ShutdownFinishesInFlightCommandsAndLosesNothing) {
   EXPECT_EQ(std::stoll(value.str()), acknowledged.load());
 }
 
+// The value of an INFO field, or "" when absent.
+std::string InfoField(const std::string& info, const std::string& name) {
+  const size_t at = info.find("\r\n" + name + ":");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + 2 + name.size() + 1;
+  return info.substr(begin, info.find("\r\n", begin) - begin);
+}
+
+// A pipeline whose writes commit in groups answers byte for byte as one whose commands each
+// commit alone: the same replies in the same order, errors included, with the commands that
+// run alone (reads, SELECT, MULTI/EXEC, a wrong arity) between groups.
+TEST(Server, PipelinedWritesCommitInGroupsWithTheSameReplies) {
+  std::string pipeline;
+  for (int i = 0; i < 100; ++i)
+    pipeline += "SET k" + std::to_string(i) + " " + std::to_string(i) + "\r\n";
+  pipeline +=
+      "SET a 1\r\nINCR a\r\nHSET h f v\r\nLPUSH a x\r\nGET a\r\nZADD z 1 m 2 n\r\n"
+      "ZADD z nan m\r\nSET a\r\nSELECT 1\r\nSET a 2\r\nSELECT 0\r\nMULTI\r\nSET q 1\r\n"
+      "EXEC\r\nDEL h k1 k2\r\nHSET h2 f v\r\nMGET a k3 h2\r\nRPUSH l 1 2 3\r\nLPOP l\r\n";
+  std::string alone;
+  {
+    TestServer kvlab("rocksdb", {}, {{"group-commit-max-commands", "0"}});
+    RawClient c(kvlab.socket_path());
+    alone = c.Call(pipeline);
+    EXPECT_EQ(InfoField(c.Call("INFO kvlab\r\n"), "group_commits"), "0");
+  }
+  ASSERT_NE(alone.find("-WRONGTYPE"), std::string::npos) << alone;
+  TestServer kvlab("rocksdb");
+  RawClient c(kvlab.socket_path());
+  ASSERT_TRUE(c.Send(pipeline));
+  EXPECT_EQ(c.Read(alone.size(), std::chrono::milliseconds(300), std::chrono::milliseconds(5000)),
+            alone);
+  const std::string info = c.Call("INFO kvlab\r\n");
+  EXPECT_NE(InfoField(info, "group_commits"), "0") << info;
+  EXPECT_NE(InfoField(info, "group_commits"), "") << info;
+  EXPECT_EQ(c.Call("CONFIG GET group-commit-max-commands\r\n"),
+            "*2\r\n$25\r\ngroup-commit-max-commands\r\n$2\r\n64\r\n");
+}
+
 class SerializationTest : public ::testing::TestWithParam<std::string> {};
 
 // Many connections, on different worker threads, increment the same field: no increment is

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "backends/kv_store_wrapper.h"
 #include "backends/registry.h"
 #include "encodings/clock.h"
 #include "engine/engine.h"
@@ -14,6 +15,47 @@
 #include "testing/kv_test_util.h"
 
 namespace kvlab::testing {
+
+// Counts the atomic writes that reach the store, and fails the next one when armed.
+class WriteCountingStore final : public backends::KvStoreWrapper {
+ public:
+  explicit WriteCountingStore(backends::KvStore* base) : KvStoreWrapper(base) {}
+  Status Write(const backends::WriteBatch& batch) override {
+    ++writes;
+    if (fail_next) {
+      fail_next = false;
+      return Status::IOError("injected write failure");
+    }
+    return target()->Write(batch);
+  }
+  int writes = 0;
+  bool fail_next = false;
+};
+
+// An engine over a fresh store of `backend` seen through a WriteCountingStore.
+struct CountedWritesEngine {
+  explicit CountedWritesEngine(const std::string& backend) {
+    backends::StoreSpec spec;
+    spec.backend = backend;
+    spec.options.dir = scratch.Sub("store");
+    const Status s = backends::OpenStore(spec, &store);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    counted = std::make_unique<WriteCountingStore>(store->store());
+    engine = std::make_unique<engine::Engine>(counted.get(), engine::EngineOptions{});
+  }
+  // Runs one command line on `session` and describes the reply.
+  std::string Run(const std::string& line) {
+    std::vector<std::string> argv;
+    EXPECT_TRUE(resp::SplitArgs(line, &argv)) << line;
+    return engine->Execute(session, argv).Describe();
+  }
+
+  ScratchDir scratch;
+  std::unique_ptr<backends::OpenedStore> store;
+  std::unique_ptr<WriteCountingStore> counted;
+  std::unique_ptr<engine::Engine> engine;
+  engine::Session session;
+};
 
 class EngineHarness {
  public:

@@ -163,4 +163,23 @@ class RawClient {
 
 inline bool TestServer::Connectable() const { return RawClient(socket_path_).connected(); }
 
+// How long the blocking tests wait for a client to block or a reply to arrive.
+inline constexpr auto kBlockingPatience = std::chrono::seconds(20);
+
+// Waits (up to kBlockingPatience) until exactly n clients are blocked on keys.
+inline bool WaitBlocked(TestServer& s, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + kBlockingPatience;
+  while (s.server().blocked().blocked() != n) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+// Reads exactly the bytes of `expected` (or what arrived by kBlockingPatience) and returns them.
+inline std::string ReadReply(RawClient& c, const std::string& expected) {
+  return c.Read(expected.size(),
+                std::chrono::duration_cast<std::chrono::milliseconds>(kBlockingPatience));
+}
+
 }  // namespace kvlab::testing

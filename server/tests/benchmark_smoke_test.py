@@ -8,6 +8,7 @@ Run: /usr/bin/python3 benchmark_smoke_test.py --kvlab build/kvlab
 """
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -61,6 +62,36 @@ class BenchmarkSmoke(unittest.TestCase):
                 finally:
                     self.assertEqual(server.stop(), 0, server.log())
                     server.cleanup()
+
+    def test_bench_serve_runs(self):
+        """scripts/bench-serve end to end on tiny counts: its tables and its JSON."""
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                              "bench-serve")
+        out_json = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                                "kvlab-bench-serve-%d.json" % os.getpid())
+        result = subprocess.run(
+            ["/usr/bin/python3", script, "--kvlab", KVLAB, "--backends", "memory", "--reps", "2",
+             "--requests", "300", "--clients", "4", "--threads", "1,default",
+             "--commands", "SET,HGET,LPUSH", "--compare-group-commit", "--json", out_json],
+            capture_output=True, text=True, timeout=600)
+        try:
+            self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+            self.assertIn("[72/72]", result.stderr)  # 2 threads x 2 reps x 2 pipelines x 3 x 3
+            self.assertIn("1 worker thread(s)", result.stdout)
+            self.assertIn("| memory | LPUSH |", result.stdout)
+            self.assertIn("group gain P16", result.stdout)
+            with open(out_json) as f:
+                runs = json.load(f)["runs"]
+            # 2 thread settings x 3 commands x 2 pipelines x 3 servers, 2 repetitions each.
+            self.assertEqual(len(runs), 36)
+            self.assertTrue(all(len(r["rps"]) == 2 and min(r["rps"]) > 0 for r in runs))
+        finally:
+            if os.path.exists(out_json):
+                os.remove(out_json)
+        bad = subprocess.run(["/usr/bin/python3", script, "--commands", "NOPE"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("unknown command 'NOPE'", bad.stderr)
 
 
 if __name__ == "__main__":
