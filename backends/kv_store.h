@@ -88,6 +88,12 @@ struct StoreOptions {
   // what each is worth.
   bool rocksdb_single_delete = true;
   bool rocksdb_compact_on_deletion = false;
+  // RocksDB only: a scan that steps over at least this many deleted records, while the active
+  // memtable holds at least as many deletes, flushes that memtable (in the background), so that
+  // the scans after it stop stepping over its tombstones (a SingleDelete and its Put vanish
+  // together in the flush). RocksDB 9 has this as memtable_op_scan_flush_trigger; kvlab's
+  // RocksDB 7.8 does not. 0: never. The backend column modifier ":scanflush=N" sets N.
+  uint64_t rocksdb_scan_flush_trigger = 0;
 };
 
 // One atomic group of puts, deletes and range deletes. Records apply in insertion order, so a
@@ -128,6 +134,11 @@ class WriteBatch {
   void DeleteRange(std::string_view begin, std::string_view end) {
     bytes_ += begin.size() + end.size();
     records_.push_back({Op::kDeleteRange, std::string(begin), std::string(end)});
+  }
+  // Appends other's records, in order.
+  void Append(const WriteBatch& other) {
+    records_.insert(records_.end(), other.records_.begin(), other.records_.end());
+    bytes_ += other.bytes_;
   }
   void Clear() {
     records_.clear();

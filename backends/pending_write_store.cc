@@ -180,7 +180,8 @@ class PendingWriteStore::OverlayIterator final : public Iterator {
   Status status_;
 };
 
-PendingWriteStore::PendingWriteStore(KvStore* target) : KvStoreWrapper(target) {}
+PendingWriteStore::PendingWriteStore(KvStore* target, bool read_your_writes)
+    : KvStoreWrapper(target), read_your_writes_(read_your_writes) {}
 
 bool PendingWriteStore::Hidden(std::string_view key) const {
   for (const auto& [begin, end] : ranges_) {
@@ -241,6 +242,10 @@ Status PendingWriteStore::DeleteRange(std::string_view begin, std::string_view e
 
 Status PendingWriteStore::Write(const WriteBatch& batch) {
   KVLAB_RETURN_IF_ERROR(ValidateBatch(name(), batch, capabilities().max_key_bytes));
+  if (!read_your_writes_) {
+    batch_.Append(batch);
+    return Status::OK();
+  }
   for (const WriteBatch::Record& r : batch.records()) {
     switch (r.op) {
       case WriteBatch::Op::kPut:
@@ -268,6 +273,8 @@ Status PendingWriteStore::Write(const WriteBatch& batch) {
 }
 
 std::unique_ptr<Iterator> PendingWriteStore::NewIterator(const IteratorOptions& options) {
+  // Nothing to lay over (nothing pending, or no read-your-writes): the store's own iterator.
+  if (index_.empty() && ranges_.empty()) return target()->NewIterator(options);
   return std::make_unique<OverlayIterator>(this, target()->NewIterator(options), options);
 }
 

@@ -13,6 +13,11 @@
 // - a pending DeleteRange hides every key of the store underneath inside [begin, end), and
 //   drops the pending writes inside it; a later pending Put of a key inside the range shows it.
 //
+// Without read-your-writes (the constructor's flag), writes are only gathered: reads see the
+// store underneath alone, and cost nothing more than its own. For a caller that never reads a
+// key it has pending: the engine's group commit of pipelined writes runs commands together only
+// when their keys are disjoint (Engine::ExecuteGroup).
+//
 // Capabilities are the underlying store's: an iterator over a store without reverse scan
 // refuses Prev, SeekForPrev and SeekToLast with NotSupported, as the store's own would.
 //
@@ -37,7 +42,7 @@ namespace kvlab::backends {
 class PendingWriteStore final : public KvStoreWrapper {
  public:
   // REQUIRES: target outlives this store and every iterator it returns.
-  explicit PendingWriteStore(KvStore* target);
+  explicit PendingWriteStore(KvStore* target, bool read_your_writes = true);
 
   std::string name() const override { return target()->name(); }
 
@@ -73,6 +78,7 @@ class PendingWriteStore final : public KvStoreWrapper {
   // True when a pending DeleteRange covers key.
   bool Hidden(std::string_view key) const;
 
+  const bool read_your_writes_;
   WriteBatch batch_;
   Index index_;
   std::vector<std::pair<std::string, std::string>> ranges_;  // pending DeleteRange [begin, end)

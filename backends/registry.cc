@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -227,16 +228,28 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
     return Status::InvalidArgument("unknown backend '" + backend + "' in '" + std::string(column) +
                                    "' (known: " + known + ")");
   }
-  bool noreverse = false, cf = false, plaindelete = false, dtc = false;
+  bool noreverse = false, cf = false, plaindelete = false, dtc = false, scanflush = false;
+  uint64_t scan_flush_trigger = 0;
   std::string_view rest = column.substr(backend.size());
   while (!rest.empty()) {
     rest.remove_prefix(1);  // the ':'
-    const std::string_view modifier = rest.substr(0, rest.find(':'));
+    std::string_view modifier = rest.substr(0, rest.find(':'));
     rest.remove_prefix(modifier.size());
+    if (modifier.starts_with("scanflush=")) {
+      const std::string_view n = modifier.substr(10);
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), scan_flush_trigger);
+      if (ec != std::errc() || end != n.data() + n.size() || scan_flush_trigger == 0) {
+        return Status::InvalidArgument("bad backend column '" + std::string(column) +
+                                       "': scanflush= takes a positive count of deleted records "
+                                       "a scan steps over, e.g. :scanflush=64");
+      }
+      modifier = "scanflush";
+    }
     bool* seen = modifier == "noreverse"     ? &noreverse
                  : modifier == "cf"          ? &cf
                  : modifier == "plaindelete" ? &plaindelete
                  : modifier == "dtc"         ? &dtc
+                 : modifier == "scanflush"   ? &scanflush
                                              : nullptr;
     if (seen == nullptr || *seen) {
       return Status::InvalidArgument(
@@ -244,7 +257,8 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
           (seen == nullptr ? "unknown" : "repeated") + " modifier '" + std::string(modifier) +
           "' (expected NAME, then any of :noreverse (no reverse scan), :cf (record kinds in "
           "column families, named databases or tables), and for rocksdb :plaindelete "
-          "(SingleDelete as Delete) and :dtc (deletion-triggered compaction))");
+          "(SingleDelete as Delete), :dtc (deletion-triggered compaction) and :scanflush=N "
+          "(a scan over N memtable tombstones flushes the memtable))");
     }
     if (seen != &noreverse && seen != &cf && backend != "rocksdb") {
       return Status::InvalidArgument("bad backend column '" + std::string(column) +
@@ -258,6 +272,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
   if (cf) out->options.key_spaces = record_kinds;
   if (plaindelete) out->options.rocksdb_single_delete = false;
   if (dtc) out->options.rocksdb_compact_on_deletion = true;
+  if (scanflush) out->options.rocksdb_scan_flush_trigger = scan_flush_trigger;
   return Status::OK();
 }
 

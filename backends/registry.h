@@ -54,11 +54,11 @@ const std::vector<std::string>& BackendNames();
 // A backend column of a matrix (bench, study, conform --backends): "NAME", then any of the
 // modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key
 // spaces of their own: column families, named databases or tables), e.g. "rocksdb:cf", and for
-// rocksdb ":plaindelete" (StoreOptions::rocksdb_single_delete off) and ":dtc"
-// (rocksdb_compact_on_deletion on). Sets out->backend, and out->no_reverse_scan,
-// out->options.key_spaces (to `record_kinds`, the engine's record-kind prefixes) and the RocksDB
-// options when their modifier is there; leaves the rest of *out alone.
-// Fails naming the bad part: an unknown backend, an unknown or repeated modifier.
+// rocksdb ":plaindelete" (StoreOptions::rocksdb_single_delete off), ":dtc"
+// (rocksdb_compact_on_deletion on) and ":scanflush=N" (rocksdb_scan_flush_trigger N). Sets
+// out->backend, and out->no_reverse_scan, out->options.key_spaces (to `record_kinds`, the engine's
+// record-kind prefixes) and the RocksDB options when their modifier is there; leaves the rest of
+// *out alone. Fails naming the bad part: an unknown backend, an unknown or repeated modifier.
 Status ParseBackendColumn(std::string_view column, const std::vector<std::string>& record_kinds,
                           StoreSpec* out);
 // The backend name of a column: "rocksdb" for "rocksdb:cf".

@@ -274,6 +274,21 @@ TEST(Registry, BackendColumnsCarryTheirModifiers) {
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("modifier 'dtc' applies to rocksdb only"), std::string::npos)
       << s.message();
+  // The scan-triggered flush takes its trigger.
+  EXPECT_EQ(spec.options.rocksdb_scan_flush_trigger, 0u);
+  ASSERT_TRUE(ParseBackendColumn("rocksdb:scanflush=64", kinds, &spec).ok());
+  EXPECT_EQ(spec.options.rocksdb_scan_flush_trigger, 64u);
+  for (const char* bad : {"rocksdb:scanflush=0", "rocksdb:scanflush=x",
+                          "rocksdb:scanflush=", "rocksdb:scanflush=12k"}) {
+    s = ParseBackendColumn(bad, kinds, &spec);
+    ASSERT_TRUE(s.IsInvalidArgument()) << bad;
+    EXPECT_NE(s.message().find("scanflush= takes a positive count"), std::string::npos)
+        << s.message();
+  }
+  s = ParseBackendColumn("rocksdb:scanflush=8:scanflush=9", kinds, &spec);
+  EXPECT_NE(s.message().find("repeated modifier 'scanflush'"), std::string::npos) << s.message();
+  s = ParseBackendColumn("wiredtiger:scanflush=8", kinds, &spec);
+  EXPECT_NE(s.message().find("applies to rocksdb only"), std::string::npos) << s.message();
 }
 
 // The key spaces are part of the format record of every opener, raw ones included: a store

@@ -21,6 +21,16 @@
 //   RocksDB's CompactOnDeletionCollector marks SST files dense in tombstones for compaction, so
 //   that scans over churned ranges stop stepping over them (MakeOptions). Keys are validated with
 //   ValidateKey/ValidateBatch before anything is written, so an invalid batch applies nothing.
+// - Scan-triggered flush (StoreOptions::rocksdb_scan_flush_trigger): an iterator that stepped
+//   over that many deleted records (PerfContext::internal_delete_skipped_count, counted from its
+//   creation to its destruction on its thread), at least as many of them in the memtable (its
+//   memtable steps, PerfContext::next_on_memtable_count and prev_on_memtable_count, beyond the
+//   steps it was asked for), asks the store to flush its column family's active memtable: its
+//   tombstones are what the scans step over, and a flush drops each SingleDelete with its Put.
+//   (The memtable's own count of deletes, rocksdb.num-deletes-active-mem-table, leaves out
+//   SingleDeletes.) Flushes in the background (FlushOptions::wait false), one at a time and
+//   none while a flushed memtable is still pending; RocksDB 9's memtable_op_scan_flush_trigger,
+//   which RocksDB 7.8 lacks.
 // - DeleteRange is DB::DeleteRange: one range tombstone, the keys in the range are not visited
 //   (Capabilities::native_delete_range). The range is half-open [begin, end), as in RocksDB. An
 //   empty or inverted range is a no-op, as in the reference backend.
@@ -65,6 +75,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 #include "backends/key_spaces.h"
@@ -185,15 +196,28 @@ class DropperFilterFactory final : public rocksdb::CompactionFilterFactory {
   const std::shared_ptr<const CompactionFilterPolicy> policy_;
 };
 
+// Told by iterators how many deleted records they stepped over (the scan-triggered flush).
+class ScanObserver {
+ public:
+  virtual ~ScanObserver() = default;
+  // `deletes`: deleted records the scan stepped over; `memtable_skips`: entries of the memtables
+  // it stepped over (deleted or shadowed) beyond the steps it was asked for.
+  virtual void ScanSkipped(rocksdb::ColumnFamilyHandle* cf, uint64_t deletes,
+                           uint64_t memtable_skips) = 0;
+};
+
 class RocksDbIterator final : public Iterator {
  public:
   // Copies the bounds and keeps them: the ReadOptions handed to RocksDB point into
   // lower_/upper_ and their Slices, which are declared before it_ and so outlive it.
   // `snapshot`: the view shared by the iterators of one merged iteration over several column
   // families (null: the implicit snapshot RocksDB takes at creation).
+  // `observer` (may be null) hears of the deletes skipped when the iterator is destroyed.
   RocksDbIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const IteratorOptions& options,
-                  std::shared_ptr<const rocksdb::Snapshot> snapshot)
-      : snapshot_(std::move(snapshot)),
+                  std::shared_ptr<const rocksdb::Snapshot> snapshot, ScanObserver* observer)
+      : observer_(observer),
+        cf_(cf),
+        snapshot_(std::move(snapshot)),
         lower_(options.lower_bound.value_or("")),
         upper_(options.upper_bound.value_or("")),
         lower_slice_(lower_),
@@ -204,6 +228,23 @@ class RocksDbIterator final : public Iterator {
     if (options.upper_bound) ro.iterate_upper_bound = &upper_slice_;
     ro.snapshot = snapshot_.get();
     it_.reset(db->NewIterator(ro, cf));
+    const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
+    deletes_at_start_ = pc->internal_delete_skipped_count;
+    memtable_steps_at_start_ = pc->next_on_memtable_count + pc->prev_on_memtable_count;
+  }
+  ~RocksDbIterator() override {
+    it_.reset();
+    if (observer_ == nullptr) return;
+    // The perf context is the thread's: an iterator destroyed on another thread reports nothing
+    // sensible, and a smaller count than at creation says so.
+    const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
+    const uint64_t deletes = pc->internal_delete_skipped_count;
+    const uint64_t memtable_steps = pc->next_on_memtable_count + pc->prev_on_memtable_count;
+    if (deletes <= deletes_at_start_ || memtable_steps <= memtable_steps_at_start_) return;
+    const uint64_t asked = steps_;
+    const uint64_t memtable = memtable_steps - memtable_steps_at_start_;
+    observer_->ScanSkipped(cf_, deletes - deletes_at_start_,
+                           memtable > asked ? memtable - asked : 0);
   }
 
   bool Valid() const override { return it_->Valid(); }
@@ -225,10 +266,12 @@ class RocksDbIterator final : public Iterator {
   }
   void Next() override {
     if (!Step("Next")) return;
+    ++steps_;
     it_->Next();
   }
   void Prev() override {
     if (!Step("Prev")) return;
+    ++steps_;
     it_->Prev();
   }
   std::string_view key() const override {
@@ -261,6 +304,11 @@ class RocksDbIterator final : public Iterator {
     return false;
   }
 
+  ScanObserver* const observer_;
+  rocksdb::ColumnFamilyHandle* const cf_;
+  uint64_t deletes_at_start_ = 0;
+  uint64_t memtable_steps_at_start_ = 0;
+  uint64_t steps_ = 0;  // Next and Prev calls
   const std::shared_ptr<const rocksdb::Snapshot> snapshot_;
   const std::string lower_;
   const std::string upper_;
@@ -270,17 +318,18 @@ class RocksDbIterator final : public Iterator {
   Status misuse_;
 };
 
-class RocksDbStore final : public KvStore {
+class RocksDbStore final : public KvStore, private ScanObserver {
  public:
   // handles: one per space of `spaces`, in space order (handles[0] is the default column
-  // family); the store destroys them.
+  // family); the store destroys them. scan_flush_trigger: StoreOptions'.
   RocksDbStore(rocksdb::DB* db, KeySpaceMap spaces,
                std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes,
-               bool single_delete)
+               bool single_delete, uint64_t scan_flush_trigger)
       : db_(db),
         spaces_(std::move(spaces)),
         handles_(std::move(handles)),
-        single_delete_(single_delete) {
+        single_delete_(single_delete),
+        scan_flush_trigger_(scan_flush_trigger) {
     write_options_.sync = sync_writes;
   }
 
@@ -401,7 +450,9 @@ class RocksDbStore final : public KvStore {
                      [db](const rocksdb::Snapshot* s) { db->ReleaseSnapshot(s); });
     }
     return NewSpacedIterator(spaces_, options, [&](size_t space, const IteratorOptions& o) {
-      return std::make_unique<RocksDbIterator>(db_, handles_[space], o, snapshot);
+      ScanObserver* observer =
+          scan_flush_trigger_ != 0 ? static_cast<ScanObserver*>(this) : nullptr;
+      return std::make_unique<RocksDbIterator>(db_, handles_[space], o, snapshot, observer);
     });
   }
 
@@ -426,10 +477,31 @@ class RocksDbStore final : public KvStore {
         // tombstones among them: the cost of scanning across deletions.
         {"rocksdb.internal_key_skipped_count", pc->internal_key_skipped_count},
         {"rocksdb.internal_delete_skipped_count", pc->internal_delete_skipped_count},
+        // Store-wide: memtable flushes the scans asked for (the scan-triggered flush).
+        {"kvlab.rocksdb_scan_flushes", scan_flushes_.load(std::memory_order_relaxed)},
     };
   }
 
  private:
+  void ScanSkipped(rocksdb::ColumnFamilyHandle* cf, uint64_t deletes,
+                   uint64_t memtable_skips) override {
+    // Deletes in SST files are not the memtable's: a flush would not drop them.
+    if (deletes < scan_flush_trigger_ || memtable_skips < scan_flush_trigger_) return;
+    if (flush_requested_.exchange(true, std::memory_order_acquire)) return;  // one at a time
+    uint64_t immutable = 0;
+    if (!db_->GetIntProperty(cf, "rocksdb.num-immutable-mem-table", &immutable) || immutable > 0) {
+      // A memtable flushed before is still being written out: its flush is on its way.
+      flush_requested_.store(false, std::memory_order_release);
+      return;
+    }
+    rocksdb::FlushOptions fo;
+    fo.wait = false;              // the scan's command does not wait for the flush
+    fo.allow_write_stall = true;  // nor for a stall to clear before it is scheduled
+    // Best effort: a flush that cannot be scheduled now leaves the memtable to its usual flush.
+    if (db_->Flush(fo, cf).ok()) scan_flushes_.fetch_add(1, std::memory_order_relaxed);
+    flush_requested_.store(false, std::memory_order_release);
+  }
+
   rocksdb::ColumnFamilyHandle* Cf(std::string_view key) const {
     return handles_[spaces_.SpaceOf(key)];
   }
@@ -449,6 +521,9 @@ class RocksDbStore final : public KvStore {
   rocksdb::WriteOptions write_options_;
   // WriteBatch::SingleDelete becomes RocksDB's SingleDelete (else a Delete).
   const bool single_delete_;
+  const uint64_t scan_flush_trigger_;  // 0: off
+  std::atomic<bool> flush_requested_{false};
+  std::atomic<uint64_t> scan_flushes_{0};
 };
 
 }  // namespace
@@ -513,8 +588,9 @@ Status OpenRocksDbStore(const StoreOptions& options,
   // then meet a Delete, which RocksDB treats as a broken contract and fails the compaction. With
   // a filter, SingleDelete is a plain Delete.
   const bool single_delete = options.rocksdb_single_delete && filter == nullptr;
-  *store = std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles),
-                                          options.sync_writes, single_delete);
+  *store =
+      std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles), options.sync_writes,
+                                     single_delete, options.rocksdb_scan_flush_trigger);
   return Status::OK();
 }
 

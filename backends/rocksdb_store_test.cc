@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <rocksdb/perf_level.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -193,6 +194,75 @@ TEST_F(RocksDbStoreTest, SingleDeleteVanishesWithItsPutInAFlush) {
   };
   EXPECT_EQ(skipped_after_churn(true), 0u);
   EXPECT_GE(skipped_after_churn(false), 300u);
+}
+
+// The scan-triggered flush: a scan that steps over the memtable's tombstones flushes it, and
+// the scans after the flush step over none (each SingleDelete went with its Put); tombstones
+// already in SST files, which a flush cannot drop, trigger nothing; off, nothing is flushed.
+TEST_F(RocksDbStoreTest, ScanOverMemtableTombstonesFlushesTheMemtable) {
+  auto open = [&](const std::string& name, uint64_t trigger) {
+    opened_.reset();
+    StoreSpec spec;
+    spec.backend = "rocksdb";
+    spec.options.dir = scratch_.Sub(name);
+    spec.options.rocksdb_scan_flush_trigger = trigger;
+    Status s = OpenStore(spec, &opened_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    store_ = opened_->store();
+  };
+  // Deletes skipped by one scan to the first live key, in its own iterator.
+  auto scan = [&] {
+    const PhysicalCounters before = store_->ReadPhysicalCounters();
+    {
+      auto it = store_->NewIterator();
+      it->SeekToFirst();
+      EXPECT_TRUE(it->Valid() && it->key() == Key(1000));
+    }
+    return Delta(before, store_->ReadPhysicalCounters(), "rocksdb.internal_delete_skipped_count");
+  };
+  auto flushes = [&] {
+    for (const auto& [name, value] : store_->ReadPhysicalCounters()) {
+      if (name == "kvlab.rocksdb_scan_flushes") return value;
+    }
+    ADD_FAILURE() << "no kvlab.rocksdb_scan_flushes counter";
+    return uint64_t{0};
+  };
+  auto churn = [&] {
+    for (int i = 0; i < 300; ++i) ASSERT_TRUE(store_->Put(Key(i), "v").ok());
+    WriteBatch batch;
+    for (int i = 0; i < 300; ++i) batch.SingleDelete(Key(i));
+    batch.Put(Key(1000), "live");
+    ASSERT_TRUE(store_->Write(batch).ok());
+  };
+
+  open("on", 100);
+  churn();
+  EXPECT_GE(scan(), 300u);
+  EXPECT_EQ(flushes(), 1u);
+  // The flush runs in the background: once it has, a scan skips nothing.
+  uint64_t skipped = 1;
+  for (int i = 0; i < 500 && skipped != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    skipped = scan();
+  }
+  EXPECT_EQ(skipped, 0u);
+  EXPECT_EQ(flushes(), 1u);
+
+  open("off", 0);
+  churn();
+  EXPECT_GE(scan(), 300u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(scan(), 300u);
+  EXPECT_EQ(flushes(), 0u);
+
+  // Plain Deletes flushed to an SST file: the memtable holds none of them.
+  open("sst", 100);
+  FillAndFlush(300);
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(store_->Delete(Key(i)).ok());
+  ASSERT_TRUE(store_->Put(Key(1000), "live").ok());
+  ASSERT_TRUE(store_->Flush().ok());
+  EXPECT_GE(scan(), 300u);
+  EXPECT_EQ(flushes(), 0u);
 }
 
 // The perf level is per thread: a thread that never touched the store, with counting switched

@@ -142,8 +142,10 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     commands.reserve(queued.size());
     for (const Session::QueuedCommand& q : queued) commands.push_back({q.spec, &q.argv});
     session.deny_blocking = true;
-    std::vector<Reply> replies =
-        RunAsOneWrite(session, commands, &ready, &ctx.nested_kv, &ctx.nested_tier);
+    std::vector<Reply> replies;
+    replies.reserve(commands.size());
+    RunAsOneWrite(session, commands, /*read_your_writes=*/true, &replies, &ready, &ctx.nested_kv,
+                  &ctx.nested_tier);
     session.deny_blocking = false;
     ctx.reply = Reply::Array(std::move(replies));
   }
@@ -173,41 +175,80 @@ std::vector<Reply> Engine::ExecuteGroup(Session& session,
   std::vector<LockedCommand> locked;
   locked.reserve(commands.size());
   std::vector<std::pair<uint8_t, std::string_view>> keys;
+  std::vector<size_t> keys_end;  // command i's keys are keys[keys_end[i-1], keys_end[i])
+  keys_end.reserve(commands.size());
   for (const std::vector<std::string>& argv : commands) {
     const CommandSpec* spec = FindCommand(argv[0]);
     locked.push_back({spec, &argv});
     CommandTable::KeysToLock(*spec, argv, session.db, options_.databases, &keys);
+    keys_end.push_back(keys.size());
   }
   ReadyKeys ready;
   std::vector<Reply> replies;
+  replies.reserve(commands.size());
   {
     // One guard for the union of the keys: its stripes are taken in ascending order, so two
     // groups, or a group and a multi-key command, cannot deadlock.
     KeyLocks::Guard guard(&key_locks_, LockMode::kExclusive);
     for (const auto& [db, key] : keys) guard.Add(db, key);
     guard.Lock();
-    backends::OpCounts kv;  // each command accounts its own to its statistics
-    redis::TierCounts tier;
-    replies = RunAsOneWrite(session, locked, &ready, &kv, &tier);
+    RunGroupLocked(session, locked, keys, keys_end, &replies, &ready);
   }
-  group_commits_.fetch_add(1, std::memory_order_relaxed);
-  group_commit_commands_.fetch_add(commands.size(), std::memory_order_relaxed);
   // The locks are released: blocked clients may now be served from what the commands added.
   TellReady(session, ready);
   return replies;
 }
 
-std::vector<Reply> Engine::RunAsOneWrite(Session& session,
-                                         const std::vector<LockedCommand>& commands,
-                                         ReadyKeys* ready, backends::OpCounts* kv,
-                                         redis::TierCounts* tier) {
-  std::vector<Reply> replies;
-  replies.reserve(commands.size());
+void Engine::RunGroupLocked(Session& session, const std::vector<LockedCommand>& locked,
+                            const std::vector<std::pair<uint8_t, std::string_view>>& keys,
+                            const std::vector<size_t>& keys_end, std::vector<Reply>* replies,
+                            ReadyKeys* ready) {
+  backends::OpCounts kv;  // each command accounts its own to its statistics
+  redis::TierCounts tier;
+  // Runs of commands on disjoint keys share a store write, and need no read-your-writes: no
+  // command of a run reads what another one writes. A command on a key of its run starts the
+  // next run, after the run's commit. (Key hashes: a collision only ends a run early.)
+  std::vector<uint64_t> run_keys;
+  size_t begin = 0;
+  while (begin < locked.size()) {
+    run_keys.clear();
+    size_t end = begin;
+    for (; end < locked.size(); ++end) {
+      const size_t first = end == 0 ? 0 : keys_end[end - 1];
+      std::vector<uint64_t> own;
+      for (size_t k = first; k < keys_end[end]; ++k) {
+        own.push_back(KeyLocks::KeyHash(keys[k].first, keys[k].second));
+      }
+      const bool shared = std::any_of(own.begin(), own.end(), [&](uint64_t h) {
+        return std::find(run_keys.begin(), run_keys.end(), h) != run_keys.end();
+      });
+      if (shared && end > begin) break;
+      run_keys.insert(run_keys.end(), own.begin(), own.end());
+    }
+    const std::span<const LockedCommand> run(locked.data() + begin, end - begin);
+    if (run.size() == 1) {
+      // Alone, as Execute would run it: straight to the store.
+      CommandCost cost;
+      ReadyKeys ready_keys;
+      replies->push_back(RunLocked(*run[0].spec, session, *run[0].argv, &cost, &ready_keys));
+      for (auto& r : ready_keys) ready->push_back(std::move(r));
+    } else {
+      RunAsOneWrite(session, run, /*read_your_writes=*/false, replies, ready, &kv, &tier);
+      group_commits_.fetch_add(1, std::memory_order_relaxed);
+      group_commit_commands_.fetch_add(run.size(), std::memory_order_relaxed);
+    }
+    begin = end;
+  }
+}
+
+void Engine::RunAsOneWrite(Session& session, std::span<const LockedCommand> commands,
+                           bool read_your_writes, std::vector<Reply>* replies, ReadyKeys* ready,
+                           backends::OpCounts* kv, redis::TierCounts* tier) {
   // The commands' writes gather in one overlay and land as one atomic write at the end. A
   // command that talks to the Redis tier commits what is pending at its boundary (RunLocked):
   // the whole is then one atomic write per stretch between such commands.
-  ExecWrite exec(store_);
-  size_t stretch_begin = 0;  // the first command whose writes are pending
+  ExecWrite exec(store_, read_your_writes);
+  size_t stretch_begin = replies->size();  // the first command whose writes are pending
   ReadyKeys stretch_ready;
   // A stretch whose commit failed: its commands' replies, computed over writes that did not
   // land, become the storage error (a write that fails leaves the store as it was).
@@ -216,7 +257,7 @@ std::vector<Reply> Engine::RunAsOneWrite(Session& session,
       for (auto& r : stretch_ready) ready->push_back(std::move(r));
     } else {
       for (size_t i = stretch_begin; i < end; ++i) {
-        replies[i] = Reply::Error(errors::StorageError(commit));
+        (*replies)[i] = Reply::Error(errors::StorageError(commit));
       }
     }
     stretch_ready.clear();
@@ -226,21 +267,20 @@ std::vector<Reply> Engine::RunAsOneWrite(Session& session,
     CommandCost cost;
     ReadyKeys ready_keys;
     exec.committed = false;
-    replies.push_back(RunLocked(*c.spec, session, *c.argv, &cost, &ready_keys, &exec));
+    replies->push_back(RunLocked(*c.spec, session, *c.argv, &cost, &ready_keys, &exec));
     *kv += cost.kv;
     *tier += cost.tier;
     for (auto& r : ready_keys) stretch_ready.push_back(std::move(r));
     if (exec.committed) {
       // The command itself replied its commit's error; the earlier ones of the stretch get it.
-      const size_t self = replies.size() - 1;
-      Reply own = std::move(replies[self]);
+      const size_t self = replies->size() - 1;
+      Reply own = std::move((*replies)[self]);
       end_stretch(self, exec.commit_status);
-      replies[self] = std::move(own);
-      stretch_begin = replies.size();
+      (*replies)[self] = std::move(own);
+      stretch_begin = replies->size();
     }
   }
-  end_stretch(replies.size(), exec.pending.Commit());
-  return replies;
+  end_stretch(replies->size(), exec.pending.Commit());
 }
 
 void Engine::TouchWritten(const CommandSpec& spec, const Session& session,
