@@ -242,34 +242,35 @@ Status PendingWriteStore::DeleteRange(std::string_view begin, std::string_view e
 
 Status PendingWriteStore::Write(const WriteBatch& batch) {
   KVLAB_RETURN_IF_ERROR(ValidateBatch(name(), batch, capabilities().max_key_bytes));
-  if (!read_your_writes_) {
-    batch_.Append(batch);
-    return Status::OK();
-  }
-  for (const WriteBatch::Record& r : batch.records()) {
-    switch (r.op) {
-      case WriteBatch::Op::kPut:
-        batch_.Put(r.key, r.value);
-        index_.insert_or_assign(r.key, r.value);
-        break;
-      case WriteBatch::Op::kDelete:
-        batch_.Delete(r.key);
-        index_.insert_or_assign(r.key, std::nullopt);
-        break;
-      case WriteBatch::Op::kSingleDelete:
-        batch_.SingleDelete(r.key);
-        index_.insert_or_assign(r.key, std::nullopt);
-        break;
-      case WriteBatch::Op::kDeleteRange:
-        batch_.DeleteRange(r.key, r.value);
-        if (r.key < r.value) {
-          index_.erase(index_.lower_bound(r.key), index_.lower_bound(r.value));
-          ranges_.emplace_back(r.key, r.value);
-        }
-        break;
-    }
+  batch_.Append(batch);
+  if (read_your_writes_) {
+    for (const WriteBatch::Record& r : batch.records()) IndexRecord(r);
   }
   return Status::OK();
+}
+
+void PendingWriteStore::StartReadingYourWrites() {
+  if (read_your_writes_) return;
+  read_your_writes_ = true;
+  for (const WriteBatch::Record& r : batch_.records()) IndexRecord(r);
+}
+
+void PendingWriteStore::IndexRecord(const WriteBatch::Record& r) {
+  switch (r.op) {
+    case WriteBatch::Op::kPut:
+      index_.insert_or_assign(r.key, r.value);
+      break;
+    case WriteBatch::Op::kDelete:
+    case WriteBatch::Op::kSingleDelete:
+      index_.insert_or_assign(r.key, std::nullopt);
+      break;
+    case WriteBatch::Op::kDeleteRange:
+      if (r.key < r.value) {
+        index_.erase(index_.lower_bound(r.key), index_.lower_bound(r.value));
+        ranges_.emplace_back(r.key, r.value);
+      }
+      break;
+  }
 }
 
 std::unique_ptr<Iterator> PendingWriteStore::NewIterator(const IteratorOptions& options) {

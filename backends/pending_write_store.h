@@ -14,9 +14,10 @@
 //   drops the pending writes inside it; a later pending Put of a key inside the range shows it.
 //
 // Without read-your-writes (the constructor's flag), writes are only gathered: reads see the
-// store underneath alone, and cost nothing more than its own. For a caller that never reads a
-// key it has pending: the engine's group commit of pipelined writes runs commands together only
-// when their keys are disjoint (Engine::ExecuteGroup).
+// store underneath alone, and cost nothing more than its own. For a caller that does not read
+// a key it has pending: the engine's group commit of pipelined writes runs commands on disjoint
+// keys so, and turns read-your-writes on (StartReadingYourWrites) at the first command on a key
+// written before it in the group (Engine::ExecuteGroup).
 //
 // Capabilities are the underlying store's: an iterator over a store without reverse scan
 // refuses Prev, SeekForPrev and SeekToLast with NotSupported, as the store's own would.
@@ -43,6 +44,8 @@ class PendingWriteStore final : public KvStoreWrapper {
  public:
   // REQUIRES: target outlives this store and every iterator it returns.
   explicit PendingWriteStore(KvStore* target, bool read_your_writes = true);
+  // From now on reads see the pending writes, those gathered before included.
+  void StartReadingYourWrites();
 
   std::string name() const override { return target()->name(); }
 
@@ -74,11 +77,12 @@ class PendingWriteStore final : public KvStoreWrapper {
   // nullopt: a pending Delete (or a key a pending range hides and nothing re-put).
   using Index = std::map<std::string, std::optional<std::string>, std::less<>>;
 
-  void Apply(const WriteBatch::Record& r);
+  // Lays a pending record over the store underneath, for reads.
+  void IndexRecord(const WriteBatch::Record& r);
   // True when a pending DeleteRange covers key.
   bool Hidden(std::string_view key) const;
 
-  const bool read_your_writes_;
+  bool read_your_writes_;
   WriteBatch batch_;
   Index index_;
   std::vector<std::pair<std::string, std::string>> ranges_;  // pending DeleteRange [begin, end)

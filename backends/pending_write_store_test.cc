@@ -163,6 +163,29 @@ TEST(PendingWriteStore, DiscardLeavesTheStoreAsItWas) {
   EXPECT_EQ(Forward(base.get(), {}), (Entries{{"a", "1"}}));
 }
 
+// Without read-your-writes the writes are only gathered; turned on, reads see every pending
+// write, those gathered before included; the commit writes them all, in order.
+TEST(PendingWriteStore, ReadYourWritesCanStartLate) {
+  auto base = NewMemory();
+  ASSERT_TRUE(base->Put("a", "1").ok());
+  ASSERT_TRUE(base->Put("c", "3").ok());
+  PendingWriteStore overlay(base.get(), /*read_your_writes=*/false);
+  ASSERT_TRUE(overlay.Put("b", "2").ok());
+  ASSERT_TRUE(overlay.Delete("a").ok());
+  std::string v;
+  ASSERT_TRUE(overlay.Get("a", &v).ok());  // the store's own
+  EXPECT_EQ(v, "1");
+  EXPECT_TRUE(overlay.Get("b", &v).IsNotFound());
+  EXPECT_EQ(Forward(&overlay, {}), (Entries{{"a", "1"}, {"c", "3"}}));
+  overlay.StartReadingYourWrites();
+  EXPECT_TRUE(overlay.Get("a", &v).IsNotFound());
+  ASSERT_TRUE(overlay.Put("c", "4").ok());
+  EXPECT_EQ(Forward(&overlay, {}), (Entries{{"b", "2"}, {"c", "4"}}));
+  EXPECT_EQ(Forward(base.get(), {}), (Entries{{"a", "1"}, {"c", "3"}}));
+  ASSERT_TRUE(overlay.Commit().ok());
+  EXPECT_EQ(Forward(base.get(), {}), (Entries{{"b", "2"}, {"c", "4"}}));
+}
+
 TEST(PendingWriteStore, RefusesAnInvalidBatchWhole) {
   auto base = NewMemory();
   PendingWriteStore overlay(base.get());

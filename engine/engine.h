@@ -182,12 +182,12 @@ class Engine {
   // in MULTI. Any other command runs alone through Execute.
   bool Groupable(const Session& session, const std::vector<std::string>& argv) const;
   // Runs consecutive commands of one client as Execute would run them one after another, and
-  // returns their replies in order, but commits the KV batches of each run of commands on
-  // disjoint keys as one store write (one LMDB transaction, one RocksDB WAL write) instead of
-  // one each; a command on a key of the run before it starts a new run, after that run's
-  // commit, so that it reads what the run wrote. Every key of every command is locked
-  // exclusively for the whole group; each command runs with its own KvTxn, counts and
-  // statistics, so its KV counts are those it has alone. A command that replies an error writes
+  // returns their replies in order, but commits their KV batches as one store write (one LMDB
+  // transaction, one RocksDB WAL write) instead of one each. Every key of every command is
+  // locked exclusively for the whole group; each command runs with its own KvTxn, counts and
+  // statistics, so its KV counts are those it has alone, and reads what the commands before it
+  // wrote (the pending writes are laid over the store from the first command on a key an
+  // earlier one names; before, they are only gathered). A command that replies an error writes
   // nothing and leaves the others' writes alone. The commit is the last step: a failed commit turns
   // the replies of the commands whose writes it carried into the storage error, so a caller that
   // sends the replies after this returns acknowledges only writes that are in the store. A command
@@ -196,8 +196,7 @@ class Engine {
   // empty.
   std::vector<resp::Reply> ExecuteGroup(Session& session,
                                         std::span<const std::vector<std::string>> commands);
-  // Store writes shared by two or more commands (runs of ExecuteGroup), and the commands that
-  // shared them (INFO kvlab).
+  // Groups run by ExecuteGroup, and the commands in them (INFO kvlab).
   uint64_t group_commits() const { return group_commits_.load(std::memory_order_relaxed); }
   uint64_t group_commit_commands() const {
     return group_commit_commands_.load(std::memory_order_relaxed);
@@ -351,9 +350,8 @@ class Engine {
     const std::vector<std::string>* argv;
   };
   // ExecuteGroup's run of `locked` (command i's keys: keys[keys_end[i-1], keys_end[i])), their
-  // key locks held: consecutive commands on disjoint keys share one store write (RunAsOneWrite
-  // without read-your-writes), a command on a key of the current run starts the next one, and a
-  // run of one command runs as Execute would run it. Appends the replies and the ready keys.
+  // key locks held: RunAsOneWrite with read-your-writes from the first command on a key that an
+  // earlier one names. Appends the replies and the ready keys.
   void RunGroupLocked(Session& session, const std::vector<LockedCommand>& locked,
                       const std::vector<std::pair<uint8_t, std::string_view>>& keys,
                       const std::vector<size_t>& keys_end, std::vector<resp::Reply>* replies,
@@ -362,13 +360,14 @@ class Engine {
   // *replies: EXEC's and ExecuteGroup's common part. The replies of commands whose writes a
   // failed commit carried become the storage error. Appends the keys made ready by the commands
   // whose writes landed to *ready, and adds the commands' KV and tier counts to *kv and *tier.
-  // Without read_your_writes a command does not see the writes of the commands before it.
+  // Commands before commands[read_your_writes_from] do not see the pending writes of those
+  // before them; from it on, every command does.
   // REQUIRES: the caller holds every key lock the commands need; session.db is the database of
-  // the first command (a SELECT among them moves the later ones); without read_your_writes, no
-  // command reads a key that one before it writes.
+  // the first command (a SELECT among them moves the later ones); no command before
+  // read_your_writes_from reads a key that one before it writes.
   void RunAsOneWrite(Session& session, std::span<const LockedCommand> commands,
-                     bool read_your_writes, std::vector<resp::Reply>* replies, ReadyKeys* ready,
-                     backends::OpCounts* kv, redis::TierCounts* tier);
+                     size_t read_your_writes_from, std::vector<resp::Reply>* replies,
+                     ReadyKeys* ready, backends::OpCounts* kv, redis::TierCounts* tier);
   // Run, with the command's key locks already held by the caller (EXEC). With exec, the
   // command's batch joins exec->pending instead of being written; a command that talked to the
   // Redis tier then commits the overlay (the earlier commands' writes and its own) before its

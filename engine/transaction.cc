@@ -144,7 +144,7 @@ void Engine::ExecTransaction(CommandContext& ctx) {
     session.deny_blocking = true;
     std::vector<Reply> replies;
     replies.reserve(commands.size());
-    RunAsOneWrite(session, commands, /*read_your_writes=*/true, &replies, &ready, &ctx.nested_kv,
+    RunAsOneWrite(session, commands, /*read_your_writes_from=*/0, &replies, &ready, &ctx.nested_kv,
                   &ctx.nested_tier);
     session.deny_blocking = false;
     ctx.reply = Reply::Array(std::move(replies));
@@ -203,51 +203,37 @@ void Engine::RunGroupLocked(Session& session, const std::vector<LockedCommand>& 
                             const std::vector<std::pair<uint8_t, std::string_view>>& keys,
                             const std::vector<size_t>& keys_end, std::vector<Reply>* replies,
                             ReadyKeys* ready) {
+  // Until a command names a key an earlier one names, no command reads what another wrote, and
+  // the writes need only be gathered; from that command on, reads see the pending writes.
+  // (Key hashes: a collision only turns read-your-writes on early.)
+  size_t read_your_writes_from = locked.size();
+  std::vector<uint64_t> seen;
+  for (size_t i = 0; i < locked.size() && read_your_writes_from == locked.size(); ++i) {
+    const size_t first = seen.size();
+    for (size_t k = i == 0 ? 0 : keys_end[i - 1]; k < keys_end[i]; ++k) {
+      const uint64_t h = KeyLocks::KeyHash(keys[k].first, keys[k].second);
+      if (std::find(seen.begin(), seen.begin() + static_cast<ptrdiff_t>(first), h) !=
+          seen.begin() + static_cast<ptrdiff_t>(first)) {
+        read_your_writes_from = i;
+        break;
+      }
+      seen.push_back(h);
+    }
+  }
   backends::OpCounts kv;  // each command accounts its own to its statistics
   redis::TierCounts tier;
-  // Runs of commands on disjoint keys share a store write, and need no read-your-writes: no
-  // command of a run reads what another one writes. A command on a key of its run starts the
-  // next run, after the run's commit. (Key hashes: a collision only ends a run early.)
-  std::vector<uint64_t> run_keys;
-  size_t begin = 0;
-  while (begin < locked.size()) {
-    run_keys.clear();
-    size_t end = begin;
-    for (; end < locked.size(); ++end) {
-      const size_t first = end == 0 ? 0 : keys_end[end - 1];
-      std::vector<uint64_t> own;
-      for (size_t k = first; k < keys_end[end]; ++k) {
-        own.push_back(KeyLocks::KeyHash(keys[k].first, keys[k].second));
-      }
-      const bool shared = std::any_of(own.begin(), own.end(), [&](uint64_t h) {
-        return std::find(run_keys.begin(), run_keys.end(), h) != run_keys.end();
-      });
-      if (shared && end > begin) break;
-      run_keys.insert(run_keys.end(), own.begin(), own.end());
-    }
-    const std::span<const LockedCommand> run(locked.data() + begin, end - begin);
-    if (run.size() == 1) {
-      // Alone, as Execute would run it: straight to the store.
-      CommandCost cost;
-      ReadyKeys ready_keys;
-      replies->push_back(RunLocked(*run[0].spec, session, *run[0].argv, &cost, &ready_keys));
-      for (auto& r : ready_keys) ready->push_back(std::move(r));
-    } else {
-      RunAsOneWrite(session, run, /*read_your_writes=*/false, replies, ready, &kv, &tier);
-      group_commits_.fetch_add(1, std::memory_order_relaxed);
-      group_commit_commands_.fetch_add(run.size(), std::memory_order_relaxed);
-    }
-    begin = end;
-  }
+  RunAsOneWrite(session, locked, read_your_writes_from, replies, ready, &kv, &tier);
+  group_commits_.fetch_add(1, std::memory_order_relaxed);
+  group_commit_commands_.fetch_add(locked.size(), std::memory_order_relaxed);
 }
 
 void Engine::RunAsOneWrite(Session& session, std::span<const LockedCommand> commands,
-                           bool read_your_writes, std::vector<Reply>* replies, ReadyKeys* ready,
-                           backends::OpCounts* kv, redis::TierCounts* tier) {
+                           size_t read_your_writes_from, std::vector<Reply>* replies,
+                           ReadyKeys* ready, backends::OpCounts* kv, redis::TierCounts* tier) {
   // The commands' writes gather in one overlay and land as one atomic write at the end. A
   // command that talks to the Redis tier commits what is pending at its boundary (RunLocked):
   // the whole is then one atomic write per stretch between such commands.
-  ExecWrite exec(store_, read_your_writes);
+  ExecWrite exec(store_, read_your_writes_from == 0);
   size_t stretch_begin = replies->size();  // the first command whose writes are pending
   ReadyKeys stretch_ready;
   // A stretch whose commit failed: its commands' replies, computed over writes that did not
@@ -263,7 +249,9 @@ void Engine::RunAsOneWrite(Session& session, std::span<const LockedCommand> comm
     stretch_ready.clear();
     stretch_begin = end;
   };
-  for (const LockedCommand& c : commands) {
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const LockedCommand& c = commands[i];
+    if (i == read_your_writes_from) exec.pending.StartReadingYourWrites();
     CommandCost cost;
     ReadyKeys ready_keys;
     exec.committed = false;
