@@ -11,27 +11,18 @@
 // gone (a kvlab killed with SIGKILL cannot remove its own), and every new runtime directory
 // calls it first. The destructor removes the runtime directory (and a temporary data one).
 //
-// How it runs: a monitor thread forks the server (so that PR_SET_PDEATHSIG, which fires when
-// the forking *thread* exits, ties the server to the monitor's life, and the server dies with
-// kvlab) and waits for it with waitpid, so a dead server never lingers as a zombie. With
-// `supervise`, a server that exits unasked is restarted on the same address and directory after
-// a backoff (100 ms, doubling up to 10 s, back to 100 ms once it has run for a minute); every
-// exit and restart is reported through `on_event`. Without it, the server stays down until
-// Start() is called again, as tests that simulate crashes want.
+// How it runs: as a kvlab::ChildProcess (base/child_process.h), which forks, watches and, with
+// `supervise`, restarts it on the same address and directory.
 #pragma once
 
 #include <sys/types.h>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <future>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "base/child_process.h"
 #include "base/status.h"
 #include "redis/client.h"
 
@@ -57,7 +48,7 @@ struct RedisServerOptions {
 
 class RedisServerProcess {
  public:
-  enum class State { kNotStarted, kRunning, kRestarting, kStopped };
+  using State = ChildProcess::State;
 
   explicit RedisServerProcess(RedisServerOptions options = {});
   ~RedisServerProcess();
@@ -78,12 +69,12 @@ class RedisServerProcess {
   void Pause();
   void Resume();
 
-  bool running() const { return state() == State::kRunning; }
-  State state() const;
+  bool running() const { return process_.running(); }
+  State state() const { return process_.state(); }
   // The server's pid while it runs, else -1.
-  pid_t pid() const;
+  pid_t pid() const { return process_.pid(); }
   // Restarts after unasked exits, since construction.
-  uint64_t restarts() const { return restarts_.load(); }
+  uint64_t restarts() const { return process_.restarts(); }
   const RedisEndpoint& endpoint() const { return endpoint_; }
   // The data directory.
   const std::string& dir() const { return dir_; }
@@ -94,11 +85,10 @@ class RedisServerProcess {
 
  private:
   Status Prepare();
-  // Forks the server (on the monitor thread) and waits until it answers PING or exits.
-  Status Launch(pid_t* pid);
-  void Monitor(std::promise<Status>* started);
-  void Signal(int signal);
-  void StopWith(int signal);
+  // The launch's command line (called by process_ before each launch).
+  Status Command(int attempt, std::vector<std::string>* args);
+  // Whether the server answers PING (called by process_ while it starts).
+  bool Ready() const;
   void WriteOwnerFile(pid_t child);
   std::vector<std::string> Args() const;
 
@@ -107,15 +97,7 @@ class RedisServerProcess {
   std::string runtime_dir_;
   bool own_dir_ = false;
   RedisEndpoint endpoint_;
-  bool address_fixed_ = false;
-
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::thread monitor_;
-  pid_t pid_ = -1;
-  State state_ = State::kNotStarted;
-  bool stop_requested_ = false;
-  std::atomic<uint64_t> restarts_{0};
+  ChildProcess process_;  // last: stopped before the members it calls back into go
 };
 
 const char* RedisServerStateName(RedisServerProcess::State state);
@@ -126,7 +108,7 @@ const char* RedisServerStateName(RedisServerProcess::State state);
 // were removed.
 int RemoveStaleRedisDirs(const std::string& temp_dir = "");
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreeLoopbackPort();
+// A TCP port on 127.0.0.1 that was free a moment ago (base/child_process.h).
+using kvlab::FreeLoopbackPort;
 
 }  // namespace kvlab::redis
