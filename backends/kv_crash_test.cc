@@ -123,7 +123,7 @@ TEST_P(CrashTest, BatchesSurviveSigkillWholeOrNotAtAll) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, CrashTest, ::testing::ValuesIn(BackendNames()),
+INSTANTIATE_TEST_SUITE_P(AllBackends, CrashTest, ::testing::ValuesIn(EmbeddedBackendNames()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

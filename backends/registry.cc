@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backends/etcd_store.h"
 #include "backends/lmdb_store.h"
 #include "backends/memory_store.h"
 #include "backends/rocksdb_store.h"
@@ -33,6 +34,12 @@ OpenFn FindBackend(const std::string& name) {
   if (name == "rocksdb") return &OpenRocksDbStore;
   if (name == "lmdb") return &OpenLmdbStore;
   if (name == "wiredtiger") return &OpenWiredTigerStore;
+  if (name == "etcd") {
+    // Opened with its EtcdOptions in OpenStore; this entry says the name is known.
+    return [](const StoreOptions& options, std::unique_ptr<KvStore>* out) {
+      return OpenEtcdStore(options, EtcdOptions(), out);
+    };
+  }
   return nullptr;
 }
 
@@ -210,6 +217,12 @@ Status LockDirectory(const std::string& backend, const std::string& dir, bool fr
 }  // namespace
 
 const std::vector<std::string>& BackendNames() {
+  static const std::vector<std::string> kNames = {"memory", "rocksdb", "lmdb", "wiredtiger",
+                                                  "etcd"};
+  return kNames;
+}
+
+const std::vector<std::string>& EmbeddedBackendNames() {
   static const std::vector<std::string> kNames = {"memory", "rocksdb", "lmdb", "wiredtiger"};
   return kNames;
 }
@@ -307,7 +320,7 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   OpenFn open = FindBackend(spec.backend);
   if (open == nullptr) {
     return Status::InvalidArgument("unknown backend '" + spec.backend +
-                                   "' (expected memory, rocksdb, lmdb or wiredtiger)");
+                                   "' (expected memory, rocksdb, lmdb, wiredtiger or etcd)");
   }
   if (spec.compaction_filter != nullptr && spec.backend != "rocksdb") {
     return Status::InvalidArgument(
@@ -353,6 +366,8 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   if (spec.backend == "rocksdb") {
     KVLAB_RETURN_IF_ERROR(
         OpenRocksDbStore(options, spec.compaction_filter, &store, &opened->compact_all_));
+  } else if (spec.backend == "etcd") {
+    KVLAB_RETURN_IF_ERROR(OpenEtcdStore(options, spec.etcd, &store));
   } else {
     KVLAB_RETURN_IF_ERROR(open(options, &store));
   }

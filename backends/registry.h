@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "backends/compaction_filter.h"
+#include "backends/etcd_store.h"
 #include "backends/kv_store.h"
 #include "backends/remote_store.h"
 
@@ -46,10 +47,16 @@ struct StoreSpec {
   // What the backend's own compactions may drop (compaction_filter.h). Only RocksDB compacts;
   // OpenStore refuses a policy for another backend, naming the collector instead.
   std::shared_ptr<const CompactionFilterPolicy> compaction_filter;
+  // The etcd backend's cluster and limits (etcd_store.h); ignored by the others.
+  EtcdOptions etcd;
 };
 
 // The names OpenStore accepts, in a fixed order.
 const std::vector<std::string>& BackendNames();
+// The backends that keep their data inside kvlab's process, in a directory alone: BackendNames()
+// without etcd, which is a cluster of servers. The default matrix of `kvlab bench` and of the
+// shared backend tests (etcd has test binaries of its own, etcd_*_test).
+const std::vector<std::string>& EmbeddedBackendNames();
 
 // A backend column of a matrix (bench, study, conform --backends): "NAME", then any of the
 // modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key

@@ -228,7 +228,7 @@ TEST_P(RegistryTest, AStoreWithoutARecordTakesItsFirstOpeners) {
   EXPECT_NE(s.message().find("md5_prefix=yes"), std::string::npos) << s.ToString();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, RegistryTest, ::testing::ValuesIn(BackendNames()),
+INSTANTIATE_TEST_SUITE_P(AllBackends, RegistryTest, ::testing::ValuesIn(EmbeddedBackendNames()),
                          [](const auto& info) { return info.param; });
 
 TEST(Registry, UnknownBackendIsAClearError) {
@@ -236,7 +236,7 @@ TEST(Registry, UnknownBackendIsAClearError) {
   Status s = OpenStore(SpecFor("leveldb", ""), &opened);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.message(),
-            "unknown backend 'leveldb' (expected memory, rocksdb, lmdb or wiredtiger)");
+            "unknown backend 'leveldb' (expected memory, rocksdb, lmdb, wiredtiger or etcd)");
 }
 
 TEST(Registry, BackendColumnsCarryTheirModifiers) {

@@ -49,7 +49,7 @@ struct StoreVariant {
 // Every backend with every decorator combination.
 inline std::vector<StoreVariant> AllStoreVariants() {
   std::vector<StoreVariant> out;
-  for (const std::string& b : backends::BackendNames()) {
+  for (const std::string& b : backends::EmbeddedBackendNames()) {
     for (bool no_reverse : {false, true}) {
       for (bool remote : {false, true}) out.push_back({b, no_reverse, remote});
     }

@@ -21,7 +21,7 @@
 
 namespace kvlab::workloads {
 
-using backends::BackendNames;
+using backends::EmbeddedBackendNames;
 using flags::EngineFlags;
 using flags::InstallInterruptHandlers;
 using flags::InterruptFlag;
@@ -185,7 +185,7 @@ void CheckStoreParent(const std::string& dir) {
 MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   CheckConflicts(f);
   MatrixOptions m;
-  m.backends = f.backends.empty() ? BackendNames() : f.backends;
+  m.backends = f.backends.empty() ? EmbeddedBackendNames() : f.backends;
   if (f.Given("--backend")) m.backends = {f.store.backend};
   for (const auto& b : m.backends) {
     backends::StoreSpec ignored;

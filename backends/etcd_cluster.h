@@ -1,0 +1,73 @@
+// EtcdCluster: a private etcd cluster that kvlab starts under a store's directory, one `etcd`
+// process (Debian's etcd-server) per member, each a kvlab::ChildProcess (base/child_process.h)
+// as the Redis tier's private redis-servers are.
+//
+// Layout under `dir`: "cluster" (the members' loopback ports and the cluster token, written at
+// the first start and reused by every later one, since etcd records its peers' addresses in its
+// data), "member<i>/" (a member's data directory) and "member<i>.log" (its log).
+//
+// The members listen on 127.0.0.1 only and run with:
+// - --max-txn-ops kPrivateMaxTxnOps (10000, etcd's default is 128), so that one engine command's
+//   batch fits in one Txn; etcd's --max-request-bytes stays at its default, 1.5 MiB;
+// - --heartbeat-interval 50 ms and --election-timeout 500 ms (etcd's defaults are 100 and 1000),
+//   so that a leader's loss is noticed within about half a second on loopback;
+// - periodic auto-compaction keeping 5 minutes of history, so that the MVCC history does not
+//   grow without bound (an iterator that lives longer than that loses its pinned revision).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/child_process.h"
+#include "base/status.h"
+
+namespace kvlab::backends {
+
+inline constexpr int kPrivateMaxTxnOps = 10000;
+
+struct EtcdClusterOptions {
+  std::string dir;         // created when missing
+  int members = 3;         // REQUIRES: >= 1
+  bool supervise = false;  // restart a member that exits unasked (ChildProcessOptions)
+  std::function<void(const std::string&)> on_event;
+};
+
+class EtcdCluster {
+ public:
+  // Starts every member (reusing the ports of an earlier start in the same dir) and waits
+  // until the cluster has elected a leader and answers requests. Fails naming the member and
+  // showing its log when one does not start.
+  static Status Start(EtcdClusterOptions options, std::unique_ptr<EtcdCluster>* out);
+  ~EtcdCluster();  // stops every member
+
+  // "127.0.0.1:port" per member, in member order.
+  std::vector<std::string> client_endpoints() const;
+  int size() const { return static_cast<int>(members_.size()); }
+  // The member's process, to stop, kill or restart it (tests, fault injection).
+  // REQUIRES: 0 <= i < size().
+  ChildProcess& member(int i) { return *members_[i]->process; }
+  // Waits up to `timeout` until a member answers as the leader; -1 when none does.
+  int Leader(std::chrono::milliseconds timeout) const;
+
+ private:
+  struct Member {
+    int client_port = 0;
+    int peer_port = 0;
+    std::unique_ptr<ChildProcess> process;
+  };
+  EtcdCluster() = default;
+  Status LoadOrCreateLayout();
+  std::vector<std::string> MemberArgs(int i) const;
+  std::string LogTail(int i) const;
+
+  EtcdClusterOptions options_;
+  std::string token_;
+  bool fresh_ = false;
+  std::vector<std::unique_ptr<Member>> members_;
+};
+
+// Whether something accepts TCP connections on 127.0.0.1:port.
+bool LoopbackPortAccepts(int port);
+
+}  // namespace kvlab::backends

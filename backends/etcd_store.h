@@ -1,0 +1,76 @@
+// The etcd backend: a KvStore over etcd's v3 gRPC API (the KV service of etcd's rpc.proto,
+// compiled at build time from Debian's golang-etcd-server-dev; backends/CMakeLists.txt).
+//
+// Where the data lives: under a key prefix of its own ("kvlab/<random hex>/"), chosen when the
+// store is created and kept in the store's directory (file "etcd-prefix"), so that one cluster
+// holds several stores. The cluster is EtcdOptions::endpoints, or, when none are given, a
+// private 3-member cluster under the store's directory (etcd_cluster.h) that lives as long as
+// the store.
+//
+// How each call maps to etcd (every request is one gRPC round trip):
+// - Get: one Range of one key. MultiGet: one Txn of Ranges, one per key (several Txns when the
+//   keys exceed the cluster's --max-txn-ops).
+// - Put, Delete, DeleteRange: one Put, one DeleteRange of one key, one DeleteRange of a range.
+// - Write(batch): one Txn, so a batch is atomic. etcd refuses a Txn that writes a key twice or
+//   puts a key inside a range it deletes, so the batch is first reduced to its net effect (the
+//   last write of each key wins; a range delete is split around the keys put after it).
+// - An iterator reads pages of kPageRows rows: a Range with a limit, continued from the key
+//   after the last one; a reverse scan is a Range sorted by key in descending order (native in
+//   etcd). Every page of one seek reads at the revision of its first page, so a scan sees one
+//   consistent view.
+//
+// Limits (etcd's, checked before sending, with an error naming the limit and the request):
+// --max-request-bytes (kEtcdMaxRequestBytes, etcd's default 1.5 MiB) bounds a request, so a
+// batch's keys and values; --max-txn-ops (EtcdOptions::max_txn_ops) bounds a batch's
+// operations after reduction. kvlab's private members run with --max-txn-ops 10000.
+//
+// Failures: a request that finds no leader or no answer (gRPC UNAVAILABLE or DEADLINE_EXCEEDED)
+// is retried on the next endpoint until EtcdOptions::timeout_ms has passed, then fails
+// with Unavailable naming the endpoints and etcd's last error. A retried request may have been
+// applied once already; every request kvlab sends sets absolute values, so applying it twice
+// leaves the same data. The time spent waiting shows in the counters below.
+//
+// Physical counters (store-wide totals): etcd.round_trips, etcd.bytes_sent, etcd.bytes_received
+// (protobuf message sizes), etcd.retries, etcd.wait_us (time spent retrying), and
+// etcd.longest_wait_us (the longest single pause, e.g. a leader election).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/kv_store.h"
+
+namespace kvlab::backends {
+
+class EtcdCluster;
+
+struct EtcdOptions {
+  // The client endpoints ("host:port") of the cluster the store lives in, under a key prefix of
+  // its own kept in the store's directory. Empty: a private 3-member cluster kvlab starts under
+  // the store's directory (etcd_cluster.h).
+  std::vector<std::string> endpoints;
+  // How long an operation keeps retrying while the cluster has no leader or a member does not
+  // answer, before it fails with an error that names the cluster's state.
+  uint32_t timeout_ms = 10000;
+  // The cluster's --max-txn-ops, which bounds a batch. 0: etcd's default (128) for given
+  // endpoints, kPrivateMaxTxnOps (10000) for the private cluster.
+  uint32_t max_txn_ops = 0;
+};
+
+inline constexpr uint64_t kEtcdMaxRequestBytes = 1536 * 1024;
+inline constexpr uint32_t kEtcdDefaultMaxTxnOps = 128;
+// Rows per Range page of an iterator.
+inline constexpr int kEtcdPageRows = 100;
+
+// Opens the store in options.dir (the key prefix's file, and the private cluster's members when
+// `etcd` names no endpoints), and sends it a first request, so that a cluster that cannot be
+// reached fails here rather than at the first command.
+Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
+                     std::unique_ptr<KvStore>* out);
+
+// The private cluster behind a store that OpenEtcdStore opened without endpoints (to stop and
+// kill its members in tests), else nullptr. REQUIRES: `store` is an etcd store, not decorated.
+EtcdCluster* PrivateEtcdCluster(KvStore* store);
+
+}  // namespace kvlab::backends
