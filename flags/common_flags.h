@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/registry.h"
 #include "encodings/registry.h"
@@ -27,9 +28,11 @@ struct StoreFlags {
   // for expired keys.
   bool compaction_filter = false;
   int64_t compaction_grace_ms = 60'000;
+  // --etcd-endpoints host:port,...: the etcd cluster of --backend etcd (empty: a private one).
+  std::vector<std::string> etcd_endpoints;
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
-  // --column-families, --compaction-filter, --compaction-grace-ms.
+  // --column-families, --compaction-filter, --compaction-grace-ms, --etcd-endpoints.
   void AddTo(CLI::App* app);
   backends::StoreSpec ToSpec() const;
 };
@@ -64,6 +67,9 @@ struct EngineFlags {
   // Applies --config FILE (redis.conf-style "name value" lines) to the engine.
   Status ApplyConfigFile(engine::Engine* engine) const;
 };
+
+// The help text of --etcd-endpoints, shared by the subcommands that take it.
+extern const char* const kEtcdEndpointsHelp;
 
 // Opens the store of `flags` and reports where it lives on stderr ("kvlab: rocksdb store in
 // /tmp/kvlab-rocksdb-XXXX (temporary, removed at exit)"). On failure prints the error and
