@@ -156,6 +156,8 @@ class EtcdIterator final : public Iterator {
   void FetchForward(std::string from);
   // Reads the page of rows below `to` (a full etcd key, exclusive) down to the lower bound.
   void FetchReverse(std::string to);
+  // Reads the page of rows in [begin, end) nearest to begin (forward) or to end (reverse).
+  void Fetch(bool forward, const std::string& begin, const std::string& end);
 
   EtcdStore* store_;
   std::string lo_, hi_;                                    // full etcd keys: [lo_, hi_)
@@ -317,7 +319,6 @@ class EtcdStore final : public KvStore {
             {"etcd.longest_wait_us", longest_wait_us_.load()}};
   }
 
-  EtcdCluster* cluster() const { return cluster_.get(); }
   const std::string& prefix() const { return prefix_; }
   const std::string& prefix_end() const { return prefix_end_; }
   std::string Full(std::string_view key) const { return prefix_ + std::string(key); }
@@ -403,41 +404,28 @@ EtcdIterator::EtcdIterator(EtcdStore* store, const IteratorOptions& options)
       hi_(options.upper_bound ? store->Full(*options.upper_bound) : store->prefix_end()) {}
 
 void EtcdIterator::FetchForward(std::string from) {
-  forward_ = true;
-  rows_.clear();
-  pos_ = 0;
-  more_ = false;
-  if (from < lo_) from = lo_;
-  if (from >= hi_) return;
-  RangeRequest req;
-  req.set_key(from);
-  req.set_range_end(hi_);
-  req.set_limit(kEtcdPageRows);
-  req.set_revision(revision_);
-  RangeResponse resp;
-  status_ = store_->Call("Range", &etcdserverpb::KV::Stub::Range, req, &resp);
-  if (!status_.ok()) return;
-  if (revision_ == 0) revision_ = resp.header().revision();
-  for (const auto& kv : resp.kvs()) {
-    rows_.emplace_back(kv.key().substr(store_->prefix().size()), kv.value());
-  }
-  more_ = resp.more();
+  Fetch(/*forward=*/true, std::max(from, lo_), hi_);
 }
 
 void EtcdIterator::FetchReverse(std::string to) {
-  forward_ = false;
+  Fetch(/*forward=*/false, lo_, std::min(to, hi_));
+}
+
+void EtcdIterator::Fetch(bool forward, const std::string& begin, const std::string& end) {
+  forward_ = forward;
   rows_.clear();
   pos_ = 0;
   more_ = false;
-  if (to > hi_) to = hi_;
-  if (to <= lo_) return;
+  if (begin >= end) return;
   RangeRequest req;
-  req.set_key(lo_);
-  req.set_range_end(to);
+  req.set_key(begin);
+  req.set_range_end(end);
   req.set_limit(kEtcdPageRows);
   req.set_revision(revision_);
-  req.set_sort_order(RangeRequest::DESCEND);
-  req.set_sort_target(RangeRequest::KEY);
+  if (!forward) {
+    req.set_sort_order(RangeRequest::DESCEND);
+    req.set_sort_target(RangeRequest::KEY);
+  }
   RangeResponse resp;
   status_ = store_->Call("Range", &etcdserverpb::KV::Stub::Range, req, &resp);
   if (!status_.ok()) return;
@@ -522,10 +510,6 @@ Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
   KVLAB_RETURN_IF_ERROR(store->Call("Range", &etcdserverpb::KV::Stub::Range, req, &resp));
   *out = std::move(store);
   return Status::OK();
-}
-
-EtcdCluster* PrivateEtcdCluster(KvStore* store) {
-  return static_cast<EtcdStore*>(store)->cluster();
 }
 
 }  // namespace kvlab::backends

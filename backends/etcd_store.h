@@ -43,8 +43,6 @@
 
 namespace kvlab::backends {
 
-class EtcdCluster;
-
 struct EtcdOptions {
   // The client endpoints ("host:port") of the cluster the store lives in, under a key prefix of
   // its own kept in the store's directory. Empty: a private 3-member cluster kvlab starts under
@@ -68,9 +66,5 @@ inline constexpr int kEtcdPageRows = 100;
 // reached fails here rather than at the first command.
 Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
                      std::unique_ptr<KvStore>* out);
-
-// The private cluster behind a store that OpenEtcdStore opened without endpoints (to stop and
-// kill its members in tests), else nullptr. REQUIRES: `store` is an etcd store, not decorated.
-EtcdCluster* PrivateEtcdCluster(KvStore* store);
 
 }  // namespace kvlab::backends
