@@ -73,6 +73,10 @@ bool IsRandomReply(const std::vector<std::string>& argv) {
          c == "hrandfield";
 }
 
+bool IsMemoryUsage(const std::vector<std::string>& argv) {
+  return argv.size() >= 3 && LowerCommand(argv[0]) == "memory" && LowerCommand(argv[1]) == "usage";
+}
+
 bool IsScanCommand(const std::string& command) {
   const std::string c = LowerCommand(command);
   return c == "scan" || c == "hscan" || c == "zscan" || c == "sscan";

@@ -44,6 +44,11 @@ bool IsUnorderedReply(const std::vector<std::string>& argv);
 bool IsRandomReply(const std::vector<std::string>& argv);
 // Whether a command is a SCAN-family command (compared over whole iterations).
 bool IsScanCommand(const std::string& command);
+// Whether argv is MEMORY USAGE of a key. Redis's memoryCommand finds the key in its dictionary
+// without an expiry check, so it reports an expired key's bytes until something notices the
+// expiry (an access, or the active expiry cycle up to ~100 ms later); kvlab's expired key is
+// gone at once.
+bool IsMemoryUsage(const std::vector<std::string>& argv);
 // Reply::Describe, cut to about max_chars with the full length noted.
 std::string DescribeShort(const resp::Reply& reply, size_t max_chars = 300);
 // The lower-case form of a command name.

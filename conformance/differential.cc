@@ -68,9 +68,11 @@ Reply Run(ReplyTarget& target, const std::vector<std::string>& argv) {
 // Redis counts a key in DBSIZE until its expiry is noticed: on access, or by the active expiry
 // cycle up to ~100 ms later (SET ... PXAT in the past leaves such a key). A whole SCAN notices
 // every expired key of the database, so DBSIZE then counts exactly the live keys, as kvlab
-// does. This changes nothing a client can see.
+// does. This changes nothing a client can see. MEMORY USAGE likewise reports an expired key
+// until its expiry is noticed (IsMemoryUsage): an EXISTS of the key first notices it.
 Reply RunOnReference(ReplyTarget& reference, const std::vector<std::string>& argv) {
   if (LowerCommand(argv[0]) == "dbsize") ScanAll(reference, {"SCAN", "0", "COUNT", "1000"});
+  if (IsMemoryUsage(argv)) reference.Execute({"EXISTS", argv[2]});
   return Run(reference, argv);
 }
 
