@@ -316,7 +316,20 @@ class EtcdStore final : public KvStore {
             {"etcd.bytes_received", bytes_received_.load()},
             {"etcd.retries", retries_.load()},
             {"etcd.wait_us", wait_us_.load()},
-            {"etcd.longest_wait_us", longest_wait_us_.load()}};
+            {"etcd.longest_wait_us", longest_wait_us_.load()},
+            {"etcd.page_range_rows", page_range_rows_.load()},
+            {"etcd.reverse_rows_read", reverse_rows_read_.load()}};
+  }
+
+  // Called for every iterator page with the rows in the range it asked (RangeResponse.count):
+  // etcd 3.4 walks all of them in its in-memory index to count them, and for a descending page
+  // it also reads every one from its backend and sorts them before it applies the limit
+  // (etcdserver's rangeLimit: "fetch everything; sort and truncate afterwards"). These two
+  // counters show that server-side work, which the round trips and bytes do not.
+  void CountPage(bool forward, int64_t rows_in_range) {
+    const uint64_t rows = rows_in_range > 0 ? static_cast<uint64_t>(rows_in_range) : 0;
+    page_range_rows_.fetch_add(rows);
+    if (!forward) reverse_rows_read_.fetch_add(rows);
   }
 
   const std::string& prefix() const { return prefix_; }
@@ -395,7 +408,7 @@ class EtcdStore final : public KvStore {
   std::vector<std::unique_ptr<etcdserverpb::KV::Stub>> stubs_;
   std::atomic<size_t> next_endpoint_{0};
   std::atomic<uint64_t> round_trips_{0}, bytes_sent_{0}, bytes_received_{0}, retries_{0},
-      wait_us_{0}, longest_wait_us_{0};
+      wait_us_{0}, longest_wait_us_{0}, page_range_rows_{0}, reverse_rows_read_{0};
 };
 
 EtcdIterator::EtcdIterator(EtcdStore* store, const IteratorOptions& options)
@@ -430,6 +443,7 @@ void EtcdIterator::Fetch(bool forward, const std::string& begin, const std::stri
   status_ = store_->Call("Range", &etcdserverpb::KV::Stub::Range, req, &resp);
   if (!status_.ok()) return;
   if (revision_ == 0) revision_ = resp.header().revision();
+  store_->CountPage(forward, resp.count());
   for (const auto& kv : resp.kvs()) {
     rows_.emplace_back(kv.key().substr(store_->prefix().size()), kv.value());
   }

@@ -128,6 +128,43 @@ TEST_F(EtcdStoreTest, ScansPageThroughManyRows) {
   EXPECT_EQ(m, model.rend());
 }
 
+// etcd applies a Range's limit after sorting, so a descending page reads every row of its range
+// (between the iterator's lower bound and the seek target), however few it returns; an ascending
+// page only counts them in etcd's index. The counters say so, and a tighter bound is cheaper.
+TEST_F(EtcdStoreTest, ReversePagesReadTheirWholeRange) {
+  auto store = Open("s");
+  ASSERT_NE(store, nullptr);
+  WriteBatch batch;
+  const int n = 2 * kEtcdPageRows + 7;
+  for (int i = 0; i < n; ++i) batch.Put("row" + std::to_string(1000 + i), "v");
+  ASSERT_TRUE(store->Write(batch).ok());
+  auto reverse_rows = [&] { return Counter(store.get(), "etcd.reverse_rows_read"); };
+  auto range_rows = [&] { return Counter(store.get(), "etcd.page_range_rows"); };
+
+  uint64_t reverse_before = reverse_rows(), range_before = range_rows();
+  auto it = store->NewIterator();
+  it->SeekToLast();  // one page of 100 rows, the last ones
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(reverse_rows() - reverse_before, static_cast<uint64_t>(n));
+  EXPECT_EQ(range_rows() - range_before, static_cast<uint64_t>(n));
+
+  reverse_before = reverse_rows();
+  range_before = range_rows();
+  it->Seek("row1000");  // forward: counted in the index only
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(reverse_rows() - reverse_before, 0u);
+  EXPECT_EQ(range_rows() - range_before, static_cast<uint64_t>(n));
+
+  IteratorOptions bounded;
+  bounded.lower_bound = "row1200";
+  auto tail = store->NewIterator(bounded);
+  reverse_before = reverse_rows();
+  int rows = 0;
+  for (tail->SeekToLast(); tail->Valid(); tail->Prev()) ++rows;
+  EXPECT_EQ(rows, n - 200);
+  EXPECT_EQ(reverse_rows() - reverse_before, static_cast<uint64_t>(n - 200));
+}
+
 TEST_F(EtcdStoreTest, BatchOverMaxTxnOpsFailsClearlyAndAppliesNothing) {
   auto store = Open("s", kEtcdDefaultMaxTxnOps);
   ASSERT_NE(store, nullptr);

@@ -4,6 +4,11 @@
 //
 // The child is this binary re-executed with --crash-writer, not a fork of the test process: the
 // parent has storage engines open, with their own threads, which a fork would copy half-way.
+//
+// Built twice: kv_crash_test runs it on the embedded backends, and kv_crash_etcd_test
+// (KVLAB_CRASH_ETCD) on etcd, where the client dies mid-stream and the cluster (one the test
+// starts, given to the writer by its endpoints) stays up: what survives is what etcd acknowledged,
+// found again under the store's key prefix, kept in the store directory.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "backends/etcd_cluster.h"
 #include "testing/kv_test_util.h"
 
 namespace kvlab::backends {
@@ -25,11 +31,25 @@ std::string BatchKey(int batch, int j) {
   return buf;
 }
 
-// The child: writes batches forever and reports progress on stdout (one byte per 50 batches).
-int RunCrashWriter(const std::string& backend, const std::string& dir) {
+// The store of `backend` in `dir`; for etcd, in the cluster at `etcd_endpoints` (comma-separated).
+StoreSpec CrashSpec(const std::string& backend, const std::string& dir,
+                    const std::string& etcd_endpoints) {
   StoreSpec spec;
   spec.backend = backend;
   spec.options.dir = dir;
+  for (size_t start = 0; start < etcd_endpoints.size();) {
+    size_t end = etcd_endpoints.find(',', start);
+    if (end == std::string::npos) end = etcd_endpoints.size();
+    spec.etcd.endpoints.push_back(etcd_endpoints.substr(start, end - start));
+    start = end + 1;
+  }
+  return spec;
+}
+
+// The child: writes batches forever and reports progress on stdout (one byte per 50 batches).
+int RunCrashWriter(const std::string& backend, const std::string& dir,
+                   const std::string& etcd_endpoints) {
+  const StoreSpec spec = CrashSpec(backend, dir, etcd_endpoints);
   std::unique_ptr<OpenedStore> opened;
   Status s = OpenStore(spec, &opened);
   if (!s.ok()) {
@@ -54,15 +74,34 @@ std::string SelfPath() {
   return n > 0 ? std::string(resolved, static_cast<size_t>(n)) : "/proc/self/exe";
 }
 
-class CrashTest : public ::testing::TestWithParam<std::string> {};
+class CrashTest : public ::testing::TestWithParam<std::string> {
+ protected:
+#ifdef KVLAB_CRASH_ETCD
+  static void SetUpTestSuite() {
+    cluster_dir_ = std::make_unique<testing::ScratchDir>();
+    EtcdClusterOptions options;
+    options.dir = cluster_dir_->Sub("cluster");
+    Status s = EtcdCluster::Start(options, &cluster_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (const std::string& e : cluster_->client_endpoints()) {
+      endpoints_ += (endpoints_.empty() ? "" : ",") + e;
+    }
+  }
+  static void TearDownTestSuite() {
+    cluster_.reset();
+    cluster_dir_.reset();
+  }
+  static inline std::unique_ptr<testing::ScratchDir> cluster_dir_;
+  static inline std::unique_ptr<EtcdCluster> cluster_;
+#endif
+  static inline std::string endpoints_;  // the etcd cluster's, "" for the embedded backends
+};
 
 TEST_P(CrashTest, BatchesSurviveSigkillWholeOrNotAtAll) {
   testing::ScratchDir scratch;
   const std::string dir = scratch.Sub("store");
   {
-    StoreSpec spec;
-    spec.backend = GetParam();
-    spec.options.dir = dir;
+    const StoreSpec spec = CrashSpec(GetParam(), dir, endpoints_);
     std::unique_ptr<OpenedStore> probe;
     ASSERT_TRUE(OpenStore(spec, &probe).ok());
     if (!probe->store()->capabilities().crash_safe) GTEST_SKIP() << "not crash-safe by design";
@@ -76,7 +115,7 @@ TEST_P(CrashTest, BatchesSurviveSigkillWholeOrNotAtAll) {
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     execl(self.c_str(), self.c_str(), "--crash-writer", GetParam().c_str(), dir.c_str(),
-          static_cast<char*>(nullptr));
+          endpoints_.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
@@ -93,9 +132,7 @@ TEST_P(CrashTest, BatchesSurviveSigkillWholeOrNotAtAll) {
   ASSERT_TRUE(WIFSIGNALED(wstatus));
   close(out[0]);
 
-  StoreSpec spec;
-  spec.backend = GetParam();
-  spec.options.dir = dir;
+  const StoreSpec spec = CrashSpec(GetParam(), dir, endpoints_);
   std::unique_ptr<OpenedStore> opened;
   Status s = OpenStore(spec, &opened);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -123,15 +160,20 @@ TEST_P(CrashTest, BatchesSurviveSigkillWholeOrNotAtAll) {
   }
 }
 
+#ifdef KVLAB_CRASH_ETCD
+INSTANTIATE_TEST_SUITE_P(Etcd, CrashTest, ::testing::Values("etcd"),
+                         [](const auto& info) { return info.param; });
+#else
 INSTANTIATE_TEST_SUITE_P(AllBackends, CrashTest, ::testing::ValuesIn(EmbeddedBackendNames()),
                          [](const auto& info) { return info.param; });
+#endif
 
 }  // namespace
 }  // namespace kvlab::backends
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--crash-writer") == 0) {
-    return kvlab::backends::RunCrashWriter(argv[2], argv[3]);
+  if (argc == 5 && std::strcmp(argv[1], "--crash-writer") == 0) {
+    return kvlab::backends::RunCrashWriter(argv[2], argv[3], argv[4]);
   }
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

@@ -241,44 +241,72 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
     return Status::InvalidArgument("unknown backend '" + backend + "' in '" + std::string(column) +
                                    "' (known: " + known + ")");
   }
-  bool noreverse = false, cf = false, plaindelete = false, dtc = false, scanflush = false;
-  uint64_t scan_flush_trigger = 0;
+  bool noreverse = false, cf = false, plaindelete = false, dtc = false, scanflush = false,
+       rtt = false, page = false;
+  uint64_t scan_flush_trigger = 0, rtt_us = 0, page_rows = 0;
   std::string_view rest = column.substr(backend.size());
   while (!rest.empty()) {
     rest.remove_prefix(1);  // the ':'
     std::string_view modifier = rest.substr(0, rest.find(':'));
     rest.remove_prefix(modifier.size());
-    if (modifier.starts_with("scanflush=")) {
-      const std::string_view n = modifier.substr(10);
-      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), scan_flush_trigger);
-      if (ec != std::errc() || end != n.data() + n.size() || scan_flush_trigger == 0) {
-        return Status::InvalidArgument("bad backend column '" + std::string(column) +
-                                       "': scanflush= takes a positive count of deleted records "
-                                       "a scan steps over, e.g. :scanflush=64");
+    // The modifiers that take a positive number: NAME=N.
+    struct Numeric {
+      std::string_view name;
+      uint64_t* value;
+      const char* meaning;
+    };
+    const Numeric numerics[] = {
+        {"scanflush", &scan_flush_trigger,
+         "a positive count of deleted records a scan steps over, e.g. :scanflush=64"},
+        {"rtt", &rtt_us, "a positive round-trip time in microseconds, e.g. :rtt=2000"},
+        {"page", &page_rows, "a positive count of rows per scan round trip, e.g. :page=100"},
+    };
+    for (const Numeric& numeric : numerics) {
+      // "rtt" alone is a numeric modifier without its number, not an unknown one.
+      if (!modifier.starts_with(numeric.name) ||
+          (modifier.size() > numeric.name.size() && modifier[numeric.name.size()] != '=')) {
+        continue;
       }
-      modifier = "scanflush";
+      const std::string_view n =
+          modifier.substr(std::min(modifier.size(), numeric.name.size() + 1));
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), *numeric.value);
+      if (ec != std::errc() || end != n.data() + n.size() || *numeric.value == 0 ||
+          (numeric.value == &page_rows && page_rows > 1000000)) {
+        return Status::InvalidArgument("bad backend column '" + std::string(column) + "': " +
+                                       std::string(numeric.name) + "= takes " + numeric.meaning);
+      }
+      modifier = numeric.name;
     }
     bool* seen = modifier == "noreverse"     ? &noreverse
                  : modifier == "cf"          ? &cf
                  : modifier == "plaindelete" ? &plaindelete
                  : modifier == "dtc"         ? &dtc
                  : modifier == "scanflush"   ? &scanflush
+                 : modifier == "rtt"         ? &rtt
+                 : modifier == "page"        ? &page
                                              : nullptr;
     if (seen == nullptr || *seen) {
       return Status::InvalidArgument(
           "bad backend column '" + std::string(column) + "': " +
           (seen == nullptr ? "unknown" : "repeated") + " modifier '" + std::string(modifier) +
           "' (expected NAME, then any of :noreverse (no reverse scan), :cf (record kinds in "
-          "column families, named databases or tables), and for rocksdb :plaindelete "
-          "(SingleDelete as Delete), :dtc (deletion-triggered compaction) and :scanflush=N "
-          "(a scan over N memtable tombstones flushes the memtable))");
+          "column families, named databases or tables), :rtt=US and :page=N (the remote-store "
+          "emulation: a round trip of US microseconds per KV call, N rows per scan round trip), "
+          "and for rocksdb :plaindelete (SingleDelete as Delete), :dtc (deletion-triggered "
+          "compaction) and :scanflush=N (a scan over N memtable tombstones flushes the "
+          "memtable))");
     }
-    if (seen != &noreverse && seen != &cf && backend != "rocksdb") {
+    if ((seen == &plaindelete || seen == &dtc || seen == &scanflush) && backend != "rocksdb") {
       return Status::InvalidArgument("bad backend column '" + std::string(column) +
                                      "': modifier '" + std::string(modifier) +
                                      "' applies to rocksdb only");
     }
     *seen = true;
+  }
+  if (page && !rtt) {
+    return Status::InvalidArgument("bad backend column '" + std::string(column) +
+                                   "': :page=N sets the emulated remote store's scan page, so "
+                                   "it needs :rtt=US in the same column");
   }
   out->backend = backend;
   if (noreverse) out->no_reverse_scan = true;
@@ -286,6 +314,12 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
   if (plaindelete) out->options.rocksdb_single_delete = false;
   if (dtc) out->options.rocksdb_compact_on_deletion = true;
   if (scanflush) out->options.rocksdb_scan_flush_trigger = scan_flush_trigger;
+  if (rtt) {
+    // The column's emulation replaces --rtt-us and --scan-page for this column.
+    out->remote_latency = true;
+    out->remote.round_trip = std::chrono::microseconds(rtt_us);
+    out->remote.scan_page_rows = page ? static_cast<uint32_t>(page_rows) : 100;
+  }
   return Status::OK();
 }
 

@@ -62,10 +62,14 @@ const std::vector<std::string>& EmbeddedBackendNames();
 // modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key
 // spaces of their own: column families, named databases or tables), e.g. "rocksdb:cf", and for
 // rocksdb ":plaindelete" (StoreOptions::rocksdb_single_delete off), ":dtc"
-// (rocksdb_compact_on_deletion on) and ":scanflush=N" (rocksdb_scan_flush_trigger N). Sets
-// out->backend, and out->no_reverse_scan, out->options.key_spaces (to `record_kinds`, the engine's
-// record-kind prefixes) and the RocksDB options when their modifier is there; leaves the rest of
-// *out alone. Fails naming the bad part: an unknown backend, an unknown or repeated modifier.
+// (rocksdb_compact_on_deletion on) and ":scanflush=N" (rocksdb_scan_flush_trigger N), and for any
+// backend ":rtt=US" with an optional ":page=N" (the remote-store emulation of this column alone:
+// out->remote_latency, out->remote, replacing what --rtt-us and --scan-page set; the page is 100
+// rows unless given), so that one matrix can hold a real remote store and its emulation side by
+// side ("etcd,lmdb:rtt=2000"). Sets out->backend, and out->no_reverse_scan,
+// out->options.key_spaces (to `record_kinds`, the engine's record-kind prefixes), the RocksDB
+// options and the emulation when their modifier is there; leaves the rest of *out alone. Fails
+// naming the bad part: an unknown backend, an unknown or repeated modifier, a bad number.
 Status ParseBackendColumn(std::string_view column, const std::vector<std::string>& record_kinds,
                           StoreSpec* out);
 // The backend name of a column: "rocksdb" for "rocksdb:cf".

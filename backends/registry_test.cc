@@ -291,6 +291,45 @@ TEST(Registry, BackendColumnsCarryTheirModifiers) {
   EXPECT_NE(s.message().find("applies to rocksdb only"), std::string::npos) << s.message();
 }
 
+// A column may carry the remote-store emulation of its own, so that one matrix holds a real
+// remote store and its emulation side by side; it replaces --rtt-us/--scan-page for the column.
+TEST(Registry, BackendColumnsCarryAnEmulatedRoundTrip) {
+  StoreSpec spec;
+  spec.remote_latency = true;  // as --rtt-us 50 --scan-page 7 leave it
+  spec.remote.round_trip = std::chrono::microseconds(50);
+  spec.remote.scan_page_rows = 7;
+  ASSERT_TRUE(ParseBackendColumn("lmdb:rtt=2500", {}, &spec).ok());
+  EXPECT_EQ(spec.backend, "lmdb");
+  EXPECT_TRUE(spec.remote_latency);
+  EXPECT_EQ(spec.remote.round_trip.count(), 2500);
+  EXPECT_EQ(spec.remote.scan_page_rows, 100u);
+  spec = StoreSpec();
+  ASSERT_TRUE(ParseBackendColumn("memory:noreverse:rtt=3:page=20", {}, &spec).ok());
+  EXPECT_TRUE(spec.no_reverse_scan);
+  EXPECT_EQ(spec.remote.round_trip.count(), 3);
+  EXPECT_EQ(spec.remote.scan_page_rows, 20u);
+  // Without the modifier the column leaves the global emulation alone.
+  spec = StoreSpec();
+  ASSERT_TRUE(ParseBackendColumn("etcd", {}, &spec).ok());
+  EXPECT_FALSE(spec.remote_latency);
+
+  const std::pair<const char*, const char*> bad[] = {
+      {"lmdb:rtt=0", "rtt= takes a positive round-trip time"},
+      {"lmdb:rtt=", "rtt= takes a positive round-trip time"},
+      {"lmdb:rtt=1ms", "rtt= takes a positive round-trip time"},
+      {"lmdb:rtt", "rtt= takes a positive round-trip time"},
+      {"lmdb:rtt=5:page=0", "page= takes a positive count of rows"},
+      {"lmdb:rtt=5:page=2000000", "page= takes a positive count of rows"},
+      {"lmdb:page=10", ":page=N sets the emulated remote store's scan page"},
+      {"lmdb:rtt=5:rtt=6", "repeated modifier 'rtt'"},
+  };
+  for (const auto& [column, expected] : bad) {
+    const Status s = ParseBackendColumn(column, {}, &spec);
+    ASSERT_TRUE(s.IsInvalidArgument()) << column;
+    EXPECT_NE(s.message().find(expected), std::string::npos) << column << ": " << s.message();
+  }
+}
+
 // The key spaces are part of the format record of every opener, raw ones included: a store
 // written with them is refused without them, by the registry, whatever the backend.
 TEST_P(RegistryTest, KeySpacesArePartOfTheRecord) {
