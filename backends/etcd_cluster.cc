@@ -25,14 +25,23 @@ constexpr auto kClusterReadyTimeout = std::chrono::seconds(20);
 std::string Url(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 // The member's Status, or an error when it does not answer within `timeout`.
-grpc::Status MemberStatus(int client_port, std::chrono::milliseconds timeout,
-                          etcdserverpb::StatusResponse* out) {
-  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(client_port),
-                                     grpc::InsecureChannelCredentials());
+grpc::Status MemberStatus(int client_port, std::shared_ptr<grpc::ChannelCredentials> credentials,
+                          std::chrono::milliseconds timeout, etcdserverpb::StatusResponse* out) {
+  auto channel =
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(client_port), std::move(credentials));
   auto stub = etcdserverpb::Maintenance::NewStub(channel);
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + timeout);
   return stub->Status(&ctx, etcdserverpb::StatusRequest(), out);
+}
+
+Status ReadFile(const std::string& path, std::string* out) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("etcd: cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return Status::OK();
 }
 
 }  // namespace
@@ -103,16 +112,28 @@ std::vector<std::string> EtcdCluster::MemberArgs(int i) const {
   const fs::path dir(options_.dir);
   const Member& m = *members_[i];
   const std::string name = "member" + std::to_string(i);
-  return {"etcd", "--name", name, "--data-dir", (dir / name).string(), "--listen-client-urls",
-          Url(m.client_port), "--advertise-client-urls", Url(m.client_port), "--listen-peer-urls",
-          Url(m.peer_port), "--initial-advertise-peer-urls", Url(m.peer_port), "--initial-cluster",
-          initial,
-          // Ignored once the member has data: it rejoins the cluster its data names.
-          "--initial-cluster-state", "new", "--initial-cluster-token", token_, "--max-txn-ops",
-          std::to_string(kPrivateMaxTxnOps), "--heartbeat-interval", "50", "--election-timeout",
-          "500", "--auto-compaction-mode", "periodic", "--auto-compaction-retention", "5m",
-          "--snapshot-count", "10000", "--logger", "zap", "--log-outputs",
-          (dir / (name + ".log")).string()};
+  std::vector<std::string> args = {
+      "etcd", "--name", name, "--data-dir", (dir / name).string(), "--listen-client-urls",
+      ClientUrl(i), "--advertise-client-urls", ClientUrl(i), "--listen-peer-urls", Url(m.peer_port),
+      "--initial-advertise-peer-urls", Url(m.peer_port), "--initial-cluster", initial,
+      // Ignored once the member has data: it rejoins the cluster its data names.
+      "--initial-cluster-state", "new", "--initial-cluster-token", token_, "--max-txn-ops",
+      std::to_string(options_.max_txn_ops), "--heartbeat-interval", "50", "--election-timeout",
+      "500", "--auto-compaction-mode", "periodic", "--auto-compaction-retention", "5m",
+      "--snapshot-count", "10000", "--logger", "zap", "--log-outputs",
+      (dir / (name + ".log")).string()};
+  if (options_.tls.has_value()) {
+    args.insert(args.end(),
+                {"--cert-file", options_.tls->cert_file, "--key-file", options_.tls->key_file,
+                 "--trusted-ca-file", options_.tls->ca_file, "--client-cert-auth"});
+  }
+  args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+  return args;
+}
+
+std::string EtcdCluster::ClientUrl(int i) const {
+  return (options_.tls.has_value() ? "https://127.0.0.1:" : "http://127.0.0.1:") +
+         std::to_string(members_[i]->client_port);
 }
 
 std::string EtcdCluster::LogTail(int i) const {
@@ -128,6 +149,11 @@ Status EtcdCluster::Start(EtcdClusterOptions options, std::unique_ptr<EtcdCluste
   cluster->options_ = std::move(options);
   KVLAB_RETURN_IF_ERROR(cluster->LoadOrCreateLayout());
   EtcdCluster* c = cluster.get();
+  if (c->options_.tls.has_value()) {
+    KVLAB_RETURN_IF_ERROR(ReadFile(c->options_.tls->ca_file, &c->probe_ca_));
+    KVLAB_RETURN_IF_ERROR(ReadFile(c->options_.tls->probe_cert_file, &c->probe_cert_));
+    KVLAB_RETURN_IF_ERROR(ReadFile(c->options_.tls->probe_key_file, &c->probe_key_));
+  }
   for (int i = 0; i < c->size(); ++i) {
     Member* m = c->members_[i].get();
     ChildProcessOptions po;
@@ -179,12 +205,22 @@ std::vector<std::string> EtcdCluster::client_endpoints() const {
 }
 
 int EtcdCluster::Leader(std::chrono::milliseconds timeout) const {
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (options_.tls.has_value()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = probe_ca_;
+    ssl.pem_cert_chain = probe_cert_;
+    ssl.pem_private_key = probe_key_;
+    credentials = grpc::SslCredentials(ssl);
+  }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   do {
     for (int i = 0; i < size(); ++i) {
       if (!members_[i]->process->running()) continue;
       etcdserverpb::StatusResponse status;
-      if (MemberStatus(members_[i]->client_port, std::chrono::milliseconds(300), &status).ok() &&
+      if (MemberStatus(members_[i]->client_port, credentials, std::chrono::milliseconds(300),
+                       &status)
+              .ok() &&
           status.leader() != 0 && status.leader() == status.header().member_id()) {
         return i;
       }

@@ -7,15 +7,20 @@
 // data), "member<i>/" (a member's data directory) and "member<i>.log" (its log).
 //
 // The members listen on 127.0.0.1 only and run with:
-// - --max-txn-ops kPrivateMaxTxnOps (10000, etcd's default is 128), so that one engine command's
-//   batch fits in one Txn; etcd's --max-request-bytes stays at its default, 1.5 MiB;
+// - --max-txn-ops kPrivateMaxTxnOps (10000, etcd's default is 128; EtcdClusterOptions may set
+//   another), so that one engine command's batch fits in one Txn; etcd's --max-request-bytes
+//   stays at its default, 1.5 MiB;
 // - --heartbeat-interval 50 ms and --election-timeout 500 ms (etcd's defaults are 100 and 1000),
 //   so that a leader's loss is noticed within about half a second on loopback;
 // - periodic auto-compaction keeping 5 minutes of history, so that the MVCC history does not
-//   grow without bound (an iterator that lives longer than that loses its pinned revision).
+//   grow without bound (an iterator that lives longer than that loses its pinned revision);
+// - plaintext for clients and peers, unless EtcdClusterOptions::tls asks for client TLS (the
+//   tests of the backend's TLS), and EtcdClusterOptions::extra_args.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +31,30 @@ namespace kvlab::backends {
 
 inline constexpr int kPrivateMaxTxnOps = 10000;
 
+// Client TLS of the members (PEM files), for tests of the etcd backend's TLS: the members serve
+// clients over TLS only, with cert_file and key_file, and accept only clients with a
+// certificate that ca_file signed (etcd's --client-cert-auth --trusted-ca-file). The cluster's
+// own probes (Leader()) verify the members with ca_file and present probe_cert_file and
+// probe_key_file.
+struct EtcdClusterTls {
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  std::string probe_cert_file;
+  std::string probe_key_file;
+};
+
 struct EtcdClusterOptions {
   std::string dir;         // created when missing
   int members = 3;         // REQUIRES: >= 1
   bool supervise = false;  // restart a member that exits unasked (ChildProcessOptions)
   std::function<void(const std::string&)> on_event;
+  // The members' --max-txn-ops. REQUIRES: >= 1.
+  int max_txn_ops = kPrivateMaxTxnOps;
+  // Empty: the members serve clients in plaintext.
+  std::optional<EtcdClusterTls> tls;
+  // More etcd flags for every member, after kvlab's own (tests: {"--auth-token-ttl", "1"}).
+  std::vector<std::string> extra_args;
 };
 
 class EtcdCluster {
@@ -60,8 +84,11 @@ class EtcdCluster {
   Status LoadOrCreateLayout();
   std::vector<std::string> MemberArgs(int i) const;
   std::string LogTail(int i) const;
+  std::string ClientUrl(int i) const;
 
   EtcdClusterOptions options_;
+  // The PEM texts of the probes' TLS files (options_.tls), read at Start.
+  std::string probe_ca_, probe_cert_, probe_key_;
   std::string token_;
   bool fresh_ = false;
   std::vector<std::unique_ptr<Member>> members_;
