@@ -6,11 +6,14 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 
 #include "backends/etcd_cluster.h"
+#include "backends/etcd_security.h"
 #include "etcd/etcdserver/etcdserverpb/rpc.grpc.pb.h"
 
 namespace kvlab::backends {
@@ -172,7 +175,8 @@ class EtcdIterator final : public Iterator {
 class EtcdStore final : public KvStore {
  public:
   EtcdStore(std::unique_ptr<EtcdCluster> cluster, std::vector<std::string> endpoints,
-            std::string prefix, const EtcdOptions& options)
+            std::string prefix, const EtcdOptions& options,
+            const std::shared_ptr<grpc::ChannelCredentials>& credentials)
       : cluster_(std::move(cluster)),
         endpoints_(std::move(endpoints)),
         prefix_(std::move(prefix)),
@@ -180,7 +184,11 @@ class EtcdStore final : public KvStore {
         timeout_(options.timeout_ms),
         max_txn_ops_(options.max_txn_ops != 0 ? options.max_txn_ops
                      : cluster_ != nullptr    ? kPrivateMaxTxnOps
-                                              : kEtcdDefaultMaxTxnOps) {
+                                              : kEtcdDefaultMaxTxnOps),
+        tls_(!options.ca_file.empty()),
+        client_cert_(!options.cert_file.empty()),
+        user_(options.user),
+        password_(options.password) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
@@ -188,12 +196,14 @@ class EtcdStore final : public KvStore {
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     for (const std::string& e : endpoints_) {
-      stubs_.push_back(etcdserverpb::KV::NewStub(
-          grpc::CreateCustomChannel(e, grpc::InsecureChannelCredentials(), args)));
+      auto channel = grpc::CreateCustomChannel(e, credentials, args);
+      stubs_.push_back(etcdserverpb::KV::NewStub(channel));
+      auth_stubs_.push_back(etcdserverpb::Auth::NewStub(channel));
     }
   }
   ~EtcdStore() override {
-    stubs_.clear();    // the channels first,
+    stubs_.clear();  // the channels first,
+    auth_stubs_.clear();
     cluster_.reset();  // then the members
   }
 
@@ -318,7 +328,8 @@ class EtcdStore final : public KvStore {
             {"etcd.wait_us", wait_us_.load()},
             {"etcd.longest_wait_us", longest_wait_us_.load()},
             {"etcd.page_range_rows", page_range_rows_.load()},
-            {"etcd.reverse_rows_read", reverse_rows_read_.load()}};
+            {"etcd.reverse_rows_read", reverse_rows_read_.load()},
+            {"etcd.authentications", authentications_.load()}};
   }
 
   // Called for every iterator page with the rows in the range it asked (RangeResponse.count):
@@ -336,50 +347,24 @@ class EtcdStore final : public KvStore {
   const std::string& prefix_end() const { return prefix_end_; }
   std::string Full(std::string_view key) const { return prefix_ + std::string(key); }
 
-  // Sends one request, retrying on the next endpoint while the cluster has no leader or a
-  // member does not answer, until the store's timeout.
+  // Sends one KV request, with the store's token, retrying on the next endpoint while the
+  // cluster has no leader or a member does not answer, until the store's timeout.
   template <typename Req, typename Resp>
   Status Call(const char* what,
               grpc::Status (etcdserverpb::KV::Stub::*method)(grpc::ClientContext*, const Req&,
                                                              Resp*),
               const Req& req, Resp* resp) {
-    const auto start = std::chrono::steady_clock::now();
-    const auto deadline = start + timeout_;
-    const uint64_t sent = req.ByteSizeLong();
-    size_t endpoint = next_endpoint_.load() % stubs_.size();
-    for (int attempt = 0;; ++attempt) {
-      grpc::ClientContext ctx;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      ctx.set_deadline(std::chrono::system_clock::now() +
-                       std::max(std::chrono::milliseconds(1), std::min(kAttemptTimeout, left)));
-      round_trips_.fetch_add(1);
-      bytes_sent_.fetch_add(sent);
-      const grpc::Status s = (stubs_[endpoint].get()->*method)(&ctx, req, resp);
-      if (s.ok()) {
-        bytes_received_.fetch_add(resp->ByteSizeLong());
-        if (attempt > 0) NoteWait(start);
-        return Status::OK();
-      }
-      if (!Retryable(s)) {
-        return Status::IOError(std::string("etcd: ") + what + " failed: " + s.error_message());
-      }
-      // This member cannot serve now: the next request starts at the next one.
-      endpoint = (endpoint + 1) % stubs_.size();
-      next_endpoint_.store(endpoint);
-      if (std::chrono::steady_clock::now() + kRetryPause >= deadline) {
-        NoteWait(start);
-        std::string list;
-        for (const std::string& e : endpoints_) list += (list.empty() ? "" : ",") + e;
-        return Status::Unavailable(
-            std::string("etcd: ") + what + " failed: no member of " + list + " served it within " +
-            std::to_string(timeout_.count()) +
-            " ms (is a quorum of the cluster up? last error: " + s.error_message() + ")");
-      }
-      retries_.fetch_add(1);
-      std::this_thread::sleep_for(kRetryPause);
-    }
+    return Send(what, req.ByteSizeLong(), /*with_token=*/true,
+                [&](size_t endpoint, grpc::ClientContext* ctx) {
+                  const grpc::Status s = (stubs_[endpoint].get()->*method)(ctx, req, resp);
+                  if (s.ok()) bytes_received_.fetch_add(resp->ByteSizeLong());
+                  return s;
+                });
   }
+
+  // Gets a token for the store's user (Auth.Authenticate), which every request then carries.
+  // REQUIRES: a user (EtcdOptions::user).
+  Status Authenticate();
 
  private:
   Status CheckSize(const std::string& what, uint64_t bytes) const {
@@ -388,6 +373,21 @@ class EtcdStore final : public KvStore {
                                    " bytes exceeds etcd's --max-request-bytes of " +
                                    std::to_string(kEtcdMaxRequestBytes) + " (less " +
                                    std::to_string(kRequestOverheadBytes) + " bytes of framing)");
+  }
+  using Rpc = std::function<grpc::Status(size_t endpoint, grpc::ClientContext* ctx)>;
+  // Sends `rpc` (of `sent` bytes), retrying as Call says; with_token: with the store's token,
+  // renewed once when etcd refuses it.
+  Status Send(const char* what, uint64_t sent, bool with_token, const Rpc& rpc);
+  // Gets a new token unless another thread did since `stale` was sent.
+  Status Renew(const std::string& stale);
+  std::string Token() const {
+    std::lock_guard<std::mutex> lock(token_mu_);
+    return token_;
+  }
+  std::string EndpointList() const {
+    std::string list;
+    for (const std::string& e : endpoints_) list += (list.empty() ? "" : ",") + e;
+    return list;
   }
   void NoteWait(std::chrono::steady_clock::time_point start) {
     const uint64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -405,11 +405,113 @@ class EtcdStore final : public KvStore {
   const std::string prefix_end_;
   const std::chrono::milliseconds timeout_;
   const uint32_t max_txn_ops_;
+  const bool tls_;
+  const bool client_cert_;
+  const std::string user_, password_;
   std::vector<std::unique_ptr<etcdserverpb::KV::Stub>> stubs_;
+  std::vector<std::unique_ptr<etcdserverpb::Auth::Stub>> auth_stubs_;
   std::atomic<size_t> next_endpoint_{0};
   std::atomic<uint64_t> round_trips_{0}, bytes_sent_{0}, bytes_received_{0}, retries_{0},
       wait_us_{0}, longest_wait_us_{0}, page_range_rows_{0}, reverse_rows_read_{0};
+  std::atomic<uint64_t> authentications_{0};
+  std::mutex renew_mu_;  // one renewal of the token at a time
+  mutable std::mutex token_mu_;
+  std::string token_;  // guarded by token_mu_; empty: none
 };
+
+Status EtcdStore::Send(const char* what, uint64_t sent, bool with_token, const Rpc& rpc) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout_;
+  size_t endpoint = next_endpoint_.load() % stubs_.size();
+  bool renewed = false;
+  size_t tls_failures = 0;  // in a row
+  for (int attempt = 0;; ++attempt) {
+    grpc::ClientContext ctx;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::max(std::chrono::milliseconds(1), std::min(kAttemptTimeout, left)));
+    const std::string token = with_token ? Token() : std::string();
+    if (!token.empty()) ctx.AddMetadata("token", token);
+    round_trips_.fetch_add(1);
+    bytes_sent_.fetch_add(sent);
+    const grpc::Status s = rpc(endpoint, &ctx);
+    if (s.ok()) {
+      if (attempt > 0) NoteWait(start);
+      return Status::OK();
+    }
+    if (with_token && !user_.empty() && !renewed && IsEtcdTokenRefusal(s.error_message())) {
+      // Not applied: etcd checks the token first. Once, so that a refusal of the new token
+      // (say, the user was deleted) ends in an error.
+      renewed = true;
+      KVLAB_RETURN_IF_ERROR(Renew(token));
+      continue;
+    }
+    const bool tls_failure = tls_ && IsEtcdTlsFailure(s.error_code(), s.error_message());
+    tls_failures = tls_failure ? tls_failures + 1 : 0;
+    if (tls_failure && tls_failures >= stubs_.size()) {
+      // Every member failed the handshake: a certificate that waiting will not change.
+      if (attempt > 0) NoteWait(start);
+      return Status::Unavailable(std::string("etcd: ") + what + " failed: " +
+                                 EtcdTlsFailureText(endpoints_[endpoint], s.error_message()));
+    }
+    if (!Retryable(s)) {
+      return Status::IOError(std::string("etcd: ") + what + " failed: " + s.error_message() +
+                             EtcdRefusalHint(s.error_code(), s.error_message(), !user_.empty()));
+    }
+    // This member cannot serve now: the next request starts at the next one.
+    endpoint = (endpoint + 1) % stubs_.size();
+    next_endpoint_.store(endpoint);
+    if (std::chrono::steady_clock::now() + kRetryPause >= deadline) {
+      NoteWait(start);
+      return Status::Unavailable(std::string("etcd: ") + what + " failed: no member of " +
+                                 EndpointList() + " served it within " +
+                                 std::to_string(timeout_.count()) +
+                                 " ms (is a quorum of the cluster up?" +
+                                 EtcdUnavailableHint(tls_, client_cert_, s.error_message()) +
+                                 " last error: " + s.error_message() + ")");
+    }
+    retries_.fetch_add(1);
+    if (!tls_failure) std::this_thread::sleep_for(kRetryPause);
+  }
+}
+
+Status EtcdStore::Authenticate() {
+  etcdserverpb::AuthenticateRequest req;
+  req.set_name(user_);
+  req.set_password(password_);
+  etcdserverpb::AuthenticateResponse resp;
+  grpc::Status last;
+  const Status s = Send("Authenticate", req.ByteSizeLong(), /*with_token=*/false,
+                        [&](size_t endpoint, grpc::ClientContext* ctx) {
+                          last = auth_stubs_[endpoint]->Authenticate(ctx, req, &resp);
+                          if (last.ok()) bytes_received_.fetch_add(resp.ByteSizeLong());
+                          return last;
+                        });
+  if (!s.ok()) {
+    if (last.error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+        last.error_message().find("authentication is not enabled") != std::string::npos) {
+      // As etcd's own client does: a cluster without authentication takes requests without a
+      // token (clients get their credentials before an operator enables it).
+      std::lock_guard<std::mutex> lock(token_mu_);
+      token_.clear();
+      return Status::OK();
+    }
+    if (Retryable(last)) return s;  // unreachable, or TLS: Send's message says which
+    return Status::InvalidArgument("etcd: authentication failed for user '" + user_ +
+                                   "': " + last.error_message());
+  }
+  authentications_.fetch_add(1);
+  std::lock_guard<std::mutex> lock(token_mu_);
+  token_ = resp.token();
+  return Status::OK();
+}
+
+Status EtcdStore::Renew(const std::string& stale) {
+  std::lock_guard<std::mutex> lock(renew_mu_);
+  if (Token() != stale) return Status::OK();  // another thread has renewed it
+  return Authenticate();
+}
 
 EtcdIterator::EtcdIterator(EtcdStore* store, const IteratorOptions& options)
     : store_(store),
@@ -498,23 +600,32 @@ void EtcdIterator::Prev() {
 
 Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
                      std::unique_ptr<KvStore>* out) {
+  // Every option is checked, and every file read, before anything is created or connected.
+  EtcdTlsFiles tls;
+  KVLAB_RETURN_IF_ERROR(LoadEtcdSecurity(etcd, &tls));
+  std::vector<std::string> endpoints;
+  KVLAB_RETURN_IF_ERROR(ParseEtcdEndpoints(etcd.endpoints, tls.on(), &endpoints));
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (tls.on()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = tls.ca;
+    ssl.pem_cert_chain = tls.cert;
+    ssl.pem_private_key = tls.key;
+    credentials = grpc::SslCredentials(ssl);
+  }
   std::string prefix;
   KVLAB_RETURN_IF_ERROR(LoadOrCreatePrefix(options.dir, &prefix));
-  std::vector<std::string> endpoints = etcd.endpoints;
   std::unique_ptr<EtcdCluster> cluster;
   if (endpoints.empty()) {
     EtcdClusterOptions co;
     co.dir = (fs::path(options.dir) / "etcd").string();
+    if (etcd.max_txn_ops != 0) co.max_txn_ops = static_cast<int>(etcd.max_txn_ops);
     KVLAB_RETURN_IF_ERROR(EtcdCluster::Start(co, &cluster));
     endpoints = cluster->client_endpoints();
   }
-  for (const std::string& e : endpoints) {
-    if (e.empty() || e.find(',') != std::string::npos || e.find(':') == std::string::npos) {
-      return Status::InvalidArgument("etcd: bad endpoint '" + e + "' (expected host:port)");
-    }
-  }
   auto store = std::make_unique<EtcdStore>(std::move(cluster), std::move(endpoints),
-                                           std::move(prefix), etcd);
+                                           std::move(prefix), etcd, credentials);
+  if (!etcd.user.empty()) KVLAB_RETURN_IF_ERROR(store->Authenticate());
   // A first request, so that a cluster that cannot be reached fails the open, not a command.
   RangeRequest req;
   req.set_key(store->prefix());

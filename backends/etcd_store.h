@@ -30,9 +30,15 @@
 // applied once already; every request kvlab sends sets absolute values, so applying it twice
 // leaves the same data. The time spent waiting shows in the counters below.
 //
+// Security (EtcdOptions): TLS with a CA to verify the members and an optional client
+// certificate; etcd's user/password authentication, with a token fetched at open, sent with
+// every request and renewed once when etcd says it expired. A TLS handshake that fails on every
+// endpoint fails the call at once, naming TLS (no retrying a certificate that will not change).
+//
 // Physical counters (store-wide totals): etcd.round_trips, etcd.bytes_sent, etcd.bytes_received
-// (protobuf message sizes), etcd.retries, etcd.wait_us (time spent retrying), and
-// etcd.longest_wait_us (the longest single pause, e.g. a leader election).
+// (protobuf message sizes), etcd.retries, etcd.wait_us (time spent retrying),
+// etcd.longest_wait_us (the longest single pause, e.g. a leader election), and
+// etcd.authentications (Auth.Authenticate calls: the one at open, then one per expired token).
 #pragma once
 
 #include <memory>
@@ -51,9 +57,33 @@ struct EtcdOptions {
   // How long an operation keeps retrying while the cluster has no leader or a member does not
   // answer, before it fails with an error that names the cluster's state.
   uint32_t timeout_ms = 10000;
-  // The cluster's --max-txn-ops, which bounds a batch. 0: etcd's default (128) for given
-  // endpoints, kPrivateMaxTxnOps (10000) for the private cluster.
+  // The cluster's --max-txn-ops, which bounds a batch (and the keys of one MultiGet Txn). For
+  // given endpoints, what the store takes the cluster's limit to be; for the private cluster,
+  // the limit its members run with. 0: etcd's default (128) for given endpoints,
+  // kPrivateMaxTxnOps (10000) for the private cluster.
   uint32_t max_txn_ops = 0;
+
+  // TLS (etcd's --cert-file, --trusted-ca-file, --client-cert-auth). All are PEM files, read
+  // and checked by OpenEtcdStore before any connection; a missing or unreadable one fails the
+  // open naming the option and the file. Only with `endpoints` (the private cluster speaks
+  // plaintext).
+  // ca_file: the CA certificates that verify the members' certificates (their names must cover
+  // the endpoints' hosts). Non-empty turns TLS on for every endpoint.
+  std::string ca_file;
+  // A client certificate and its private key, for clusters that require one
+  // (--client-cert-auth). Both or neither, and only with ca_file.
+  std::string cert_file;
+  std::string key_file;
+
+  // Authentication (a cluster with `etcdctl auth enable`): the user, and its password. Empty
+  // user: requests carry no token. Otherwise OpenEtcdStore gets a token with etcd's
+  // Auth.Authenticate (failing with "etcd: authentication failed for user '<user>': ..." on a
+  // wrong password), every request carries it (gRPC metadata "token"), and a request that etcd
+  // refuses with "invalid auth token" (a simple token expires after --auth-token-ttl, 5 minutes
+  // by default, of idleness) gets a new token and is sent once more; counted in
+  // etcd.authentications. Only with `endpoints`.
+  std::string user;
+  std::string password;
 };
 
 inline constexpr uint64_t kEtcdMaxRequestBytes = 1536 * 1024;
