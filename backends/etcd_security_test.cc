@@ -276,14 +276,17 @@ TEST_F(EtcdSecurityTest, ExpiredTokenIsRenewedOnce) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_TRUE(store->Put("k", "v").ok());
   const uint64_t before = Counter(store.get(), "etcd.authentications");
-  // The member drops a token idle for 1 s (--auth-token-ttl), checking every second: 2.5 s of
-  // idleness is past it. The next request is refused with "invalid auth token", renews the
-  // token and succeeds.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  std::string v;
-  const Status g = store->Get("k", &v);
-  ASSERT_TRUE(g.ok()) << g.ToString();
-  EXPECT_EQ(v, "v");
+  // The member drops a token idle for 1 s (--auth-token-ttl), checking every second: after 2.1 s
+  // of idleness it has usually dropped it (a loaded machine may take another round). The next
+  // request is refused with "invalid auth token", renews the token and succeeds.
+  for (int round = 0; round < 5 && Counter(store.get(), "etcd.authentications") == before;
+       ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    std::string v;
+    const Status g = store->Get("k", &v);
+    ASSERT_TRUE(g.ok()) << g.ToString();
+    EXPECT_EQ(v, "v");
+  }
   EXPECT_EQ(Counter(store.get(), "etcd.authentications"), before + 1);
 }
 
