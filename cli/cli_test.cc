@@ -153,6 +153,56 @@ TEST(Cli, ConflictingFlagsAreRefused) {
   }
 }
 
+// The etcd backend's flags are checked before any store is opened or any connection made, on
+// every subcommand that takes them; the password never comes from the command line.
+TEST(Cli, EtcdFlagsAreChecked) {
+  testing::ScratchDir dir;
+  std::ofstream(dir.Sub("ca.pem")) << "-----BEGIN CERTIFICATE-----\n";
+  std::ofstream(dir.Sub("empty-password"));
+  ::unsetenv("KVLAB_ETCD_PASSWORD");
+  const std::string ca = dir.Sub("ca.pem");
+  const std::vector<std::string> cluster = {"--backend", "etcd", "--etcd-endpoints", "127.0.0.1:1"};
+  auto with = [&](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {with({"serve"}, with(cluster, {"--etcd-max-txn-ops", "0"})), "greater than 0 (got 0)"},
+      {with({"bench", "run", "ycsb-a"}, with(cluster, {"--etcd-max-txn-ops", "-3"})),
+       "greater than 0 (got -3)"},
+      {{"conform", "--backends", "etcd", "--etcd-max-txn-ops", "0"}, "greater than 0 (got 0)"},
+      {{"serve", "--backend", "etcd", "--etcd-cacert", ca},
+       "--etcd-cacert requires --etcd-endpoints"},
+      {{"serve", "--backend", "etcd", "--etcd-user", "bob"},
+       "--etcd-user requires --etcd-endpoints"},
+      {with({"serve"}, with(cluster, {"--etcd-cacert", dir.Sub("missing.pem")})),
+       "File does not exist"},
+      {with({"serve"}, with(cluster, {"--etcd-cacert", ca, "--etcd-cert", ca})),
+       "--etcd-cert requires --etcd-key"},
+      {with({"serve"}, with(cluster, {"--etcd-cacert", ca, "--etcd-key", ca})),
+       "--etcd-key requires --etcd-cert"},
+      {with({"serve"}, with(cluster, {"--etcd-cert", ca, "--etcd-key", ca})),
+       "--etcd-cert requires --etcd-cacert"},
+      {with({"serve"}, with(cluster, {"--etcd-password-file", ca})),
+       "--etcd-password-file requires --etcd-user"},
+      {with({"serve"}, with(cluster, {"--etcd-user", "bob"})),
+       "--etcd-user bob needs its password: set KVLAB_ETCD_PASSWORD or give --etcd-password-file"},
+      {{"conform", "--backends", "etcd", "--etcd-endpoints", "127.0.0.1:1", "--etcd-user", "bob"},
+       "--etcd-user bob needs its password"},
+      {with({"serve"}, with(cluster, {"--etcd-user", "bob", "--etcd-password-file",
+                                      dir.Sub("empty-password")})),
+       "--etcd-password-file " + dir.Sub("empty-password") + ": empty"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(Has(r.err, message)) << ::testing::PrintToString(args) << "\n" << r.err;
+  }
+  const ChildRun help = Kvlab({"serve", "--help"}, dir.path());
+  EXPECT_TRUE(Has(help.out, "never from the command line")) << help.out;
+  EXPECT_TRUE(Has(help.out, "--etcd-max-txn-ops")) << help.out;
+}
+
 // Unusable directories are found before the first cell, with the OS's reason.
 TEST(Cli, DirectoriesAreCheckedBeforeAnyWork) {
   testing::ScratchDir dir;

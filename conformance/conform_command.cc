@@ -30,6 +30,7 @@
 #include "conformance/report.h"
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
+#include "flags/etcd_flags.h"
 #include "redis/server_process.h"
 
 namespace kvlab::conformance {
@@ -61,7 +62,7 @@ struct ConformFlags {
   size_t steps = RandomPlan().steps;
   bool soak = false;
   std::vector<std::string> backends = {"memory", "rocksdb"};
-  std::vector<std::string> etcd_endpoints;  // the cluster of an etcd column (empty: private)
+  flags::EtcdFlags etcd;  // the cluster of an etcd column (empty endpoints: private)
   // --hash-versions, --zset-versions, ...: type name -> version names (empty: every version).
   std::map<std::string, std::vector<std::string>> versions;
   bool cross = false;
@@ -118,7 +119,7 @@ std::string MatrixFlags(const ConformFlags& f) {
   const ConformFlags d;
   std::string out;
   if (f.backends != d.backends) out += " --backends " + Join(f.backends);
-  if (!f.etcd_endpoints.empty()) out += " --etcd-endpoints " + Join(f.etcd_endpoints);
+  for (const std::string& arg : f.etcd.Arguments()) out += " " + ShellWord(arg);
   for (const auto& [type, versions] : f.versions) {
     if (!versions.empty()) out += " --" + type + "-versions " + Join(versions);
   }
@@ -340,7 +341,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
       StoreSpec spec;
       s = ParseBackendColumn(column, &spec);
       if (!s.ok()) throw UsageError("--backends: " + s.ToString());
-      spec.etcd.endpoints = flags.etcd_endpoints;
+      spec.etcd = flags.etcd.ToOptions();
       owned.push_back(std::make_unique<EngineSubject>(
           column, spec, options, EngineTierWiring(encodings::EncodingRegistry::Builtin())));
     }
@@ -462,8 +463,7 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
                   "Backends to run the engine on; NAME or NAME:noreverse (no reverse scan)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--etcd-endpoints", flags->etcd_endpoints, flags::kEtcdEndpointsHelp)
-      ->delimiter(',');
+  flags->etcd.AddTo(cmd);
   // One --<type>-versions per type of the registry.
   for (const encodings::TypeSpec& type : encodings::EncodingRegistry::Builtin().types()) {
     std::string known;

@@ -13,16 +13,11 @@ using backends::StoreSpec;
 using engine::Engine;
 using engine::EngineOptions;
 
-const char* const kEtcdEndpointsHelp =
-    "With --backend etcd: the client endpoints (host:port,...) of the etcd cluster to keep the "
-    "store in, under a key prefix of its own (default: a private 3-member cluster that kvlab "
-    "starts under the store directory, on free loopback ports)";
-
 void StoreFlags::AddTo(CLI::App* app) {
   app->add_option("--backend", backend, "Ordered KV backend")
       ->check(CLI::IsMember(backends::BackendNames()))
       ->capture_default_str();
-  app->add_option("--etcd-endpoints", etcd_endpoints, kEtcdEndpointsHelp)->delimiter(',');
+  etcd.AddTo(app);
   app->add_option("--dir", dir,
                   "Store directory (default: a fresh temporary directory, removed at exit)");
   app->add_flag("--sync", sync_writes, "Sync every write to disk");
@@ -64,7 +59,7 @@ StoreSpec StoreFlags::ToSpec() const {
   spec.remote_latency = rtt_us > 0;
   spec.remote.round_trip = std::chrono::microseconds(rtt_us);
   spec.remote.scan_page_rows = scan_page_rows;
-  spec.etcd.endpoints = etcd_endpoints;
+  spec.etcd = etcd.ToOptions();
   if (column_families) {
     spec.options.key_spaces =
         encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags());

@@ -12,6 +12,7 @@
 #include "encodings/registry.h"
 #include "engine/compaction_policy.h"
 #include "engine/engine.h"
+#include "flags/etcd_flags.h"
 
 namespace kvlab::flags {
 
@@ -28,12 +29,14 @@ struct StoreFlags {
   // for expired keys.
   bool compaction_filter = false;
   int64_t compaction_grace_ms = 60'000;
-  // --etcd-endpoints host:port,...: the etcd cluster of --backend etcd (empty: a private one).
-  std::vector<std::string> etcd_endpoints;
+  // --etcd-endpoints, --etcd-max-txn-ops, TLS and authentication: the etcd cluster of
+  // --backend etcd (etcd_flags.h).
+  EtcdFlags etcd;
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
-  // --column-families, --compaction-filter, --compaction-grace-ms, --etcd-endpoints.
+  // --column-families, --compaction-filter, --compaction-grace-ms, and the etcd flags.
   void AddTo(CLI::App* app);
+  // Throws UsageError when the etcd flags cannot give a password (EtcdFlags::ToOptions).
   backends::StoreSpec ToSpec() const;
 };
 
@@ -67,9 +70,6 @@ struct EngineFlags {
   // Applies --config FILE (redis.conf-style "name value" lines) to the engine.
   Status ApplyConfigFile(engine::Engine* engine) const;
 };
-
-// The help text of --etcd-endpoints, shared by the subcommands that take it.
-extern const char* const kEtcdEndpointsHelp;
 
 // Opens the store of `flags` and reports where it lives on stderr ("kvlab: rocksdb store in
 // /tmp/kvlab-rocksdb-XXXX (temporary, removed at exit)"). On failure prints the error and
