@@ -255,6 +255,22 @@ TEST_F(EtcdStoreTest, StoresOnOneClusterKeepApart) {
   EXPECT_EQ(v, "2");
 }
 
+// As etcd's own client does: a cluster without authentication serves a store told a user, so
+// that clients can get their credentials before an operator enables authentication.
+TEST_F(EtcdStoreTest, UserOnAClusterWithoutAuthenticationIsServed) {
+  EtcdOptions etcd;
+  etcd.endpoints = cluster_->client_endpoints();
+  etcd.user = "kvlab";
+  etcd.password = "not-checked";
+  StoreOptions options;
+  options.dir = scratch_.Sub("user");
+  std::unique_ptr<KvStore> store;
+  const Status s = OpenEtcdStore(options, etcd, &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(store->Put("k", "v").ok());
+  EXPECT_EQ(Counter(store.get(), "etcd.authentications"), 0u) << "no token was fetched";
+}
+
 TEST_F(EtcdStoreTest, UnreachableClusterFailsTheOpen) {
   EtcdOptions etcd;
   etcd.endpoints = {"127.0.0.1:" + std::to_string(FreeLoopbackPort())};
