@@ -227,6 +227,11 @@ const std::vector<std::string>& EmbeddedBackendNames() {
   return kNames;
 }
 
+const std::vector<std::string>& PersistentEmbeddedBackendNames() {
+  static const std::vector<std::string> kNames = {"rocksdb", "lmdb", "wiredtiger"};
+  return kNames;
+}
+
 std::string BackendOfColumn(std::string_view column) {
   return std::string(column.substr(0, column.find(':')));
 }

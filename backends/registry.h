@@ -57,6 +57,9 @@ const std::vector<std::string>& BackendNames();
 // without etcd, which is a cluster of servers. The default matrix of `kvlab bench` and of the
 // shared backend tests (etcd has test binaries of its own, etcd_*_test).
 const std::vector<std::string>& EmbeddedBackendNames();
+// The embedded backends a user deploys: EmbeddedBackendNames() without the in-memory map, which
+// is a test backend (nothing persists). `kvlab study`'s default stores.
+const std::vector<std::string>& PersistentEmbeddedBackendNames();
 
 // A backend column of a matrix (bench, study, conform --backends): "NAME", then any of the
 // modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key

@@ -17,16 +17,17 @@ constexpr SubKeyTag kIndex = SubKeyTag::kIndex;
 
 std::vector<TypeSpec> Types() {
   return {
-      {KeyType::kHash, "hash", "h", "hash"},
-      {KeyType::kZset, "zset", "z", "sorted-set"},
-      {KeyType::kList, "list", "l", "list"},
-      {KeyType::kSet, "set", "s", "set"},
+      {KeyType::kHash, "hash", "h", "hash", /*element_args=*/2},
+      {KeyType::kZset, "zset", "z", "sorted-set", /*element_args=*/2},
+      {KeyType::kList, "list", "l", "list", /*element_args=*/1},
+      {KeyType::kSet, "set", "s", "set", /*element_args=*/1},
   };
 }
 
-// Colours: one hue family per type (hash blues and greens, zset reds and oranges, list purple
-// and brown, set greys) so that a plot mixing types stays readable, each version clearly apart from
-// its neighbours and readable by colour-blind readers in the pairs compared most (v0 against v1).
+// Colours: one hue family per type where it can be (hash blues, teal and greens; zset reds,
+// oranges and pinks; list purples and a brown; set black, greys, olive and slate), every one
+// readable on white (contrast 3:1 or more, as WCAG asks of graphics) and at least 15 apart (CIE76
+// ΔE) from every other row's, so that a plot mixing types stays readable; study_test checks both.
 std::vector<EncodingSpec> Rows() {
   return {
       // Hash (../shared/spec/000_*, docs/encodings.md "Hash v0".."Hash v3").
@@ -49,7 +50,7 @@ std::vector<EncodingSpec> Rows() {
        "1",
        "blind: no count, writes do not read first; HLEN scans every field and HSET/HDEL replies "
        "count the arguments",
-       "#35b0d8",
+       "#3b82c4",
        false,
        TierUse::kNone,
        false,
@@ -60,7 +61,7 @@ std::vector<EncodingSpec> Rows() {
        2,
        "2",
        "h0 in KV plus a cache Redis of fields and whole hashes (cache-aside)",
-       "#2a9d3c",
+       "#1b7f4b",
        true,
        TierUse::kCache,
        false,
@@ -74,7 +75,7 @@ std::vector<EncodingSpec> Rows() {
        3,
        "3",
        "h1 in KV plus the same cache Redis",
-       "#98c93c",
+       "#5e8c1f",
        false,
        TierUse::kCache,
        false,
@@ -92,7 +93,7 @@ std::vector<EncodingSpec> Rows() {
        "ardb",
        "Ardb: type and expiry in the key-meta, no count and no key-version; exact replies through "
        "reads, HLEN scans, and DEL deletes every field (O(n))",
-       "#6baed6",
+       "#4b5fc7",
        /*meta_has_count=*/false,
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
@@ -109,7 +110,7 @@ std::vector<EncodingSpec> Rows() {
        "kvrocks",
        "Kvrocks/NeoKV: flags, expiry, version and a 64-bit size in the key-meta; counted like h0, "
        "and HSET writes no field whose value is unchanged",
-       "#0f7b7b",
+       "#008c8c",
        /*meta_has_count=*/true,
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
@@ -138,7 +139,7 @@ std::vector<EncodingSpec> Rows() {
        "1",
        "member records in KV; the whole zset cached in Redis, loaded on a miss, for ranks and "
        "ranges",
-       "#f08a24",
+       "#d9610b",
        true,
        TierUse::kCache,
        false,
@@ -152,7 +153,7 @@ std::vector<EncodingSpec> Rows() {
        2,
        "2",
        "z1 with members cached as refs (md5 of long members) to bound the cache",
-       "#8c510a",
+       "#9c3d00",
        true,
        TierUse::kCache,
        false,
@@ -187,7 +188,7 @@ std::vector<EncodingSpec> Rows() {
        "ardb",
        "Ardb: type and expiry in the key-meta, no count and no key-version; member records and a "
        "score index as z0, ZCARD and negative ranks scan, DEL deletes every record (O(n))",
-       "#fc9272",
+       "#d63c6a",
        /*meta_has_count=*/false,
        TierUse::kNone,
        /*uses_reverse_scan=*/true,
@@ -206,7 +207,7 @@ std::vector<EncodingSpec> Rows() {
        "kvrocks",
        "Kvrocks/NeoKV: flags, expiry, version and a 64-bit size in the key-meta; member records "
        "and a score index in KV, as z0",
-       "#e7298a",
+       "#8e1d52",
        /*meta_has_count=*/true,
        TierUse::kNone,
        /*uses_reverse_scan=*/true,
@@ -234,7 +235,7 @@ std::vector<EncodingSpec> Rows() {
        "1",
        "sparse: indexes with gaps, so LINSERT and LREM write O(1) records; positions walk from "
        "the head, right-end pops read backwards",
-       "#b15928",
+       "#a05a2c",
        /*meta_has_count=*/true,
        TierUse::kNone,
        /*uses_reverse_scan=*/true,
@@ -250,7 +251,7 @@ std::vector<EncodingSpec> Rows() {
        "Ardb: size, min and max index in the key-meta, no key-version; point reads while the "
        "indexes are consecutive, LINSERT takes a fractional index and positions then walk; DEL "
        "deletes every element (O(n))",
-       "#8073ac",
+       "#a569bd",
        /*meta_has_count=*/true,
        TierUse::kNone,
        /*uses_reverse_scan=*/true,
@@ -266,7 +267,7 @@ std::vector<EncodingSpec> Rows() {
        "kvrocks",
        "Kvrocks/NeoKV: flags, expiry, version, a 64-bit size, head and tail in the key-meta; "
        "dense indexes as l0",
-       "#cab2d6",
+       "#7b1fa2",
        /*meta_has_count=*/true,
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
@@ -294,7 +295,7 @@ std::vector<EncodingSpec> Rows() {
        "1",
        "blind: no count, writes do not read first; SCARD scans every member and SADD/SREM "
        "replies count the arguments",
-       "#969696",
+       "#6b6b6b",
        false,
        TierUse::kNone,
        false,
@@ -305,7 +306,7 @@ std::vector<EncodingSpec> Rows() {
        2,
        "2",
        "s0 in KV plus a cache Redis of whole sets (cache-aside)",
-       "#525252",
+       "#56712b",
        true,
        TierUse::kCache,
        false,
@@ -319,7 +320,7 @@ std::vector<EncodingSpec> Rows() {
        3,
        "3",
        "s1 in KV plus the same cache Redis; SCARD asks the cache first",
-       "#bdbdbd",
+       "#2e5e5a",
        false,
        TierUse::kCache,
        false,
@@ -336,7 +337,7 @@ std::vector<EncodingSpec> Rows() {
        "ardb",
        "Ardb: type and expiry in the key-meta, no count and no key-version; exact replies through "
        "reads, SCARD scans, and DEL deletes every member (O(n))",
-       "#d9d9d9",
+       "#8a6d00",
        /*meta_has_count=*/false,
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
@@ -352,7 +353,7 @@ std::vector<EncodingSpec> Rows() {
        KvrocksFlags(KeyType::kSet),
        "kvrocks",
        "Kvrocks/NeoKV: flags, expiry, version and a 64-bit size in the key-meta; counted like s0",
-       "#737373",
+       "#4a4a7a",
        /*meta_has_count=*/true,
        TierUse::kNone,
        /*uses_reverse_scan=*/false,

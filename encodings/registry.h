@@ -65,6 +65,10 @@ struct TypeSpec {
   // The command table's group of the type's commands ("hash", "sorted-set"): conformance and the
   // workload drivers find a command's type by it.
   std::string_view command_group;
+  // Arguments per element in the type's write commands after the key: 2 for a hash's
+  // "field value" and a zset's "score member", 1 for a set member or a list item. Studies count
+  // the elements a workload's load writes with it.
+  int element_args = 1;
 };
 
 // One encode-version of one type: a row of the registry.

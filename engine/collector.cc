@@ -58,7 +58,15 @@ std::string GcStats::DryRunLine() const {
   return line;
 }
 
+LiveRecords& LiveRecords::operator+=(const LiveRecords& o) {
+  keys += o.keys;
+  records += o.records;
+  bytes += o.bytes;
+  return *this;
+}
+
 GcStats& GcStats::operator+=(const GcStats& o) {
+  for (const auto& [type, l] : o.live) live[type] += l;
   scanned += o.scanned;
   reclaimed_sub_keys += o.reclaimed_sub_keys;
   reclaimed_metas += o.reclaimed_metas;
@@ -385,7 +393,15 @@ Status Collector::CollectMetas(int db, const GcOptions& options, GcStats* stats)
         ++stats->undecodable;
         continue;
       }
-      if (!meta.ExpiredAt(now)) continue;
+      if (!meta.ExpiredAt(now)) {
+        if (options.dry_run) {
+          LiveRecords& l = stats->live[meta.type];
+          ++l.keys;
+          ++l.records;
+          l.bytes += meta_key.size() + value.size();
+        }
+        continue;
+      }
       if (options.dry_run) {
         ++stats->reclaimed_metas;
         stats->garbage_bytes += meta_key.size() + value.size();
@@ -450,6 +466,7 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
     // owns cannot be known.
     const int64_t now = engine_->clock().NowMillis();
     std::vector<std::optional<uint64_t>> current(meta_keys.size());
+    std::vector<KeyType> owner_type(meta_keys.size(), KeyType::kString);
     std::vector<bool> unknown(meta_keys.size(), false);
     for (size_t j = 0; j < metas.size(); ++j) {
       if (!metas[j]) continue;
@@ -458,13 +475,22 @@ Status Collector::CollectSubKeys(int db, char tag, const GcOptions& options, GcS
         unknown[j] = true;
       } else if (!options.dry_run || !meta.ExpiredAt(now)) {
         current[j] = meta.key_version;
+        owner_type[j] = meta.type;
       }
     }
     WriteBatch batch;
     for (size_t i = 0; i < records.size(); ++i) {
       if (!owners[i]) continue;
       const size_t j = meta_index[owners[i]->key];
-      if (unknown[j] || current[j] == owners[i]->version) continue;
+      if (unknown[j]) continue;
+      if (current[j] == owners[i]->version) {
+        if (options.dry_run) {
+          LiveRecords& l = stats->live[owner_type[j]];
+          ++l.records;
+          l.bytes += records[i].first.size() + records[i].second.size();
+        }
+        continue;
+      }
       if (options.dry_run) {
         ++stats->reclaimed_sub_keys;
         stats->garbage_bytes += records[i].first.size() + records[i].second.size();
@@ -520,10 +546,12 @@ Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* 
     const int64_t now = engine_->clock().NowMillis();
     std::vector<std::string> orphaned;
     std::vector<bool> is_orphan(owners.size(), false);
+    std::vector<std::optional<KeyType>> owner_type(owners.size());  // a live owner's type
     for (size_t j = 0; j < metas.size(); ++j) {
       KeyMeta meta;
-      if (metas[j] && (!KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok() ||
-                       (meta.ardb_layout() && !(options.dry_run && meta.ExpiredAt(now))))) {
+      if (metas[j] && !KeyMeta::Decode(*metas[j], engine_->registry(), &meta).ok()) continue;
+      if (metas[j] && meta.ardb_layout() && !(options.dry_run && meta.ExpiredAt(now))) {
+        owner_type[j] = meta.type;
         continue;
       }
       orphaned.push_back(owners[j]);
@@ -533,7 +561,13 @@ Status Collector::CollectArdbRecords(int db, const GcOptions& options, GcStats* 
       // The records of this batch whose key a pass would reclaim (a key's records may span
       // batches: each batch counts its own).
       for (size_t i = 0; i < records.size(); ++i) {
-        if (!owner_of[i] || !is_orphan[*owner_of[i]]) continue;
+        if (!owner_of[i]) continue;
+        if (const std::optional<KeyType>& type = owner_type[*owner_of[i]]; type.has_value()) {
+          LiveRecords& l = stats->live[*type];
+          ++l.records;
+          l.bytes += records[i].first.size() + records[i].second.size();
+        }
+        if (!is_orphan[*owner_of[i]]) continue;
         ++stats->reclaimed_sub_keys;
         stats->garbage_bytes += records[i].first.size() + records[i].second.size();
       }

@@ -36,6 +36,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -44,10 +45,21 @@
 
 #include "backends/counting_store.h"
 #include "base/status.h"
+#include "encodings/key_meta.h"
 
 namespace kvlab::engine {
 
 class Engine;
+
+// What a dry run finds alive for one key type: the keys (their metas) and every record the key
+// owns now (its meta, the sub-keys of its current key-version, its Ardb records), keys and
+// values counted in bytes. Records no live key owns are garbage, not counted here.
+struct LiveRecords {
+  uint64_t keys = 0;
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  LiveRecords& operator+=(const LiveRecords& o);
+};
 
 struct GcStats {
   uint64_t scanned = 0;             // records read (metas and sub-keys)
@@ -58,6 +70,10 @@ struct GcStats {
   // Bytes (key + value) of the records counted in reclaimed_sub_keys and reclaimed_metas.
   // Counted by a dry run only (GcOptions::dry_run): a pass reads sub-keys without their values.
   uint64_t garbage_bytes = 0;
+  // A dry run's census of what stays, per key type (strings included): the space each type's
+  // data takes in the store, without its garbage. Empty after a pass that is not a dry run.
+  // Records of no type (the TTL index, the store's format record) are not in it.
+  std::map<encodings::KeyType, LiveRecords> live;
   // The TTL index mechanism's (active_expiry.h): index entries read, and those deleted as
   // stale (their key since deleted, persisted or given another expiry). Both within scanned
   // and not in reclaimed(): an entry is bookkeeping, not a key's data.

@@ -74,33 +74,44 @@ void EngineFlags::AddTo(CLI::App* app) {
     example += (example.empty() ? "" : ",") + std::string(type.name) + "=" +
                std::string(registry.DefaultVersion(type.type).name);
   }
-  app->add_option("--encoding", encoding_list,
-                  "Encode-versions of new keys, by type and version name, e.g. " + example +
-                      " (CONFIG SET kv.<type>.key.meta.version)")
-      ->check(CLI::Validator(
-          [&registry](std::string& text) {
-            encodings::EncodingProfile ignored;
-            const Status s = encodings::ParseEncodingList(registry, text, &ignored);
-            return s.ok() ? std::string() : s.message();
-          },
-          "TYPE=VERSION,..."));
+  // Both kinds of flag are parsed here, once: the rows they name are kept, and a bad name is a
+  // usage error that lists the known ones. A per-type alias wins over --encoding.
+  app->add_option_function<std::string>(
+         "--encoding",
+         [this, &registry](const std::string& text) {
+           encodings::EncodingProfile profile;
+           const Status s = encodings::ParseEncodingList(registry, text, &profile);
+           if (!s.ok()) throw CLI::ValidationError("--encoding", s.message());
+           for (const auto& [type_name, version] : profile.versions) {
+             const encodings::TypeSpec* type = registry.FindType(type_name);
+             GivenVersion v{registry.Find(type->type, *version),
+                            "--encoding " + type_name + "=" + *version};
+             // An alias parsed before (whatever the order) keeps its place.
+             if (!given.count(type_name)) given[type_name] = v;
+           }
+         },
+         "Encode-versions of new keys, by type and version name, e.g. " + example +
+             " (CONFIG SET kv.<type>.key.meta.version)")
+      ->type_name("TYPE=VERSION,...");
   for (const encodings::TypeSpec& type : registry.types()) {
     std::string known;
     for (const encodings::EncodingSpec* row : registry.VersionsOf(type.type)) {
       known += (known.empty() ? "" : ", ") + std::string(row->name);
     }
     const encodings::TypeSpec* t = &type;
-    app->add_option("--" + std::string(type.name) + "-encoding", per_type[std::string(type.name)],
-                    "Encode-version of new " + std::string(type.name) + " keys (" + known +
-                        "; default " + std::string(registry.DefaultVersion(type.type).name) +
-                        "): the same as --encoding " + std::string(type.name) + "=VERSION")
-        ->check(CLI::Validator(
-            [&registry, t](std::string& name) {
-              const encodings::EncodingSpec* row = nullptr;
-              const Status s = registry.ParseVersion(*t, name, &row);
-              return s.ok() ? std::string() : s.message();
-            },
-            "VERSION"));
+    const std::string flag = "--" + std::string(type.name) + "-encoding";
+    app->add_option_function<std::string>(
+           flag,
+           [this, &registry, t, flag](const std::string& name) {
+             const encodings::EncodingSpec* row = nullptr;
+             const Status s = registry.ParseVersion(*t, name, &row);
+             if (!s.ok()) throw CLI::ValidationError(flag, s.message());
+             given[std::string(t->name)] = {row, flag + " " + name};
+           },
+           "Encode-version of new " + std::string(type.name) + " keys (" + known + "; default " +
+               std::string(registry.DefaultVersion(type.type).name) + "): the same as --encoding " +
+               std::string(type.name) + "=VERSION")
+        ->type_name("VERSION");
   }
   app->add_option("--namespace-prefix", ns_prefix,
                   "Bytes before the database number in every record's namespace");
@@ -141,13 +152,8 @@ EngineOptions EngineFlags::ToOptions(const OpenedStore& store) const {
 }
 
 encodings::EncodingProfile EngineFlags::Versions() const {
-  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
   encodings::EncodingProfile profile;
-  // Validated while parsing (AddTo): a failure here cannot happen.
-  encodings::ParseEncodingList(registry, encoding_list, &profile).IgnoreError();
-  for (const auto& [type, version] : per_type) {
-    if (!version.empty()) profile.versions[type] = version;
-  }
+  for (const auto& [type, v] : given) profile.versions[type] = std::string(v.row->name);
   return profile;
 }
 
@@ -155,12 +161,7 @@ EngineOptions EngineFlags::ToOptions() const {
   EngineOptions options;
   options.tier_options.cache_url = cache_redis;
   options.tier_options.store_url = store_redis;
-  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
-  for (const auto& [type_name, version] : Versions().versions) {
-    const encodings::TypeSpec* type = registry.FindType(type_name);
-    const encodings::EncodingSpec* row = type ? registry.Find(type->type, *version) : nullptr;
-    if (row != nullptr) options.versions[type->type] = row->id;
-  }
+  for (const auto& [type_name, v] : given) options.versions[v.row->type] = v.row->id;
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
   options.keys.ttl_index = ttl_index;

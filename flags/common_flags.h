@@ -41,11 +41,17 @@ struct StoreFlags {
 };
 
 struct EngineFlags {
-  // --encoding hash=0,zset=1: the version new keys of each type get, by name.
-  std::string encoding_list;
-  // --hash-encoding, --zset-encoding, ... (one per registry type): aliases of --encoding
-  // TYPE=NAME, which win over it. Type name -> version name; empty when not given.
-  std::map<std::string, std::string> per_type;
+  // A version given on the command line, parsed once while the command line is parsed: the
+  // registry's row, and the flag it came from as the user wrote it ("--encoding hash=1",
+  // "--hash-encoding 1"), for messages.
+  struct GivenVersion {
+    const encodings::EncodingSpec* row = nullptr;
+    std::string flag;
+  };
+  // --encoding hash=0,zset=1 and --hash-encoding, --zset-encoding, ... (one per registry type,
+  // aliases of --encoding TYPE=NAME that win over it): the version new keys of each type get,
+  // by type name.
+  std::map<std::string, GivenVersion> given;
   std::string ns_prefix;
   bool md5_prefix = false;
   bool ttl_index = false;  // KeyCodecOptions::ttl_index
@@ -61,7 +67,7 @@ struct EngineFlags {
   // --migrate-on-write (and the hidden, test-only --test-extra-hget-read). The version names are
   // checked while parsing, so that a bad one is a usage error.
   void AddTo(CLI::App* app);
-  // The versions given, by type name -> version name (--encoding, then the per-type aliases).
+  // The versions given, by type name -> version name.
   encodings::EncodingProfile Versions() const;
   engine::EngineOptions ToOptions() const;
   // The same, for an engine over `store`: a private store Redis keeps its AOF in the store's

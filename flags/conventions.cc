@@ -1,6 +1,11 @@
 #include "flags/conventions.h"
 
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 namespace kvlab::flags {
 namespace {
@@ -46,6 +51,30 @@ const CLI::Validator& Positive() {
       },
       "POSITIVE");
   return v;
+}
+
+void CheckFreshStoreParent(const std::string& dir, const std::string& tool) {
+  if (dir.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw UsageError("--dir " + dir + ": not a directory");
+    if (fs::exists(fs::path(dir) / "KVLAB_STORE", ec)) {
+      throw UsageError("--dir " + dir + ": is a kvlab store; " + tool +
+                       " makes one fresh store per cell under --dir: give a new or empty "
+                       "directory");
+    }
+    if (!fs::is_empty(dir, ec)) {
+      throw UsageError("--dir " + dir + ": is not empty; " + tool +
+                       " makes one fresh store per cell under --dir: give a new or empty "
+                       "directory");
+    }
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("--dir " + dir + ": cannot create it: " + ec.message());
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("--dir " + dir + ": cannot write there: " + std::strerror(errno));
+  }
 }
 
 }  // namespace kvlab::flags

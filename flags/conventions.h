@@ -35,6 +35,11 @@ class UsageError : public CLI::ParseError {
       : CLI::ParseError("UsageError", message, kExitUsage) {}
 };
 
+// --dir of a subcommand that makes one fresh store per cell under it (bench, study): a new or
+// empty directory it can write in, created here. Throws UsageError naming the problem (a file,
+// a kvlab store, a directory with something in it, no permission); `tool` names the subcommand.
+void CheckFreshStoreParent(const std::string& dir, const std::string& tool);
+
 // Rejects a negative number before CLI11 converts it: CLI11 reads "-5" into an unsigned option
 // as 2^64 - 5, and kvlab's "not given" defaults must never be reachable by typing a value.
 const CLI::Validator& NonNegative();

@@ -39,7 +39,7 @@ def cell_color_label(cell_profile, varied_types, legend):
     """The version label that colours a cell: its version of the first varied type."""
     for t in varied_types:
         if t in cell_profile and cell_profile[t] is not None:
-            v = legend.by_key.get((t, int(cell_profile[t])))
+            v = legend.get(t, cell_profile[t])
             if v:
                 return v["label"]
     return None
@@ -193,8 +193,7 @@ def sweeps(page, bench, legend, footer, prefix):
             for g in series:
                 if (g["probe"], g["command"]) != (probe, cmd):
                     continue
-                label = legend.by_key.get((vtype, int(g["version"])), {}).get("label",
-                                                                              str(g["version"]))
+                label = legend.label(vtype, g["version"])
                 if g["backend"] == first_backend:
                     kv_series.append({"version": label, "backend": g["backend"], "x": g["sizes"],
                                       "y": g["kv_steps_per_call"]})
@@ -221,8 +220,7 @@ def sweeps(page, bench, legend, footer, prefix):
                                             "size).", "%s p50 against size" % vtype)))
         rows = []
         for g in series:
-            rows.append([g["backend"], legend.by_key.get((vtype, int(g["version"])), {}).get(
-                "label", str(g["version"])), g["probe"], g["command"],
+            rows.append([g["backend"], legend.label(vtype, g["version"]), g["probe"], g["command"],
                 " ".join(fmt(x) for x in g["kv_steps_per_call"]), g.get("kv_class", "?"),
                 g.get("time_class", "?")])
         sec.blocks.append(("table", Table(["backend", "version", "probe", "command",

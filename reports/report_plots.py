@@ -44,19 +44,32 @@ def backend_style(name, order):
 
 
 class Legend:
-    """The version legend: label -> colour, from the report input's `versions`."""
+    """The version legend: label -> colour, from the report input's `versions`. A version is its
+    type and its registry name ("0", "kvrocks"); results of every schema arrive with names."""
 
     def __init__(self, versions):
         self.by_label = {v["label"]: v for v in versions}
-        self.by_key = {(v["type"], int(v["version"])): v for v in versions}
+        self.by_key = {(v["type"], str(v["version"])): v for v in versions}
+        self.order = [v["label"] for v in versions]
+
+    def get(self, vtype, version):
+        """The legend entry of a version, or None (a version this kvlab does not know)."""
+        if version is None:
+            return None
+        return self.by_key.get((vtype, str(version)))
+
+    def label(self, vtype, version):
+        v = self.get(vtype, version)
+        return v["label"] if v else "%s=%s" % (vtype, version)
 
     def color(self, label):
         v = self.by_label.get(label)
         return v["color"] if v else NEUTRAL
 
-    def color_of(self, vtype, version):
-        v = self.by_key.get((vtype, int(version)))
-        return v["color"] if v else NEUTRAL
+    def sort(self, labels):
+        """Labels in the registry's order (types in table order, versions by id); unknown last."""
+        return sorted(labels, key=lambda l: (self.order.index(l) if l in self.order
+                                             else len(self.order), l))
 
 
 def needs_log(values):
@@ -82,13 +95,51 @@ def new_figure(n_panels, footer, title, panel_w=3.3, panel_h=2.6, legend_w=1.9):
     return fig, flat[:n_panels], legend_w / (cols * panel_w + legend_w)
 
 
-def finish(fig, handles, legend_fraction):
-    """Legend to the right of the panels, outside the data; returns the PNG bytes."""
+def overlapping_tick_labels(fig):
+    """The axes of `fig` whose x tick labels overlap or touch one another once drawn."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()
+                 if t.get_visible() and t.get_text()]
+        boxes.sort(key=lambda b: b.x0)
+        # Labels closer than a few pixels read as one word ("sardbskvrocks").
+        if any(a.x1 + 4 > b.x0 for a, b in zip(boxes, boxes[1:])):
+            out.append(ax)
+    return out
+
+
+def lay_out(fig, handles, legend_fraction):
+    """Lays the figure out: panels, legend to the right outside the data, and x tick labels
+    that never overlap (smaller, then upright, where they would). Returns the figure."""
     right = 1 - legend_fraction
     fig.tight_layout(rect=(0, 0.03, right, 0.95))
+    # Crowded labels get a smaller font first, then stand upright (an upright label takes its
+    # font's height along the axis, so it cannot reach its neighbour).
+    for fix in ("smaller", "upright"):
+        crowded = overlapping_tick_labels(fig)
+        if not crowded:
+            break
+        for ax in crowded:
+            for t in ax.get_xticklabels():
+                if fix == "smaller":
+                    t.set_fontsize(min(t.get_fontsize(), 7))
+                else:
+                    t.set_rotation(90)
+                    t.set_ha("center")
+        fig.tight_layout(rect=(0, 0.03, right, 0.95))
     if handles:
         fig.legend(handles=handles, loc="center left", bbox_to_anchor=(right + 0.005, 0.5),
                    fontsize=8, frameon=False)
+    return fig
+
+
+def finish(fig, handles, legend_fraction):
+    """Lays the figure out (lay_out); returns the PNG bytes."""
+    lay_out(fig, handles, legend_fraction)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
@@ -108,11 +159,12 @@ def backend_handles(backends):
     return out
 
 
-def dot_panels(panels, versions, backends, legend, footer, title):
+def dot_panels(panels, versions, backends, legend, footer, title, return_figure=False):
     """Panels of values per version (x) and backend (marker), coloured by version.
 
     panels: [{"title", "ylabel", "points": {(version_label, backend): (value, low, high)}}]
     low/high may be None (exact values); they are drawn as the spread over repetitions.
+    Returns the PNG bytes, or the laid-out figure with return_figure (its tests).
     """
     fig, axes, lf = new_figure(len(panels), footer, title)
     n_b = max(1, len(backends))
@@ -147,6 +199,8 @@ def dot_panels(panels, versions, backends, legend, footer, title):
             ax.set_ylim(bottom=0)
         ax.grid(axis="y", alpha=0.3)
     handles = version_handles(versions, legend) + backend_handles(backends)
+    if return_figure:
+        return lay_out(fig, handles, lf)
     return finish(fig, handles, lf)
 
 

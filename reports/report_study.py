@@ -26,16 +26,21 @@ def study_page(doc, legend, versions):
             "" if not settings.get("weights_given") else " (given: `--weights %s`)"
             % settings["weights_given"]))
     page.warnings += context_warnings(ctx, study.get("partial"), None)
+    for w in study.get("warnings", []):
+        page.warnings.append(w)
     for n in study.get("notes", []):
         page.warnings.append(n)
     sentences = [s["text"] for s in study.get("verdict", {}).get("sentences", [])]
     page.summary.append(("p", "**Verdict**, drawn from the measured numbers below:"
                          .replace("**", "")))
     page.summary.append(("list", sentences or ["No ranking: no type had two versions measured."]))
-    page.summary.append(("table", ranking_summary_table(rankings)))
-    page.summary.append(("p", "Rank and score per backend (0 is best; each point is \"twice as "
-                              "costly\" on one criterion of weight 1). ≈ marks a p50 whose "
-                              "difference from the fastest version is not significant."))
+    page.summary.append(("table", ranking_summary_table(rankings, legend)))
+    page.summary.append(("p", "Rank, score and the score's interval over the repetitions, per "
+                              "backend, in rank order (0 is best; each point is \"twice as "
+                              "costly\" on one criterion of weight 1). A rank counts the versions "
+                              "that beat a version beyond the noise and the tie margin: versions "
+                              "sharing rank 1 are tied for first. ≈ marks a p50 whose difference "
+                              "from the fastest version is inside the noise."))
     page.sections.append(versions_section(versions, used_versions(rankings)))
     page.sections.append(method_section(study))
     footer = footer_of(ctx)
@@ -46,7 +51,7 @@ def study_page(doc, legend, versions):
         sid = slug(wl, vtype)
         fixed = ", ".join("%s at %s" % (t, v["label"]) for t, v in first.get("fixed", {}).items())
         sec = Section(sid, "%s: %s versions%s" % (wl, vtype, (" (%s)" % fixed) if fixed else ""))
-        labels = [r["label"] for r in sorted(first["rows"], key=lambda r: r["version"])]
+        labels = legend.sort({row["label"] for r in group for row in r["rows"]})
         backends = [r["backend"] for r in group]
         fig_index += 1
         sec.blocks.append(("figure", criteria_figure(group, labels, backends, legend, footer,
@@ -95,40 +100,55 @@ def groups(rankings):
     return out
 
 
-def ranking_summary_table(rankings):
-    gs = groups(rankings)
+def rank_order(group):
+    """The labels of a (workload, type) group in rank order: the first backend's order (rank,
+    then score), then versions only other backends have."""
+    out = []
+    for r in group:
+        for row in r["rows"]:
+            if row["label"] not in out:
+                out.append(row["label"])
+    return out
+
+
+def rank_cell(row):
+    """'1 · 0.31 [0.2–0.5]', bold when ranked first; 'failed' when every cell failed."""
+    if row is None:
+        return "–"
+    if row.get("rank") is None:
+        return Cell("failed", muted=True)
+    text = "%d · %s" % (row["rank"], fmt(row.get("score")))
+    if row.get("score_low") is not None and row.get("score_high") is not None:
+        text += " [%s–%s]" % (fmt(row["score_low"]), fmt(row["score_high"]))
+    return Cell(text, strong=bool(row.get("first", row.get("rank") == 1)))
+
+
+def ranking_summary_table(rankings, legend):
     backends = []
     for r in rankings:
         if r["backend"] not in backends:
             backends.append(r["backend"])
     rows = []
-    for g in gs:
+    for g in groups(rankings):
         by_backend = {r["backend"]: r for r in g}
         first = g[0]
-        for row0 in sorted(first["rows"], key=lambda x: x["version"]):
+        for label in rank_order(g):
             cells = ["%s %s" % (first["workload"], first["type"]),
-                     Cell(row0["label"], swatch=None, strong=True)]
+                     Cell(label, swatch=legend.color(label), strong=True)]
+            found = {}
             for b in backends:
                 r = by_backend.get(b)
-                row = next((x for x in r["rows"] if x["label"] == row0["label"]), None) if r else None
-                if row is None:
-                    cells.append("–")
-                elif row.get("rank") is None:
-                    cells.append(Cell("failed", muted=True))
-                else:
-                    cells.append(Cell("%d (%s)" % (row["rank"], fmt(row["score"])),
-                                      strong=row["rank"] == 1))
+                found[b] = next((x for x in r["rows"] if x["label"] == label), None) if r else None
+                cells.append(rank_cell(found[b]))
             for b in backends:
-                r = by_backend.get(b)
-                row = next((x for x in r["rows"] if x["label"] == row0["label"]), None) if r else None
-                c = (row or {}).get("criteria", {}).get("latency")
+                c = ((found[b] or {}).get("criteria") or {}).get("latency")
                 if not c:
                     cells.append("–")
                 else:
                     ns = not c.get("best") and not c.get("significant")
-                    cells.append(Cell(("≈" if ns else "") + fmt(c["value"]), muted=ns))
+                    cells.append(Cell(("≈" if ns else "") + fmt(c.get("value")), muted=ns))
             rows.append(cells)
-    cols = ["workload, type", "version"] + ["%s rank (score)" % b for b in backends] + \
+    cols = ["workload, type", "version"] + ["%s rank · score [interval]" % b for b in backends] + \
            ["%s p50 µs" % b for b in backends]
     return Table(cols, rows, caption="Ranking", numeric=set(range(2, len(cols))))
 
@@ -141,15 +161,23 @@ def method_section(study):
              fmt(c.get("weight"))] for c in crit]
     s = study.get("study", {})
     return Section("method", "How the ranking works", [
-        ("p", "Each criterion's value is the median over the repetitions. The best version on a "
-              "criterion sets the reference; another version's cost on it is weight × "
-              "|log2((value + floor) / (best + floor))| when the difference is significant "
-              "(timed criteria: the %d%% interval of the ratio of medians, over repetitions, "
-              "excludes 1) or material (counted criteria: more than %s%% apart), and 0 "
-              "otherwise. Exactness costs the weight per catalogued deviation beyond the fewest "
-              "any version has; needs cost 1 per cache Redis and 2 per store Redis. The score is "
-              "the sum; versions are ranked by it, equal scores sharing a rank."
-              % (round(100 * s.get("confidence", 0.9)), fmt(100 * s.get("materiality", 0.01)))),
+        ("p", "Each criterion's value is the median over the repetitions (timed) or the exact "
+              "count. The best version on a criterion sets the reference; another version's cost "
+              "on it is weight × |log2((value + floor) / (best + floor))|, 0 for a counted value "
+              "within %s%% of the best. A timed cost carries the %d%% interval of its ratio to "
+              "the best: its low end is the cost at the end nearest 1 (0 when the interval holds "
+              "1), its high end the cost at the far end. Exactness costs the weight per "
+              "catalogued deviation beyond the fewest any version has; needs cost 1 per cache "
+              "Redis and 2 per store Redis. The score is the sum, its interval the sum of the "
+              "costs' intervals. A version is beaten by another whose whole interval lies more "
+              "than the tie margin (%s) below its own; its rank is 1 + the versions that beat "
+              "it, so versions nothing beats share rank 1, tied for first."
+              % (fmt(100 * s.get("materiality", 0.01)), round(100 * s.get("confidence", 0.9)),
+                 fmt(s.get("tie_margin", 0.1)))),
+        ("p", "Break-even: the model re-scores the versions for another share of one command "
+              "(the others keeping their proportions) and for a round trip added to every KV "
+              "call, from each command's measured numbers, and names where the first place "
+              "changes (docs/study.md)."),
         ("p", "Weights used: %s. Change them with `kvlab study --weights NAME=W,...`."
               % s.get("weights_text", "?")),
         ("p", "Design: %s. %s" % (s.get("design", "?"),
@@ -158,28 +186,33 @@ def method_section(study):
               if s.get("design") == "one-factor" else
               "Every combination of versions ran; each table holds the other types at the "
               "baseline.")),
-        ("p", "Space counts the KV bytes the load wrote per element loaded (keys and values, "
-              "the key-meta rewrites of each load batch included), exact and independent of the "
-              "backend; Redis memory is the tier's INFO used_memory_dataset at the end of the "
-              "cell per element loaded. The whole store's disk bytes after a flush are in the "
-              "tables as disk B/elem (every type's data, indicative). When the engine has MEMORY "
-              "USAGE, space per element will come from it."),
-        ("table", Table(["name", "column", "unit", "what", "better", "significance", "weight"],
+        ("p", "Space is what keeping the data costs: the live bytes (keys and values) of the "
+              "type's records per element at the end of the load, garbage excluded (a dry run of "
+              "the collector), plus a store Redis's dataset; it does not depend on how the load "
+              "was batched. The load's write volume (every key-meta rewrite included) is the "
+              "separate criterion write B/elem. Redis memory is the datasets of the Redis roles "
+              "the version uses at the end of the load, per element. The tables also show the "
+              "live bytes per element after the run and a GC pass, and the whole store's disk "
+              "bytes after a flush per element of every type (indicative)."),
+        ("table", Table(["name", "column", "unit", "what", "better", "uncertainty", "weight"],
                         rows, numeric={6})),
     ])
 
 
 def ranking_table(r, criteria):
     crit = [c for c in criteria if c["name"] not in ("exactness", "needs")]
-    cols = ["rank", "version", "score"] + ["%s%s" % (c["title"], (" " + c["unit"]) if c["unit"]
-                                                     and c["unit"] not in c["title"] else "")
-                                           for c in crit] + ["disk B/elem", "deviations", "needs"]
+    cols = ["rank", "version", "score [interval]"] + \
+        ["%s%s" % (c["title"], (" " + c["unit"]) if c["unit"] and c["unit"] not in c["title"]
+                   else "") for c in crit] + \
+        ["B/elem after run", "disk B/elem", "deviations", "needs"]
     rows = []
     for row in r["rows"]:
-        cells = [fmt(row.get("rank")), Cell(row["label"], strong=row.get("rank") == 1),
-                 fmt(row.get("score"))]
+        score = fmt(row.get("score"))
+        if row.get("score_low") is not None and row.get("score_high") is not None:
+            score += " [%s–%s]" % (fmt(row["score_low"]), fmt(row["score_high"]))
+        cells = [fmt(row.get("rank")), Cell(row["label"], strong=bool(row.get("first"))), score]
         for c in crit:
-            cj = row.get("criteria", {}).get(c["name"])
+            cj = (row.get("criteria") or {}).get(c["name"])
             if not cj:
                 cells.append("–")
                 continue
@@ -196,7 +229,11 @@ def ranking_table(r, criteria):
                     tip = "ratio to the best %s, %d%% interval [%s, %s]" % (
                         fmt(cj.get("ratio")), round(100 * cj.get("confidence", 0.9)),
                         fmt(cj["low"]), fmt(cj["high"]))
+            if cj.get("counted") is False:
+                text += " (not counted)"
+                muted = True
             cells.append(Cell(text, muted=muted, title=tip, strong=bool(cj.get("best"))))
+        cells.append(fmt(row.get("space_after_run")))
         cells.append(fmt(row.get("disk_bytes_per_element")))
         cells.append(", ".join(d["id"] for d in row.get("deviations", [])) or "none")
         cells.append("; ".join(row.get("needs", [])) or "–")
@@ -212,7 +249,7 @@ def command_table(r):
     rows = []
     for cmd in r.get("commands", []):
         for row in r["rows"]:
-            c = row.get("commands", {}).get(cmd)
+            c = (row.get("commands") or {}).get(cmd)
             if not c:
                 continue
             rows.append([cmd, row["label"], fmt(c.get("calls")), fmt(c.get("p50_us")),
@@ -225,20 +262,21 @@ def command_table(r):
 def criteria_figure(group, labels, backends, legend, footer, name):
     panels = []
     names = ["latency", "tail_latency", "throughput", "kv_ops", "kv_bytes", "round_trips",
-             "space", "redis_memory"]
+             "space", "write_bytes", "redis_memory"]
     titles = {"latency": ("p50 of the type's commands", "µs"),
               "tail_latency": ("p99 of the type's commands", "µs"),
               "throughput": ("workload throughput", "operations / s"),
               "kv_ops": ("KV operations per command", "operations"),
               "kv_bytes": ("KV bytes per command", "bytes"),
               "round_trips": ("Redis round trips per command", "round trips"),
-              "space": ("bytes of data per element loaded", "bytes"),
+              "space": ("live bytes per element after the load", "bytes"),
+              "write_bytes": ("bytes the load wrote per element", "bytes"),
               "redis_memory": ("Redis memory per element", "bytes")}
     for n in names:
         points = {}
         for r in group:
             for row in r["rows"]:
-                c = row.get("criteria", {}).get(n)
+                c = (row.get("criteria") or {}).get(n)
                 if not c:
                     continue
                 samples = c.get("samples")
@@ -264,7 +302,7 @@ def command_figure(group, labels, backends, legend, footer, name):
         points = {}
         for r in group:
             for row in r["rows"]:
-                c = row.get("commands", {}).get(cmd)
+                c = (row.get("commands") or {}).get(cmd)
                 if c and c.get("p50_us") is not None:
                     points[(row["label"], r["backend"])] = (c["p50_us"], None, None)
         if points:

@@ -136,7 +136,10 @@ class StudyReport(RenderedCase, unittest.TestCase):
             for row in r["rows"]:
                 md = rows[row["label"]]
                 self.assertEqual(md["rank"], fmt(row["rank"]))
-                self.assertEqual(md["score"], fmt(row["score"]))
+                if row["rank"] is None:  # every cell of the version failed
+                    continue
+                self.assertEqual(md["score [interval]"], "%s [%s–%s]" % (
+                    fmt(row["score"]), fmt(row["score_low"]), fmt(row["score_high"])))
                 p50 = md["p50 µs"]
                 self.assertIn(fmt(row["criteria"]["latency"]["value"]), p50)
                 self.assertEqual(p50.startswith("≈"), not row["criteria"]["latency"].get("best")
@@ -145,15 +148,56 @@ class StudyReport(RenderedCase, unittest.TestCase):
                 checked += 1
         self.assertGreater(checked, 0)
 
+    def test_summary_table_is_in_rank_order(self):
+        tables = md_tables(self.md)
+        summary = tables["Ranking"]
+        first_backend = self.study()["rankings"][0]["backend"]
+        for r in self.study()["rankings"]:
+            if r["backend"] != first_backend:
+                continue
+            key = "%s %s" % (r["workload"], r["type"])
+            shown = [row["version"] for row in summary if row["workload, type"] == key]
+            self.assertEqual(shown, [row["label"] for row in r["rows"]], key)
+
+    def test_warnings_are_shown(self):
+        for w in self.study().get("warnings", []):
+            self.assertIn(html.escape(w), self.html)
+
     def test_weights_are_named(self):
         text = self.study()["study"]["weights_text"]
         self.assertIn(text, self.md)
         self.assertIn(html.escape(text), self.html)
 
     def test_versions_are_explained_with_their_colours(self):
+        used = {row["label"] for r in self.study()["rankings"] for row in r["rows"]}
         for v in self.input["versions"]:
+            if v["label"] not in used:
+                continue
             self.assertIn(html.escape(v["summary"]), self.html)
             self.assertIn("background:%s" % v["color"], self.html)
+
+
+class StudyFailedCellsReport(StudyReport):
+    """A study whose Redis-tier versions failed (an unreachable cache), with named versions
+    (hardb, hkvrocks) and one repetition: the timings do not count, and the page says so."""
+    fixture = "study-failed-input.json"
+
+    def test_failed_versions_are_named(self):
+        failed = [row["label"] for r in self.study()["rankings"] for row in r["rows"]
+                  if row["rank"] is None]
+        self.assertTrue(failed, "the fixture has a failed version")
+        for label in failed:
+            self.assertRegex(self.md, r"%s on \S+: a cell failed" % label)
+        self.assertIn("timings do not count", self.md)
+
+
+class StudyPartialReport(StudyReport):
+    """An interrupted study: partial, some versions with fewer repetitions."""
+    fixture = "study-partial-input.json"
+
+    def test_partial_is_said(self):
+        self.assertTrue(self.study()["partial"])
+        self.assertIn("interrupted", self.md)
 
 
 class BenchReport(RenderedCase, unittest.TestCase):
@@ -167,6 +211,15 @@ class BenchReport(RenderedCase, unittest.TestCase):
             self.assertEqual(rows[c["cell"]]["ops/s median [range]"],
                              kvlab_report.fmt_range(c["throughput"]))
         self.assertEqual(len(rows), len(cells))
+
+
+class BenchNamedVersionsReport(BenchReport):
+    """A bench result whose versions have names (0 and kvrocks): every cell is coloured by its
+    version, whatever its name."""
+    fixture = "bench-named-input.json"
+
+    def test_named_versions_are_shown(self):
+        self.assertIn("hkvrocks", self.md)
 
 
 class SweepReport(RenderedCase, unittest.TestCase):
@@ -210,6 +263,31 @@ class CompareReport(RenderedCase, unittest.TestCase):
     def test_each_document_is_named(self):
         for d in self.input["documents"]:
             self.assertIn(d["name"], self.md)
+
+
+class Plots(unittest.TestCase):
+    """Every version's colour is distinct and readable on white (the registry's, as kvlab hands
+    them over), and axis labels never overlap."""
+
+    def test_tick_labels_never_overlap(self):
+        import report_plots as plots
+        versions = load("study-input.json")["versions"]
+        legend = plots.Legend(versions)
+        labels = [v["label"] for v in versions if v["type"] == "set"] + \
+            [v["label"] for v in versions if v["type"] == "zset"]
+        points = {(l, "memory"): (float(i + 1), None, None) for i, l in enumerate(labels)}
+        panels = [{"title": "p%d" % i, "ylabel": "µs", "points": points} for i in range(8)]
+        fig = plots.dot_panels(panels, labels, ["memory"], legend, "footer", "title",
+                               return_figure=True)
+        self.assertEqual(plots.overlapping_tick_labels(fig), [])
+        plots.plt.close(fig)
+
+    def test_legend_knows_named_versions(self):
+        import report_plots as plots
+        legend = plots.Legend(load("study-input.json")["versions"])
+        self.assertEqual(legend.label("hash", "kvrocks"), "hkvrocks")
+        self.assertEqual(legend.label("zset", 1), "z1")
+        self.assertEqual(legend.label("zset", "nosuch"), "zset=nosuch")
 
 
 class Formatting(unittest.TestCase):

@@ -90,19 +90,10 @@ std::vector<std::pair<std::string, std::string>> GivenFlags(const CLI::App& cmd,
 // run every command degraded, silently. Returns the problem, or "" (also with --allow-degraded).
 std::string TierProblemAtStart(const ServeFlags& flags, const Engine& engine) {
   if (flags.engine.allow_degraded) return "";
-  const encodings::EncodingRegistry& registry = engine.registry();
-  for (const auto& [type_name, version] : flags.engine.Versions().versions) {
-    const encodings::TypeSpec* type = registry.FindType(type_name);
-    if (type == nullptr || !version) continue;
-    const encodings::EncodingSpec* row = registry.Find(type->type, *version);
-    if (row == nullptr) continue;  // the flag parser refused it already
-    Status s = engine.CheckTier(type->type, row->id);
+  for (const auto& [type_name, given] : flags.engine.given) {
+    Status s = engine.CheckTier(given.row->type, given.row->id);
     if (!s.ok()) {
-      const auto alias = flags.engine.per_type.find(type_name);
-      const std::string flag = alias != flags.engine.per_type.end() && !alias->second.empty()
-                                   ? "--" + type_name + "-encoding " + *version
-                                   : "--encoding " + type_name + "=" + *version;
-      return flag + ": " + s.message() +
+      return given.flag + ": " + s.message() +
              ".\nkvlab: give a reachable server with --cache-redis / --store-redis, or pass "
              "--allow-degraded to serve it degraded (counted in INFO kvlab as cache_degraded)";
     }

@@ -1,82 +1,69 @@
 // Ranking encode-versions for one workload: the heart of `kvlab study`.
 //
-// Input is a bench result (docs/results-schema.md) whose cells vary one type's version at a time
-// (the others at a fixed baseline), over backends and repetitions. For each (workload, backend,
-// type) the versions are ranked on the criteria below. Each criterion's value is the median over
-// repetitions; the best version on a criterion sets its reference, and every other version's
-// ratio to it carries a confidence interval over repetitions (analysis::RatioOfMedians) for the
-// timed criteria, or is exact for the counted ones.
+// Input is a bench result (docs/results-schema.md; any schema version, read through
+// workloads::NormalizeResult) whose cells vary one type's version at a time (the others at a
+// fixed baseline), over backends and repetitions. For each (workload, backend, type) the versions
+// of the type are ranked on the criteria of criteria.h.
 //
-// A version's cost on a criterion is
+// Costs. A criterion's value is the median over repetitions (timed) or the exact count. The
+// best version on a criterion sets its reference; another version's cost is
 //     weight * |log2((value + floor) / (best + floor))|
-// when the difference is significant (timed: the interval excludes 1) or material (counted:
-// more than 1% apart), and 0 otherwise: a difference inside the noise costs nothing. `floor` is
-// a per-criterion unit (one KV operation, one round trip, 16 bytes) so that 0 against 1 is not an
-// infinite ratio. Exactness costs weight * (deviations beyond the fewest any version has);
-// needs cost weight * (1 per cache Redis, 2 per store Redis). The score is the sum of the costs:
-// 0 is best, 1 is "twice as costly on one criterion of weight 1". Versions are ranked by score,
-// equal scores sharing a rank.
+// (0 for a counted value within `materiality` of the best). Exactness costs weight * (deviations
+// beyond the fewest any version has); needs cost weight * (1 per cache Redis, 2 per store Redis).
+// The score is the sum of the costs: 0 is best, 1 is "twice as costly on one criterion of
+// weight 1".
+//
+// Intervals and ties. A version's timed part in one repetition is the sum over the timed criteria
+// of weight * log2(value) (negated for throughput): two versions' timed costs differ by the
+// difference of these, so latency, tail latency and throughput, which a loaded machine moves
+// together, count together. A version's score range (`score_low`, `score_high`) is its score with
+// the timed part at each repetition's instead of the median's. Version a *beats* version b when
+// b's score exceeds a's by more than `tie_margin` with `confidence`: the counted parts differ
+// exactly, the timed parts by the interval of the difference of their per-repetition timed parts
+// (Hodges-Lehmann with Mann-Whitney bounds: at 3 against 3 repetitions, in every pairing of a
+// repetition of one with a repetition of the other). A version's rank is 1 + the number of
+// versions that beat it, so versions nothing beats share rank 1: they are tied for first, and the
+// verdict names them together.
+//
+// When the repetitions cannot reach `confidence` (fewer than 3 per version at 0.90), the timed
+// criteria count for nothing and the ranking says so (`timings_count` false, with the
+// --repetitions that would let them count).
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "conformance/deviations.h"
+#include "study/criteria.h"
 
 namespace kvlab::study {
-
-struct Criterion {
-  const char* name;       // as in --weights: "latency"
-  const char* title;      // table heading: "p50"
-  const char* unit;       // "µs", "ops/s", "B", ...
-  const char* what;       // one line: what is measured
-  bool higher_is_better;  // throughput
-  bool timed;             // noisy: significance from repetitions; otherwise counted (exact)
-  double floor;           // added to both sides of a ratio (see above)
-  double default_weight;
-};
-
-// The criteria, in table order.
-const std::vector<Criterion>& Criteria();
-const Criterion* FindCriterion(const std::string& name);
-
-using Weights = std::map<std::string, double>;
-Weights DefaultWeights();
-// Parses "latency=2,space=1" over the defaults: named criteria get the given weights (>= 0),
-// the others keep theirs. Unknown names and bad numbers are errors that list the valid names.
-Status ParseWeights(const std::string& text, Weights* out);
-// "latency=1, tail_latency=0.5, ...", in table order.
-std::string FormatWeights(const Weights& w);
-
-// One catalogued deviation (docs/deviations.json): enough to say which apply to a workload.
-struct DeviationEntry {
-  std::string id;
-  std::string type;
-  std::vector<int> versions;
-  std::vector<std::string> commands;  // lower case
-  std::string reason;
-};
-Status LoadDeviationEntries(const std::string& path, std::vector<DeviationEntry>* out);
 
 struct RankOptions {
   Weights weights = DefaultWeights();
   // Types whose versions are ranked; empty: every type the result varies.
   std::vector<std::string> types;
-  std::vector<DeviationEntry> deviations;
+  // The deviations catalogue (docs/deviations.json), joined with the registry.
+  std::vector<conformance::Deviation> deviations;
   double confidence = 0.90;   // of the ratio intervals (3 vs 3 repetitions attain 0.90)
   double materiality = 0.01;  // relative difference below which counted values tie
+  // Score difference below which two versions are not told apart, beyond the noise: 0.1 is a
+  // 7% difference on one criterion of weight 1, or 3.5% on p50 (weight 2).
+  double tie_margin = 0.1;
 };
 
-// The Redis type a command works on: its command-table group ("hash", "sorted-set" -> "zset",
-// "string"), or, for generic commands (DEL, EXPIRE, ...), the workload's keyspace type.
-std::string CommandType(const std::string& command, const std::string& keyspace_type);
-
 // Ranks every (workload, backend, type) of `bench_result`. Appends one entry per ranking to
-// *rankings (the `rankings` array of study.json, documented in docs/study.md). Fails when the
-// result has no cell that varies a type.
+// *rankings (the `rankings` array of study.json, documented in docs/study.md), each with its
+// break-even analysis (break_even.h). Fails when the result has no cell that varies a type, or
+// is not a bench result.
 Status RankResult(const nlohmann::json& bench_result, const RankOptions& options,
                   nlohmann::json* rankings);
+
+// The cost of `value` on criterion `c` against the best value, weight 1 (see above; no
+// materiality).
+double CostOf(const Criterion& c, double value, double best);
+// Whether a counted value differs from the best by more than `materiality`.
+bool Material(double value, double best, double materiality);
 
 }  // namespace kvlab::study

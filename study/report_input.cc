@@ -16,9 +16,11 @@
 #include "analysis/comparison.h"
 #include "analysis/summary.h"
 #include "base/data_dir.h"
+#include "study/metrics.h"
 #include "study/version_legend.h"
 #include "workloads/build_info.h"
 #include "workloads/report.h"
+#include "workloads/result.h"
 
 namespace kvlab::study {
 using namespace kvlab::workloads;  // NOLINT: this file drives that module
@@ -27,19 +29,13 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+// "rocksdb h0 z1": the cell's backend and its profile's label (results are normalized by
+// workloads::NormalizeResult, so every run has a profile).
 std::string CellLabel(const json& run) {
   std::string label = run.value("backend", "?");
   if (run.value("target", "") == "resp") label = "resp " + label;
-  if (run.contains("profile_label") && run["profile_label"].is_string()) {
-    return label + " " + run["profile_label"].get<std::string>();
-  }
-  if (run.value("hash_version", json()).is_number()) {
-    label += " " + VersionLabel("hash", run["hash_version"].get<int>());
-  }
-  if (run.value("zset_version", json()).is_number()) {
-    label += " " + VersionLabel("zset", run["zset_version"].get<int>());
-  }
-  return label;
+  const std::string profile = ProfileLabel(ProfileOf(run));
+  return profile.empty() ? label : label + " " + profile;
 }
 
 json SummaryJson(const std::vector<double>& s) {
@@ -80,13 +76,7 @@ std::map<std::string, CellSamples> CollectSamples(const json& result) {
             c.phase = pname;
             c.command = command;
             c.backend = run.value("backend", "");
-            json profile = json::object();
-            if (run.value("hash_version", json()).is_number())
-              profile["hash"] = run["hash_version"];
-            if (run.value("zset_version", json()).is_number())
-              profile["zset"] = run["zset_version"];
-            if (run.contains("profile")) profile = run["profile"];
-            c.profile = profile;
+            c.profile = run.value("profile", json::object());
             c.kv_per_call = st.value("kv_per_call", json());
           }
           const json& lat = st.value("latency_ns", json::object());
@@ -175,13 +165,7 @@ Status ReadAnyResult(const std::string& path, json* doc, std::string* kind, json
   KVLAB_RETURN_IF_ERROR(ReadJsonFile(path, doc));
   Status s = DetectKind(*doc, kind);
   if (!s.ok()) return Status::InvalidArgument(path + ": " + s.message());
-  if (*kind == "bench") {
-    const int v = doc->value("schema_version", 0);
-    if (v < 1 || v > 2) {
-      return Status::InvalidArgument(path + ": bench result schema_version " + std::to_string(v) +
-                                     " is not one this kvlab reads (1 or 2)");
-    }
-  }
+  if (*kind == "bench") KVLAB_RETURN_IF_ERROR(NormalizeResult(doc, path));
   *bench = nullptr;
   if (*kind == "study") {
     const std::string rel = doc->value("bench_result", "");
@@ -190,7 +174,7 @@ Status ReadAnyResult(const std::string& path, json* doc, std::string* kind, json
       // docs/studies/ keep only study.json): the report then lacks only the workloads section.
       const fs::path p = fs::path(path).parent_path() / rel;
       std::error_code ec;
-      if (fs::exists(p, ec)) KVLAB_RETURN_IF_ERROR(ReadJsonFile(p.string(), bench));
+      if (fs::exists(p, ec)) KVLAB_RETURN_IF_ERROR(ReadResultFile(p.string(), bench));
     }
   }
   return Status::OK();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -52,7 +53,8 @@ class StudyCli : public ::testing::Test {
 TEST_F(StudyCli, QuickStudyWritesTheRankingAndTheReport) {
   std::string out;
   const int rc = Kvlab(
-      "study --quick --backend memory --operations 300 --weights latency=3 -o " + dir_.string(),
+      "study --quick --backend memory --records 200 --operations 300 --weights latency=3 -o " +
+          dir_.string(),
       &out);
   ASSERT_EQ(rc, 0) << out;
   for (const char* f : {"study.json", "study.md", "index.html"}) {
@@ -61,28 +63,46 @@ TEST_F(StudyCli, QuickStudyWritesTheRankingAndTheReport) {
   std::ifstream in(dir_ / "study.json");
   const json study = json::parse(in);
   EXPECT_EQ(study["schema"], "kvlab-study");
+  EXPECT_EQ(study["schema_version"], 2);
   EXPECT_EQ(study["study"]["weights"]["latency"].get<double>(), 3);
   EXPECT_EQ(study["study"]["weights_given"], "latency=3");
   // A finished study is complete, not partial.
   EXPECT_EQ(study["partial"], false);
-  // One ranking per type of the game workload, every version (Camellia's 0-3, Ardb's and
-  // Kvrocks's), every criterion's number.
-  ASSERT_EQ(study["rankings"].size(), 2u);
+  // One ranking per type of the game workload, which uses every type with encode-versions;
+  // every version of each (Camellia's, Ardb's, Kvrocks's), named; every criterion's number;
+  // ranks, score ranges, leaders and the break-even analysis.
+  ASSERT_EQ(study["rankings"].size(), 4u);
+  const std::map<std::string, size_t> versions = {
+      {"hash", 6}, {"zset", 6}, {"list", 4}, {"set", 6}};
   for (const json& r : study["rankings"]) {
-    EXPECT_EQ(r["rows"].size(), 6u) << r["type"];
+    const std::string type = r["type"];
+    ASSERT_TRUE(versions.count(type)) << type;
+    EXPECT_EQ(r["rows"].size(), versions.at(type)) << type;
+    EXPECT_FALSE(r["leaders"].empty()) << type;
+    EXPECT_TRUE(r["timings_count"].get<bool>()) << type;
+    EXPECT_TRUE(r["break_even"].contains("points")) << type;
+    EXPECT_GT(r["elements_loaded"].get<double>(), 0) << type;
     for (const json& row : r["rows"]) {
       EXPECT_TRUE(row["rank"].is_number()) << row.dump();
+      EXPECT_TRUE(row["version"].is_string()) << row.dump();
       EXPECT_EQ(row["repetitions"], 3);
-      for (const char* c : {"latency", "tail_latency", "throughput", "kv_ops", "kv_bytes",
-                            "round_trips", "redis_memory", "space", "exactness", "needs"}) {
+      EXPECT_LE(row["score_low"].get<double>(), row["score"].get<double>());
+      for (const char* c :
+           {"latency", "tail_latency", "throughput", "kv_ops", "kv_bytes", "round_trips",
+            "redis_memory", "space", "write_bytes", "exactness", "needs"}) {
         ASSERT_TRUE(row["criteria"].contains(c)) << c << " " << row["label"];
         EXPECT_TRUE(row["criteria"][c]["value"].is_number()) << c;
       }
+      EXPECT_GT(row["criteria"]["space"]["value"].get<double>(), 0) << row["label"];
     }
   }
-  // The terminal shows the verdict, the weights and the report's path.
-  EXPECT_NE(out.find("game: hash versions"), std::string::npos) << out;
-  EXPECT_NE(out.find("ranks first on memory"), std::string::npos) << out;
+  // The terminal shows the verdict (a recommendation per store, the break-even), the weights
+  // and the report's path.
+  for (const char* type : {"hash", "zset", "list", "set"}) {
+    EXPECT_NE(out.find(std::string("game: ") + type + " versions"), std::string::npos) << out;
+  }
+  EXPECT_NE(out.find("On memory"), std::string::npos) << out;
+  EXPECT_NE(out.find("Break-even on memory"), std::string::npos) << out;
   EXPECT_NE(out.find("weights: latency=3"), std::string::npos) << out;
   EXPECT_NE(out.find("report: " + (dir_ / "index.html").string()), std::string::npos) << out;
 
@@ -139,8 +159,73 @@ TEST_F(StudyCli, BadArgumentsExit2BeforeAnyCell) {
   EXPECT_NE(out.find("unknown backend 'nosuch'"), std::string::npos) << out;
   EXPECT_EQ(Kvlab("study session-store --quick --backend memory -o " + dir_.string(), &out), 2);
   EXPECT_NE(out.find("no encoding to choose"), std::string::npos) << out;
-  EXPECT_EQ(Kvlab("study --quick --backend memory --types list -o " + dir_.string(), &out), 2);
+  EXPECT_EQ(Kvlab("study --quick --backend memory --types lists -o " + dir_.string(), &out), 2);
+  EXPECT_NE(out.find("unknown type 'lists' (types with encode-versions: hash, zset, list, set)"),
+            std::string::npos)
+      << out;
   EXPECT_FALSE(fs::exists(dir_ / "study.json"));
+  // --dir must be new or empty: a kvlab store is refused before any cell.
+  const fs::path store = dir_ / "store";
+  fs::create_directories(store);
+  std::ofstream(store / "KVLAB_STORE") << "rocksdb\n";
+  EXPECT_EQ(Kvlab("study --quick --backend lmdb --dir " + store.string() + " -o " +
+                      (dir_ / "out").string(),
+                  &out),
+            2);
+  EXPECT_NE(out.find("is a kvlab store"), std::string::npos) << out;
+  // --help names study's own defaults.
+  EXPECT_EQ(Kvlab("study --help", &out), 0);
+  EXPECT_NE(out.find("rocksdb,lmdb,wiredtiger"), std::string::npos) << out;
+  EXPECT_EQ(out.find("[memory]"), std::string::npos) << out;
+}
+
+// --dir keeps one store per cell and repetition; a type ranked with too few repetitions says
+// that its timings do not count, and which --repetitions would let them.
+TEST_F(StudyCli, DirKeepsEveryRepetitionAndTooFewRepetitionsAreSaid) {
+  std::string out;
+  const fs::path stores = dir_ / "stores";
+  ASSERT_EQ(Kvlab("study game --types list --backend lmdb --records 20 --operations 50 --warmup 0 "
+                  "--repetitions 2 --no-report --dir " +
+                      stores.string() + " -o " + (dir_ / "out").string(),
+                  &out),
+            0)
+      << out;
+  size_t r0 = 0, r1 = 0;
+  for (const auto& e : fs::directory_iterator(stores)) {
+    const std::string name = e.path().filename().string();
+    r0 += name.ends_with("-r0");
+    r1 += name.ends_with("-r1");
+  }
+  EXPECT_EQ(r0, 4u) << out;  // l0, l1, lardb, lkvrocks
+  EXPECT_EQ(r1, 4u) << out;
+  EXPECT_NE(out.find("timings do not count"), std::string::npos) << out;
+  EXPECT_NE(out.find("--repetitions 3 would let them count"), std::string::npos) << out;
+  std::ifstream in(dir_ / "out" / "study.json");
+  const json study = json::parse(in);
+  ASSERT_FALSE(study["warnings"].empty());
+  EXPECT_FALSE(study["rankings"][0]["timings_count"].get<bool>());
+}
+
+// A workload line that errors on every call fails its cell and the study (exit 1), naming the
+// line and the first error reply.
+TEST_F(StudyCli, AFailingWorkloadLineFailsTheStudy) {
+  fs::create_directories(dir_);
+  const fs::path workload = dir_ / "broken.json";
+  std::ofstream(workload) << R"({"name": "broken", "keyspace": {"type": "list", "records": 5,
+    "key_prefix": "l", "elements": 5}, "load": {"commands": ["RPUSH {key} {elements}"]},
+    "run": [{"name": "run", "operations": 30, "ops": [{"name": "range",
+             "commands": ["LRANGE {key} 0"]}]}]})";
+  std::string out;
+  EXPECT_EQ(Kvlab("study " + workload.string() +
+                      " --backend memory --repetitions 1 --no-report "
+                      "-o " +
+                      (dir_ / "out").string(),
+                  &out),
+            1)
+      << out;
+  EXPECT_NE(out.find("'LRANGE {key} 0' replied an error to 30 of 30 calls"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("wrong number of arguments"), std::string::npos) << out;
 }
 
 TEST_F(StudyCli, ReportRejectsWhatIsNotAResult) {

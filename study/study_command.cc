@@ -11,10 +11,12 @@
 #include <fstream>
 #include <set>
 
+#include "backends/registry.h"
 #include "conformance/deviations.h"
 #include "encodings/registry.h"
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
+#include "study/metrics.h"
 #include "study/ranking.h"
 #include "study/report_input.h"
 #include "study/verdict.h"
@@ -52,6 +54,7 @@ struct StudyFlags {
   bool cross = false;
   std::string out_dir;
   std::string weights;
+  double tie_margin = 0.1;
   int repetitions = 3;
   bool no_report = false;
   bool allow_invalid_timing = false;
@@ -59,11 +62,6 @@ struct StudyFlags {
   std::string from;  // a saved bench result to rank again instead of running
   WorkloadOverrides overrides;
 };
-
-// The embedded backends: the ordered KV libraries kvlab links (the in-memory map is a test
-// backend, not a store a user deploys). Remote stores are emulated with --no-reverse-scan and
-// --rtt-us, or named with --backends when a remote backend exists.
-const std::vector<std::string> kEmbeddedBackends = {"rocksdb", "lmdb", "wiredtiger"};
 
 // The main job's study: the game workload (hashes and a zset), sized so that every version of
 // both types on the three embedded backends, three repetitions, fits in about two minutes on a
@@ -102,15 +100,6 @@ std::vector<std::string> TypesOf(const Workload& w) {
     if (w.UsesType(type)) t.push_back(std::string(type.name));
   }
   return t;
-}
-
-// A Camellia version's number from its name ("2" -> 2); -1 for a named version.
-int VersionNumber(const std::string& name) {
-  if (name.empty() || name.size() > 3 ||
-      !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return -1;
-  }
-  return std::stoi(name);
 }
 
 // One progress line: on a terminal rewritten in place, otherwise one line per cell.
@@ -182,18 +171,33 @@ struct Plan {
 
 // Ranks the cells of `bench` (written at bench_path), writes study.json and the report into
 // f.out_dir, and prints the verdict. Returns the exit code.
-int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_path,
-               Weights weights, const std::vector<DeviationEntry>& deviations,
-               const std::string& deviations_path, bool main_job, const std::string& design,
-               int hash_base, int zset_base, bool ok) {
+int WriteStudyUnguarded(const StudyFlags& f, const json& bench, const std::string& bench_path,
+                        Weights weights, const std::vector<conformance::Deviation>& deviations,
+                        const std::string& deviations_path, bool main_job,
+                        const std::string& design,
+                        const std::map<std::string, std::string>& baseline, bool ok) {
   const bool partial = bench.value("partial", false);
   // Rank, explain, write.
   RankOptions rank_options;
   rank_options.weights = weights;
   rank_options.types = f.types;
   rank_options.deviations = deviations;
+  rank_options.tie_margin = f.tie_margin;
   json rankings = json::array();
   Status s = RankResult(bench, rank_options, &rankings);
+  // The rankings' warnings, each once, named by where they hold.
+  json warnings = json::array();
+  {
+    std::set<std::string> seen;
+    for (const json& r : rankings) {
+      for (const json& w : r.value("warnings", json::array())) {
+        const std::string text = r.value("workload", "") + " " + r.value("type", "") + " on " +
+                                 r.value("backend", "") + ": " + w.get<std::string>();
+        if (seen.insert(text).second) warnings.push_back(text);
+      }
+    }
+    if (partial) warnings.push_back("partial: the study was interrupted; some cells are missing");
+  }
   json criteria = json::array();
   for (const Criterion& c : Criteria()) {
     criteria.push_back({{"name", c.name},
@@ -202,12 +206,14 @@ int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_
                         {"what", c.what},
                         {"higher_is_better", c.higher_is_better},
                         {"timed", c.timed},
+                        {"per_command", c.per_command},
                         {"floor", c.floor},
                         {"weight", weights[c.name]}});
   }
   json study = {{"schema", "kvlab-study"},
-                {"schema_version", 1},
+                {"schema_version", 2},
                 {"partial", partial},
+                {"warnings", warnings},
                 {"context", bench["context"]},
                 {"study",
                  {{"workloads",
@@ -220,7 +226,7 @@ int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_
                    }()},
                   {"backends", bench["context"]["store"].value("backends", json::array())},
                   {"design", design},
-                  {"baseline", {{"hash", hash_base}, {"zset", zset_base}}},
+                  {"baseline", baseline},
                   {"quick", f.quick},
                   {"main_job", main_job},
                   {"repetitions", bench["context"].value("repetitions", f.repetitions)},
@@ -229,6 +235,7 @@ int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_
                   {"weights_given", f.weights},
                   {"confidence", rank_options.confidence},
                   {"materiality", rank_options.materiality},
+                  {"tie_margin", rank_options.tie_margin},
                   {"deviations_catalogue", deviations_path}}},
                 {"bench_result", fs::path(bench_path).filename().string()},
                 {"versions", VersionLegendJson()},
@@ -264,6 +271,24 @@ int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_
   }
   if (*InterruptFlag() != 0) return kExitInterrupted;
   return exit_code;
+}
+
+// WriteStudyUnguarded, turning a malformed result (a JSON member of an unexpected type: a bench
+// result edited by hand or written by another tool) into an error that keeps the measurements.
+int WriteStudy(const StudyFlags& f, const json& bench, const std::string& bench_path,
+               Weights weights, const std::vector<conformance::Deviation>& deviations,
+               const std::string& deviations_path, bool main_job, const std::string& design,
+               const std::map<std::string, std::string>& baseline, bool ok) {
+  try {
+    return WriteStudyUnguarded(f, bench, bench_path, std::move(weights), deviations,
+                               deviations_path, main_job, design, baseline, ok);
+  } catch (const json::exception& e) {
+    std::fprintf(stderr,
+                 "kvlab study: cannot rank %s: %s\nkvlab study: the measurements are kept there; "
+                 "kvlab study --from %s ranks them again\n",
+                 bench_path.c_str(), e.what(), bench_path.c_str());
+    return kExitFailed;
+  }
 }
 
 int RunStudy(StudyFlags& f) {
@@ -302,7 +327,9 @@ int RunStudy(StudyFlags& f) {
     }
     workloads.push_back(std::move(w));
   }
-  std::vector<std::string> backends = f.backends.empty() ? kEmbeddedBackends : f.backends;
+  // The default: the embedded stores a user deploys (the in-memory map is a test backend).
+  std::vector<std::string> backends =
+      f.backends.empty() ? backends::PersistentEmbeddedBackendNames() : f.backends;
   if (f.backend_option != nullptr && f.backend_option->count() > 0) {
     if (!f.backends.empty()) {
       std::fprintf(stderr, "kvlab study: give --backend or --backends, not both\n");
@@ -317,21 +344,33 @@ int RunStudy(StudyFlags& f) {
       return kExitUsage;
     }
   }
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
   for (const std::string& t : f.types) {
-    if (t != "hash" && t != "zset") {
-      std::fprintf(stderr, "kvlab study: --types: unknown type '%s' (types: hash, zset)\n",
-                   t.c_str());
+    if (registry.FindType(t) == nullptr) {
+      std::string known;
+      for (const encodings::TypeSpec& type : registry.types()) {
+        known += (known.empty() ? "" : ", ") + std::string(type.name);
+      }
+      std::fprintf(stderr,
+                   "kvlab study: --types: unknown type '%s' (types with encode-versions: %s)\n",
+                   t.c_str(), known.c_str());
       return kExitUsage;
     }
   }
-  std::vector<DeviationEntry> deviations;
+  if (!(f.tie_margin >= 0)) {
+    std::fprintf(stderr, "kvlab study: --tie-margin must be a number >= 0\n");
+    return kExitUsage;
+  }
+  conformance::DeviationCatalogue catalogue;
   const std::string deviations_path =
       f.deviations.empty() ? DefaultDeviationCataloguePath() : f.deviations;
-  s = LoadDeviationEntries(deviations_path, &deviations);
+  s = conformance::DeviationCatalogue::Load(deviations_path, registry, &catalogue);
   if (!s.ok()) {
     std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
     return kExitUsage;
   }
+  const std::vector<conformance::Deviation>& deviations = catalogue.entries();
+  if (f.from.empty()) flags::CheckFreshStoreParent(f.store.dir, "study");
   if (f.out_dir.empty()) {
     std::string leaf = "study-" + UtcTimestampCompact();
     if (!main_job) leaf += "-" + workloads[0].name;
@@ -369,30 +408,33 @@ int RunStudy(StudyFlags& f) {
         return kExitFailed;
       }
     }
-    // The design, from the cells: every combination of versions, or one type at a time.
-    std::set<std::pair<int, int>> profiles;
-    std::set<int> hashes, zsets;
+    // The design, from the cells: every combination of the types' versions, or one type at a
+    // time; the baseline of each type is the version most of its cells ran.
+    std::set<Profile> profiles;
+    std::map<std::string, std::map<std::string, int>> runs_of;  // type -> version -> runs
     for (const json& w : bench.value("workloads", json::array())) {
       for (const json& r : w.value("runs", json::array())) {
-        // ReadResultFile gives schema 2's shape: "profile": {"hash": "0"} (schema 1 rewritten).
-        auto version = [&r](const char* type) {
-          const json profile = r.value("profile", json::object());
-          return profile.is_object() && profile.value(type, json()).is_string()
-                     ? VersionNumber(profile[type].get<std::string>())
-                     : -1;
-        };
-        const int h = version("hash");
-        const int z = version("zset");
-        profiles.insert({h, z});
-        hashes.insert(h);
-        zsets.insert(z);
+        const Profile p = ProfileOf(r);
+        profiles.insert(p);
+        for (const auto& [type, version] : p) ++runs_of[type][version];
       }
     }
-    const bool cross =
-        profiles.size() == hashes.size() * zsets.size() && hashes.size() > 1 && zsets.size() > 1;
+    size_t combinations = 1, varied = 0;
+    std::map<std::string, std::string> baseline;
+    for (const auto& [type, versions] : runs_of) {
+      combinations *= versions.size();
+      if (versions.size() > 1) ++varied;
+      int most = -1;
+      for (const auto& [version, n] : versions) {
+        if (n > most) {
+          most = n;
+          baseline[type] = version;
+        }
+      }
+    }
+    const bool cross = varied > 1 && profiles.size() == combinations;
     return WriteStudy(f, bench, copy.string(), weights, deviations, deviations_path, false,
-                      cross ? "cross" : "one-factor", *hashes.begin() < 0 ? 0 : *hashes.begin(),
-                      *zsets.begin() < 0 ? 0 : *zsets.begin(), true);
+                      cross ? "cross" : "one-factor", baseline, true);
   }
 
   // The matrix options shared by every pass.
@@ -404,6 +446,7 @@ int RunStudy(StudyFlags& f) {
   base.engine = f.engine.ToOptions();
   base.config_file = f.engine.config_file;
   base.repetitions = 1;
+  base.measure_load_space = true;
   base.stop = InterruptFlag();
   // Every version of every type (the registry's), and the one each type keeps while another
   // type's versions vary: --encoding / --<type>-encoding, or the type's first version.
@@ -413,8 +456,6 @@ int RunStudy(StudyFlags& f) {
   for (const auto& [type, names] : available) {
     fixed[type] = given.VersionOf(type).value_or(names.front());
   }
-  const int hash_base = fixed.count("hash") ? std::max(0, VersionNumber(fixed["hash"])) : 0;
-  const int zset_base = fixed.count("zset") ? std::max(0, VersionNumber(fixed["zset"])) : 0;
 
   // Plans per workload.
   struct WorkloadPlan {
@@ -437,7 +478,8 @@ int RunStudy(StudyFlags& f) {
     }
     if (types.empty()) {
       std::fprintf(stderr,
-                   "kvlab study: %s uses no hash or zset%s: there is no encoding to choose\n",
+                   "kvlab study: %s uses no type with encode-versions%s: there is no encoding to "
+                   "choose\n",
                    w.name.c_str(), f.types.empty() ? "" : " among --types");
       return kExitUsage;
     }
@@ -489,6 +531,7 @@ int RunStudy(StudyFlags& f) {
     for (int rep = 0; rep < f.repetitions && *InterruptFlag() == 0; ++rep) {
       for (MatrixOptions m : plan.passes) {
         if (*InterruptFlag() != 0) break;
+        m.first_repetition = rep;
         m.on_cell = [&](const Cell& c, size_t, size_t) {
           progress.Cell(plan.w->name + " " + c.Label() + " rep " + std::to_string(rep + 1));
         };
@@ -520,7 +563,7 @@ int RunStudy(StudyFlags& f) {
   }
 
   return WriteStudy(f, result.document(), result.path(), weights, deviations, deviations_path,
-                    main_job, f.cross ? "cross" : "one-factor", hash_base, zset_base, ok);
+                    main_job, f.cross ? "cross" : "one-factor", fixed, ok);
 }
 
 }  // namespace
@@ -535,13 +578,18 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   f->store.AddTo(cmd);
   f->engine.AddTo(cmd);
   f->backend_option = cmd->get_option("--backend");
+  // Study's default is --backends' (the embedded stores), not StoreFlags' single backend.
+  f->backend_option->default_str("")->description(
+      "One backend instead of the default matrix (--backends)");
   cmd->add_option("workloads", f->workloads,
                   "Catalogue names or workload .json files (default: the game workload, sized "
                   "for the main job)");
   cmd->add_option("--backends", f->backends,
                   "Backends, comma-separated (default: the embedded ones, rocksdb,lmdb,wiredtiger)")
       ->delimiter(',');
-  cmd->add_option("--types", f->types, "Types whose versions are ranked (default: all it uses)")
+  cmd->add_option("--types", f->types,
+                  "Types whose versions are ranked (hash, zset, list, set; default: every type "
+                  "the workload uses)")
       ->delimiter(',');
   cmd->add_flag("--quick", f->quick,
                 "A small run: at most 20,000 elements and 2,000 operations per phase");
@@ -551,9 +599,13 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--out", f->out_dir,
                   "Output directory (default: results/study-<UTC time>[-<workload>])");
   cmd->add_option("--weights", f->weights,
-                  "Criterion weights, e.g. latency=2,space=1 (names: latency, tail_latency, "
-                  "throughput, kv_ops, kv_bytes, round_trips, redis_memory, space, exactness, "
-                  "needs; 0 ignores one)");
+                  "Criterion weights, e.g. latency=2,space=1 (names: " + CriterionNames() +
+                      "; 0 ignores one; default " + FormatWeights(DefaultWeights()) + ")");
+  cmd->add_option("--tie-margin", f->tie_margin,
+                  "Score difference below which versions are tied even beyond the noise (0.1: "
+                  "7% on one criterion of weight 1)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
   cmd->add_option("--repetitions", f->repetitions,
                   "Runs of every cell, interleaved (3 reach a 90% interval)")
       ->check(CLI::Range(1, 100))

@@ -13,7 +13,7 @@ const std::vector<VersionInfo>& VersionLegend() {
       const encodings::TypeSpec& type = *registry.FindType(row.type);
       VersionInfo v;
       v.type = std::string(type.name);
-      v.version = row.id;
+      v.version = std::string(row.name);
       v.label = std::string(type.letter) + std::string(row.name);
       v.summary = std::string(row.summary);
       v.color = std::string(row.color);
@@ -28,17 +28,18 @@ const std::vector<VersionInfo>& VersionLegend() {
   return kLegend;
 }
 
-const VersionInfo* FindVersion(const std::string& type, int version) {
+const VersionInfo* FindVersion(const std::string& type, const std::string& version) {
   for (const VersionInfo& v : VersionLegend()) {
     if (v.type == type && v.version == version) return &v;
   }
   return nullptr;
 }
 
-std::string VersionLabel(const std::string& type, int version) {
+std::string VersionLabel(const std::string& type, const std::string& version) {
   const VersionInfo* v = FindVersion(type, version);
   if (v != nullptr) return v->label;
-  return type + "v" + std::to_string(version);
+  const encodings::TypeSpec* t = encodings::EncodingRegistry::Builtin().FindType(type);
+  return t != nullptr ? std::string(t->letter) + version : type + "=" + version;
 }
 
 std::vector<std::string> VersionNeeds(const VersionInfo& v) {

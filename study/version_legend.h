@@ -14,7 +14,7 @@ namespace kvlab::study {
 
 struct VersionInfo {
   std::string type;     // "hash", "zset"
-  int version = 0;      // the encode-version
+  std::string version;  // the encode-version's name in the registry: "0", "kvrocks"
   std::string label;    // "h0", "z3": the short name used in tables and legends
   std::string summary;  // one line: what the version is and what it trades
   std::string color;    // "#rrggbb": the version's colour in every plot
@@ -28,10 +28,11 @@ struct VersionInfo {
 
 // Every (type, version) of the registry, in its order (types in table order, ids ascending).
 const std::vector<VersionInfo>& VersionLegend();
-// The entry, or nullptr.
-const VersionInfo* FindVersion(const std::string& type, int version);
-// "h0" for ("hash", 0); "<type>v<N>" for an unknown pair.
-std::string VersionLabel(const std::string& type, int version);
+// The entry of (type, version name), or nullptr.
+const VersionInfo* FindVersion(const std::string& type, const std::string& version);
+// "h0" for ("hash", "0"), "zkvrocks" for ("zset", "kvrocks"); for a pair the registry lacks, its
+// type's letter and the name (a type the registry lacks: "<type>=<version>").
+std::string VersionLabel(const std::string& type, const std::string& version);
 // The requirements in words: "a cache Redis", "a store Redis that must not evict", ...
 std::vector<std::string> VersionNeeds(const VersionInfo& v);
 // The legend as JSON (the `versions` array of study.json and of the report input).

@@ -157,30 +157,6 @@ void CheckResultsDir(const std::string& dir) {
   }
 }
 
-// --dir: the parent of the cells' fresh stores, new or empty, writable.
-void CheckStoreParent(const std::string& dir) {
-  if (dir.empty()) return;
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw UsageError("--dir " + dir + ": not a directory");
-    if (fs::exists(fs::path(dir) / "KVLAB_STORE", ec)) {
-      throw UsageError("--dir " + dir +
-                       ": is a kvlab store; bench makes one fresh store per cell under --dir: "
-                       "give a new or empty directory");
-    }
-    if (!fs::is_empty(dir, ec)) {
-      throw UsageError("--dir " + dir +
-                       ": is not empty; bench makes one fresh store per cell under --dir: give "
-                       "a new or empty directory");
-    }
-  }
-  fs::create_directories(dir, ec);
-  if (ec) throw UsageError("--dir " + dir + ": cannot create it: " + ec.message());
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError("--dir " + dir + ": cannot write there: " + std::strerror(errno));
-  }
-}
-
 // Builds the matrix options from the flags, or throws UsageError saying what is wrong.
 MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   CheckConflicts(f);
@@ -239,7 +215,7 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
   }
   m.in_process = !f.resp_only;
   m.stop = InterruptFlag();
-  CheckStoreParent(m.in_process ? f.store.dir : "");
+  flags::CheckFreshStoreParent(m.in_process ? f.store.dir : "", "bench");
   CheckResultsDir(f.results_dir);
   return m;
 }

@@ -275,29 +275,37 @@ constexpr const char* kTags = R"({
                    {"name": "list-tag", "weight": 20, "commands": ["SMEMBERS {key}"]}]}]
 })";
 
-// Hashes and a zset in one workload: what `kvlab study` runs by default, so that one study
-// ranks the versions of both types. Player profiles are hashes of 10 fields; one leaderboard
-// zset holds every player.
+// Every collection type in one workload: what `kvlab study` runs by default, so that one study
+// ranks the versions of every type. Player profiles are hashes of 10 fields; one leaderboard
+// zset holds every player; each player has a set of achievements and a list of recent matches.
 constexpr const char* kGame = R"({
   "name": "game",
-  "description": "A game backend: player profiles as hashes (HGETALL, HGET, HSET, HLEN) and one leaderboard zset of every player (ZINCRBY, ZREVRANGE top 10, ZRANK, ZSCORE); zipfian players",
+  "description": "A game backend: player profiles as hashes (HGETALL, HGET, HSET, HLEN), one leaderboard zset of every player (ZINCRBY, ZREVRANGE top 10, ZRANK, ZSCORE), a set of achievements per player (SISMEMBER, SADD, SCARD) and a list of recent matches per player (LPUSH + LTRIM to 20, LRANGE 0 9); zipfian players",
   "seed": 1,
   "keyspace": {"type": "hash", "records": 10000, "key_prefix": "player:", "elements": 10, "value_bytes": 50},
-  "load": {"commands": ["HSET {key} {elements}", "ZADD board {score} {key}"]},
+  "load": {"commands": ["HSET {key} {elements}", "ZADD board {score} {key}",
+                        "SADD achievements:{key} first-login tutorial level-5 level-10 daily-streak",
+                        "RPUSH matches:{key} m{int:0:999999} m{int:0:999999} m{int:0:999999} m{int:0:999999} m{int:0:999999}"]},
   "run": [{"name": "run", "operations": 50000, "warmup_operations": 1000, "key_distribution": "zipfian",
-           "ops": [{"name": "profile", "weight": 25, "commands": ["HGETALL {key}"]},
-                   {"name": "field", "weight": 20, "commands": ["HGET {key} {element}"]},
-                   {"name": "update", "weight": 15, "commands": ["HSET {key} {element} {value}"]},
+           "ops": [{"name": "profile", "weight": 20, "commands": ["HGETALL {key}"]},
+                   {"name": "field", "weight": 15, "commands": ["HGET {key} {element}"]},
+                   {"name": "update", "weight": 10, "commands": ["HSET {key} {element} {value}"]},
                    {"name": "fields", "weight": 5, "commands": ["HLEN {key}"]},
-                   {"name": "score", "weight": 15, "commands": ["ZINCRBY board {int:1:100} {key}"]},
-                   {"name": "top10", "weight": 10, "commands": ["ZREVRANGE board 0 9 WITHSCORES"]},
-                   {"name": "rank", "weight": 5, "commands": ["ZRANK board {key}"]},
-                   {"name": "get-score", "weight": 5, "commands": ["ZSCORE board {key}"]}]}]
+                   {"name": "score", "weight": 12, "commands": ["ZINCRBY board {int:1:100} {key}"]},
+                   {"name": "top10", "weight": 8, "commands": ["ZREVRANGE board 0 9 WITHSCORES"]},
+                   {"name": "rank", "weight": 4, "commands": ["ZRANK board {key}"]},
+                   {"name": "get-score", "weight": 4, "commands": ["ZSCORE board {key}"]},
+                   {"name": "has-achievement", "weight": 6, "commands": ["SISMEMBER achievements:{key} a{int:0:49}"]},
+                   {"name": "unlock", "weight": 3, "commands": ["SADD achievements:{key} a{int:0:49}"]},
+                   {"name": "achievements", "weight": 2, "commands": ["SCARD achievements:{key}"]},
+                   {"name": "play", "weight": 5, "commands": ["LPUSH matches:{key} m{int:0:999999}", "LTRIM matches:{key} 0 19"]},
+                   {"name": "history", "weight": 6, "commands": ["LRANGE matches:{key} 0 9"]}]}]
 })";
 
 // Lists (issue 15). A job queue: producers LPUSH jobs, consumers BRPOP them (over RESP they
 // block when a queue runs dry, for at most 50 ms; in-process a dry queue is an error reply,
-// which the preloaded jobs and the producers' larger share make rare), and LLEN watches the
+// which the preloaded jobs and the producers' larger share make rare, and which the operation
+// declares expected), and LLEN watches the
 // backlog. Run it over RESP with several threads to see blocking consumers:
 // kvlab bench run job-queue --resp 127.0.0.1:7000 --threads 8.
 constexpr const char* kJobQueue = R"({
@@ -309,7 +317,7 @@ constexpr const char* kJobQueue = R"({
   "load": {"batch": 100, "commands": ["RPUSH {key} {elements}"]},
   "run": [{"name": "run", "operations": 100000, "warmup_operations": 1000, "key_distribution": "uniform",
            "ops": [{"name": "produce", "weight": 50, "commands": ["LPUSH {key} {value}"]},
-                   {"name": "consume", "weight": 45, "commands": ["BRPOP {key} 0.05"]},
+                   {"name": "consume", "weight": 45, "commands": ["BRPOP {key} 0.05"], "expect_errors": true},
                    {"name": "backlog", "weight": 5, "commands": ["LLEN {key}"]}]}]
 })";
 

@@ -84,10 +84,12 @@ void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& ce
   RunWorkload(w, target, run_options, &out->run);
 }
 
-// INFO memory's used_memory_dataset and DBSIZE of each tier role the cell used.
-void ReadTierMemory(engine::Engine& engine, CellResult* out) {
+// INFO memory's used_memory_dataset and DBSIZE of each tier role the engine uses: role name
+// ("cache", "store") -> {"used_memory_dataset", "keys"}.
+std::map<std::string, std::map<std::string, uint64_t>> ReadTierMemory(engine::Engine& engine) {
+  std::map<std::string, std::map<std::string, uint64_t>> out;
   redis::RedisTier* tier = engine.tier();
-  if (tier == nullptr) return;
+  if (tier == nullptr) return out;
   for (const auto& [role, name] :
        {std::pair{redis::TierRole::kCache, "cache"}, std::pair{redis::TierRole::kStore, "store"}}) {
     if (!tier->RoleInUse(role)) continue;
@@ -99,12 +101,27 @@ void ReadTierMemory(engine::Engine& engine, CellResult* out) {
     const std::string field = "used_memory_dataset:";
     const size_t at = info.find(field);
     if (at == std::string::npos) continue;
-    auto& m = out->tier_memory[name];
+    auto& m = out[name];
     m["used_memory_dataset"] = std::strtoull(info.c_str() + at + field.size(), nullptr, 10);
     if (replies[1].type() == resp::Reply::Type::kInteger) {
       m["keys"] = static_cast<uint64_t>(replies[1].integer());
     }
   }
+  return out;
+}
+
+// The load's space (MatrixOptions::measure_load_space), between the load and the run phases.
+void MeasureLoadSpace(Engine& engine, LoadSpace* out) {
+  const Status s = MeasureFootprint(engine, &out->store);
+  if (!s.ok()) {
+    out->error = s.ToString();
+    return;
+  }
+  for (const auto& [role, m] : ReadTierMemory(engine)) {
+    auto it = m.find("used_memory_dataset");
+    if (it != m.end()) out->tier_dataset_bytes[role] = it->second;
+  }
+  out->measured = true;
 }
 
 // The space section of an in-process cell: logical bytes, the store and its garbage, then
@@ -173,6 +190,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
       out->reclaim.options = options.reclaim_options;
     }
     RunOnTarget(w, options, cell, s, target, out, [&] {
+      if (options.measure_load_space) MeasureLoadSpace(engine, &out->load_space);
       if (reclaim == nullptr) return;
       reclaim->Start();
       reclaiming = true;
@@ -180,7 +198,7 @@ void RunInProcessCell(const Workload& w, const MatrixOptions& options, const Cel
     if (reclaiming) reclaim->Finish(&out->reclaim);
     reclaim.reset();
     if (!s.ok()) return;
-    ReadTierMemory(engine, out);
+    out->tier_memory = ReadTierMemory(engine);
     s = opened->store()->Flush();
     if (!s.ok() && out->run.error.empty()) out->run.error = "flush: " + s.ToString();
     const DiskUsage usage =
@@ -535,7 +553,7 @@ void RunMatrix(const Workload& workload, const MatrixOptions& options,
   for (int rep = 0; rep < std::max(1, options.repetitions); ++rep) {
     for (Cell cell : cells) {
       if (StopRequested(options.stop)) return;
-      cell.repetition = rep;
+      cell.repetition = options.first_repetition + rep;
       if (options.on_cell) options.on_cell(cell, index, total);
       ++index;
       CellResult r;

@@ -76,6 +76,9 @@ struct CellResult {
   std::map<std::string, std::map<std::string, uint64_t>> tier_memory;
   // Logical bytes, the store's records and garbage, and (gc_at_end) the same after a GC pass.
   SpaceResult space;
+  // The store's live records per type and the tier's datasets between the load and the run
+  // phases (MatrixOptions::measure_load_space).
+  LoadSpace load_space;
   // The reclaim mechanism's work and the disk timeline (cell.reclaim not empty).
   ReclaimResult reclaim;
   std::string store_dir;    // where the store lived ("" over RESP)
@@ -110,6 +113,10 @@ struct MatrixOptions {
   bool in_process = true;
   std::optional<redis::RedisEndpoint> resp;
   int repetitions = 1;
+  // The number of the first repetition this call runs (its cells' Cell::repetition, and the
+  // "-r<N>" of their stores under --dir): a caller that runs the repetitions itself, one call
+  // each (kvlab study interleaves passes), counts them here.
+  int first_repetition = 0;
   PhysicalMode physical = PhysicalMode::kAuto;
   // Run a Redis-tier version whose tier cannot be reached (or fails during the run), marked
   // degraded, instead of failing its cell. Applies to in-process engines
@@ -123,6 +130,10 @@ struct MatrixOptions {
   // In-process cells: after the space is measured, run one GC pass (engine/collector.h) and
   // measure the store and its disk space again (CellResult::space).
   bool gc_at_end = true;
+  // In-process cells: between the load and the run phases, measure the store's live records
+  // per type and the Redis tier's datasets (CellResult::load_space; a dry run of the collector,
+  // which reads KV only). `kvlab study` ranks space on it.
+  bool measure_load_space = false;
   // Non-empty (--reclaim): the reclaim axis. Every in-process cell runs once per mechanism
   // (workloads/reclaim.h), each beside its run phases, except where ReclaimSkipReason says it
   // does not apply (ReclaimSkipNotes lists those). The compaction cells' RocksDB stores get the

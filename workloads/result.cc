@@ -320,6 +320,7 @@ json CellJson(const CellResult& c) {
               {"store_counters_end", CountersJson(c.store_counters_end)},
               {"tier_memory", c.tier_memory},
               {"space", SpaceJson(c.space, c.persistent, c.disk_bytes)},
+              {"load_space", LoadSpaceJson(c.load_space)},
               {"store_dir", c.store_kept ? json(c.store_dir) : json(nullptr)}};
   // The reclaim axis (--reclaim): present in its cells only.
   if (!c.cell.reclaim.empty()) out["reclaim"] = ReclaimJson(c.reclaim, c.run);
@@ -525,6 +526,23 @@ Status BenchResult::Write() {
   return Status::OK();
 }
 
+Status NormalizeResult(json* doc, const std::string& source) {
+  if (!doc->is_object() || doc->value("schema", "") != kResultSchema) {
+    return Status::InvalidArgument(source + ": not a kvlab bench result (schema is not '" +
+                                   std::string(kResultSchema) + "')");
+  }
+  const json& v = (*doc)["schema_version"];
+  const int version = v.is_number_integer() ? v.get<int>() : 0;
+  if (version == 1) {
+    UpgradeFromSchema1(doc);
+  } else if (version != kResultSchemaVersion) {
+    return Status::InvalidArgument(source + ": schema_version " + v.dump() +
+                                   ", this kvlab reads versions 1 and " +
+                                   std::to_string(kResultSchemaVersion));
+  }
+  return Status::OK();
+}
+
 Status ReadResultFile(const std::string& path, json* out) {
   std::ifstream in(path);
   if (!in) return Status::InvalidArgument("cannot read result file " + path);
@@ -533,19 +551,7 @@ Status ReadResultFile(const std::string& path, json* out) {
   } catch (const json::parse_error& e) {
     return Status::InvalidArgument(path + ": not valid JSON: " + e.what());
   }
-  if (!out->is_object() || out->value("schema", "") != kResultSchema) {
-    return Status::InvalidArgument(path + ": not a kvlab bench result (schema is not '" +
-                                   std::string(kResultSchema) + "')");
-  }
-  const int version = out->value("schema_version", 0);
-  if (version == 1) {
-    UpgradeFromSchema1(out);
-  } else if (version != kResultSchemaVersion) {
-    return Status::InvalidArgument(path + ": schema_version " + std::to_string(version) +
-                                   ", this kvlab reads versions 1 and " +
-                                   std::to_string(kResultSchemaVersion));
-  }
-  return Status::OK();
+  return NormalizeResult(out, path);
 }
 
 }  // namespace kvlab::workloads

@@ -89,9 +89,12 @@ class BenchResult {
   std::string path_;
 };
 
-// Reads a result file, checking its schema name and version. A schema 1 file is rewritten into
-// schema 2's shape (profiles from hash_version/zset_version, version names as strings), so that
-// readers handle one shape.
+// The one reader of bench results: every reader (study, report, gate) goes through it so that
+// versions are names and profiles maps everywhere. Checks the schema name and version of a parsed
+// result and rewrites a schema 1 document into schema 2's shape (profiles from
+// hash_version/zset_version, version names as strings). `source` names the document in errors.
+Status NormalizeResult(nlohmann::json* doc, const std::string& source);
+// Reads a result file and normalizes it (NormalizeResult).
 Status ReadResultFile(const std::string& path, nlohmann::json* out);
 
 }  // namespace kvlab::workloads

@@ -5,6 +5,7 @@
 #include <barrier>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -356,7 +357,42 @@ class WorkloadRun {
     // A phase bounded only by its duration has no operation total: its progress is its time.
     const uint64_t total = spec.operations > 0 ? spec.operations + spec.warmup_operations : 0;
     RunThreads(spec.name, total, spec.duration_s, slots, spec.ops.size(), &shared, body, &phase);
+    if (!shared.failed.load()) CheckErrorRate(spec, phase, &shared);
     return Finish(std::move(phase), shared);
+  }
+
+  // Fails the run when a command of the phase replied errors to more than kMaxErrorRate of its
+  // calls and no operation that runs it expects errors: a malformed workload line ("LRANGE
+  // {key} 0") or a command the target lacks must not end in a throughput. Names the line and
+  // the first error reply.
+  static void CheckErrorRate(const PhaseSpec& spec, const PhaseResult& phase, PhaseShared* shared) {
+    for (const auto& [name, st] : phase.commands) {
+      if (st.calls == 0 || static_cast<double>(st.errors) <= kMaxErrorRate * st.calls) continue;
+      const OpSpec* op = nullptr;
+      const CommandTemplate* line = nullptr;
+      bool expected = false;
+      for (const OpSpec& o : spec.ops) {
+        for (const CommandTemplate& c : o.commands) {
+          if (c.name != name) continue;
+          expected = expected || o.expect_errors;
+          if (line == nullptr) {
+            op = &o;
+            line = &c;
+          }
+        }
+      }
+      if (expected || line == nullptr) continue;
+      char rate[32];
+      std::snprintf(rate, sizeof(rate), "%.1f%%",
+                    100.0 * static_cast<double>(st.errors) / static_cast<double>(st.calls));
+      shared->Fail("phase '" + spec.name + "', operation '" + op->name + "': '" + line->text +
+                   "' replied an error to " + std::to_string(st.errors) + " of " +
+                   std::to_string(st.calls) + " calls (" + rate + ", more than " +
+                   std::to_string(static_cast<int>(kMaxErrorRate * 100)) +
+                   "%); the first: " + st.first_error +
+                   " (a workload whose operation expects errors says \"expect_errors\": true)");
+      return;
+    }
   }
 
   // Stores the phase; returns false when the run must end (failure or stop).

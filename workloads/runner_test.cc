@@ -391,23 +391,42 @@ TEST(RunWorkload, LoadErrorsFailTheRun) {
       << r.error;
 }
 
-// Error replies in run phases are counted per command, with the first text kept.
-TEST(RunWorkload, RunErrorsAreCounted) {
-  Workload w;
-  ASSERT_TRUE(ParseWorkload(R"({
-    "name": "errors", "keyspace": {"type": "string", "records": 3, "key_prefix": "k"},
-    "load": {"commands": ["SET {key} v"]},
-    "run": [{"operations": 10, "ops": [{"commands": ["HGET {key} f"]}]}]
-  })",
-                            "t", &w)
-                  .ok());
+// Error replies in run phases are counted per command, with the first text kept. A command that
+// errors on more than 1% of its calls fails the run, naming the workload line and the first
+// error, unless its operation declares the errors expected.
+TEST(RunWorkload, RunErrorsFailTheRunUnlessExpected) {
+  auto workload = [](const std::string& op) {
+    Workload w;
+    const Status s = ParseWorkload(R"({
+      "name": "errors", "keyspace": {"type": "string", "records": 3, "key_prefix": "k"},
+      "load": {"commands": ["SET {key} v"]},
+      "run": [{"name": "reads", "operations": 10, "ops": [)" +
+                                       op + R"(]},
+              {"name": "after", "operations": 1, "ops": [{"commands": ["GET {key}"]}]}]
+    })",
+                                   "t", &w);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return w;
+  };
   EngineFixture f;
   WorkloadRunResult r;
-  RunWorkload(w, f.target(), RunOptions(), &r);
-  ASSERT_TRUE(r.error.empty());
+  RunWorkload(workload(R"({"name": "wrong", "commands": ["HGET {key} f"]})"), f.target(),
+              RunOptions(), &r);
+  EXPECT_TRUE(r.partial);
+  EXPECT_EQ(r.phases.size(), 2u) << "the run stops after the failing phase";
+  EXPECT_NE(r.error.find("phase 'reads', operation 'wrong': 'HGET {key} f' replied an error to 10 "
+                         "of 10 calls (100.0%, more than 1%); the first: WRONGTYPE"),
+            std::string::npos)
+      << r.error;
   const CallStats& st = r.phases[1].commands.at("HGET");
   EXPECT_EQ(st.errors, 10u);
   EXPECT_EQ(st.first_error, "WRONGTYPE Operation against a key holding the wrong kind of value");
+
+  RunWorkload(workload(R"({"name": "wrong", "commands": ["HGET {key} f"], "expect_errors": true})"),
+              f.target(), RunOptions(), &r);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.phases.size(), 3u);
+  EXPECT_EQ(r.phases[1].commands.at("HGET").errors, 10u);
 }
 
 // Through the remote-store decorator each command carries its round trips, once: on every

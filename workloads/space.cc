@@ -4,6 +4,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "encodings/key_meta.h"
+
 namespace kvlab::workloads {
 
 using engine::Collector;
@@ -65,6 +67,10 @@ Status AddKey(TargetConnection& c, const std::string& key, LogicalSize* out) {
   out->elements += elements;
   out->key_bytes += key.size();
   out->bytes += key.size() + bytes;
+  LogicalSize::OfType& t = out->by_type[name];
+  ++t.keys;
+  t.elements += elements;
+  t.bytes += key.size() + bytes;
   return Status::OK();
 }
 
@@ -88,10 +94,15 @@ Status WalkDatabase(TargetConnection& c, LogicalSize* out) {
 }
 
 json FootprintJson(const StoreFootprint& f) {
+  json by_type = json::object();
+  for (const auto& [type, l] : f.by_type) {
+    by_type[type] = {{"keys", l.keys}, {"records", l.records}, {"bytes", l.bytes}};
+  }
   return {{"records", f.records},
           {"bytes", f.bytes},
           {"garbage_records", f.garbage_records},
-          {"garbage_bytes", f.garbage_bytes}};
+          {"garbage_bytes", f.garbage_bytes},
+          {"by_type", by_type}};
 }
 
 // a / b, or null when b is 0.
@@ -134,15 +145,32 @@ Status MeasureFootprint(engine::Engine& engine, StoreFootprint* out) {
   KVLAB_RETURN_IF_ERROR(Collector(&engine).RunPass(options, &dry));
   out->garbage_records = dry.reclaimed_sub_keys + dry.reclaimed_metas;
   out->garbage_bytes = dry.garbage_bytes;
+  for (const auto& [type, live] : dry.live) out->by_type[encodings::KeyTypeName(type)] = live;
   return Status::OK();
+}
+
+json LoadSpaceJson(const LoadSpace& space) {
+  if (!space.measured) {
+    return space.error.empty() ? json(nullptr) : json({{"error", space.error}});
+  }
+  json tier = json::object();
+  for (const auto& [role, bytes] : space.tier_dataset_bytes) tier[role] = bytes;
+  return {{"error", nullptr}, {"store", FootprintJson(space.store)}, {"tier_dataset_bytes", tier}};
 }
 
 json SpaceJson(const SpaceResult& space, bool persistent, uint64_t disk_bytes) {
   json out = {{"error", space.error.empty() ? json(nullptr) : json(space.error)}};
   if (!space.measured) return out;
   const LogicalSize& l = space.logical;
-  out["logical"] = {
-      {"keys", l.keys}, {"elements", l.elements}, {"key_bytes", l.key_bytes}, {"bytes", l.bytes}};
+  json by_type = json::object();
+  for (const auto& [type, t] : l.by_type) {
+    by_type[type] = {{"keys", t.keys}, {"elements", t.elements}, {"bytes", t.bytes}};
+  }
+  out["logical"] = {{"keys", l.keys},
+                    {"elements", l.elements},
+                    {"key_bytes", l.key_bytes},
+                    {"bytes", l.bytes},
+                    {"by_type", by_type}};
   out["store"] = space.has_store ? FootprintJson(space.store) : json(nullptr);
   out["kv_amplification"] = space.has_store ? Ratio(space.store.bytes, l.bytes) : json(nullptr);
   out["live_kv_amplification"] = space.has_store

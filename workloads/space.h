@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -25,6 +26,13 @@ struct LogicalSize {
   // key_bytes plus the contents: field names and values, members and 8 bytes per zset score
   // (a double), set members, list items, string values.
   uint64_t bytes = 0;
+  // The same per Redis type ("hash", "string", ...); each type's numbers sum to the totals.
+  struct OfType {
+    uint64_t keys = 0;
+    uint64_t elements = 0;
+    uint64_t bytes = 0;
+  };
+  std::map<std::string, OfType> by_type;
 };
 
 // Walks the keyspace with SCAN, TYPE and one whole read per key (GET, HGETALL, ZRANGE 0 -1,
@@ -42,11 +50,27 @@ struct StoreFootprint {
   // Ardb records no live key owns. Part of records and bytes.
   uint64_t garbage_records = 0;
   uint64_t garbage_bytes = 0;
+  // The live records per Redis type ("hash", "string", ...): each type's keys and the records
+  // they own now (engine::LiveRecords). What a type's data costs in the store, garbage aside.
+  std::map<std::string, engine::LiveRecords> by_type;
 };
 
 // Walks the whole store, then runs the collector's dry run.
 // REQUIRES: no command runs on the engine meanwhile.
 Status MeasureFootprint(engine::Engine& engine, StoreFootprint* out);
+
+// What the load left, measured between the load and the run phases of an in-process cell
+// (MatrixOptions::measure_load_space): the store's records per type (a dry run of the collector:
+// KV reads only, so no Redis cache is filled) and the Redis tier's datasets. `kvlab study` ranks
+// "space" on it: live bytes do not depend on how the load was batched, as written bytes do.
+struct LoadSpace {
+  std::string error;  // why it could not be measured ("" when it was)
+  bool measured = false;
+  StoreFootprint store;
+  // INFO memory's used_memory_dataset per tier role in use ("cache", "store").
+  std::map<std::string, uint64_t> tier_dataset_bytes;
+};
+nlohmann::json LoadSpaceJson(const LoadSpace& space);
 
 // The space section of a cell (CellResult::space).
 struct SpaceResult {

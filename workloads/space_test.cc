@@ -161,5 +161,65 @@ TEST(Space, BigKeyChurnLeavesGarbageThatGcReclaims) {
   }
 }
 
+// The load's space (MatrixOptions::measure_load_space) is what keeping the data costs: the live
+// bytes of each type's records, which do not depend on how the load was batched. The bytes the
+// load wrote do: a counted version rewrites its key-meta once per batch.
+TEST(Space, LoadSpaceDoesNotDependOnTheLoadBatch) {
+  const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
+  for (const char* type : {"hash", "zset", "set", "list"}) {
+    SCOPED_TRACE(type);
+    std::map<uint64_t, std::map<std::string, std::pair<uint64_t, uint64_t>>> by_batch;
+    for (const uint64_t batch : {uint64_t{1}, uint64_t{1000}}) {
+      const std::string text =
+          std::string(R"({"name": "batch", "seed": 1,
+        "keyspace": {"type": ")") +
+          type + R"(", "records": 5, "key_prefix": "k", "elements": 40, "value_bytes": 8},
+        "load": {"batch": )" +
+          std::to_string(batch) + R"(, "commands": [")" +
+          (std::string(type) == "zset"   ? "ZADD"
+           : std::string(type) == "set"  ? "SADD"
+           : std::string(type) == "list" ? "RPUSH"
+                                         : "HSET") +
+          R"( {key} {elements}"]},
+        "run": [{"name": "run", "operations": 1, "ops": [{"commands": ["EXISTS k0"]}]}]})";
+      Workload w;
+      ASSERT_TRUE(ParseWorkload(text, "test", &w).ok()) << text;
+      MatrixOptions m;
+      m.backends = {"memory", "lmdb"};
+      m.measure_load_space = true;
+      m.gc_at_end = false;
+      for (const encodings::EncodingSpec* row :
+           registry.VersionsOf(registry.FindType(type)->type)) {
+        if (row->tier == encodings::TierUse::kNone)
+          m.versions[type].push_back(std::string(row->name));
+      }
+      std::vector<CellResult> results;
+      RunMatrix(w, m, &results);
+      for (const CellResult& r : results) {
+        SCOPED_TRACE(r.cell.Label() + " batch " + std::to_string(batch));
+        ASSERT_TRUE(r.run.error.empty()) << r.run.error;
+        ASSERT_TRUE(r.load_space.measured) << r.load_space.error;
+        const auto it = r.load_space.store.by_type.find(type);
+        ASSERT_NE(it, r.load_space.store.by_type.end());
+        EXPECT_EQ(it->second.keys, 5u);
+        // Every live record of the store is the type's (the workload has no other type).
+        EXPECT_EQ(it->second.bytes, r.load_space.store.bytes - r.load_space.store.garbage_bytes);
+        uint64_t written = 0;
+        for (const auto& [command, st] : r.run.phases.front().commands)
+          written += st.kv.bytes_written;
+        by_batch[batch][r.cell.Label()] = {it->second.bytes, written};
+      }
+    }
+    ASSERT_EQ(by_batch[1].size(), by_batch[1000].size());
+    bool some_write_volume_differs = false;
+    for (const auto& [cell, one] : by_batch[1]) {
+      const auto& whole = by_batch[1000][cell];
+      EXPECT_EQ(one.first, whole.first) << cell << ": live bytes differ with the batch size";
+      some_write_volume_differs = some_write_volume_differs || one.second != whole.second;
+    }
+    EXPECT_TRUE(some_write_volume_differs) << "the test should load in batches that matter";
+  }
+}
+
 }  // namespace
 }  // namespace kvlab::workloads

@@ -172,6 +172,7 @@ void ParseOps(const json* j, const std::string& path, std::vector<OpSpec>* out, 
     orr.String("name", &op.name);
     orr.Number("weight", &op.weight, 0, 1e9);
     ParseCommands(orr.Raw("commands"), op_path + ".commands", &op.commands, status);
+    orr.Bool("expect_errors", &op.expect_errors);
     orr.CheckNoOthers();
     if (op.name.empty() && !op.commands.empty()) op.name = op.commands[0].name;
     out->push_back(std::move(op));
@@ -187,8 +188,9 @@ json CommandsJson(const std::vector<CommandTemplate>& commands) {
 json OpsJson(const std::vector<OpSpec>& ops) {
   json a = json::array();
   for (const auto& op : ops) {
-    a.push_back(
-        {{"name", op.name}, {"weight", op.weight}, {"commands", CommandsJson(op.commands)}});
+    json j = {{"name", op.name}, {"weight", op.weight}, {"commands", CommandsJson(op.commands)}};
+    if (op.expect_errors) j["expect_errors"] = true;
+    a.push_back(std::move(j));
   }
   return a;
 }

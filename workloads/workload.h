@@ -47,7 +47,15 @@ struct OpSpec {
   std::string name;
   double weight = 1;
   std::vector<CommandTemplate> commands;
+  // Error replies to this operation's commands are part of the workload (a pop from a queue
+  // that may be empty). Otherwise a command whose calls fail more often than
+  // kMaxErrorRate fails its cell: a workload line with a mistake must not yield a throughput.
+  bool expect_errors = false;
 };
+
+// The share of a run phase command's calls that may be error replies, unless its operation
+// expects them (OpSpec::expect_errors).
+inline constexpr double kMaxErrorRate = 0.01;
 
 // Probe reads sampled over a phase: before the phase's first operation and after every `every`
 // operations of it, the runner runs `operations` operations of `ops` as a phase of their own
