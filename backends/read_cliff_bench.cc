@@ -9,8 +9,9 @@
 //   that the reads are timed alone and the LSM state below is the one they ran against;
 // - times Gets of present keys and of absent keys inside the loaded key range (only a Bloom
 //   filter or the data block can tell those apart), for --read-ms each, --reps times, and
-//   records each rate and the blocks read per Get (the backend's physical counters; for RocksDB
-//   also the index and filter blocks its PerfContext counts);
+//   records each rate, the CPU time per Get of this thread, and the blocks read per Get (the
+//   backend's physical counters; for RocksDB also the index and filter blocks its PerfContext
+//   counts);
 // - for RocksDB, reads the store's event log (the LOG file's EVENT_LOG_v1 records): the
 //   compactions and flushes finished so far, the files per level, and the largest index and
 //   filter block of a live file; and, once, the block cache and index options the LOG prints.
@@ -22,6 +23,7 @@
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -132,6 +134,14 @@ bool Settle(std::chrono::seconds limit) {
   return false;
 }
 
+// This thread's CPU time: what a Get costs, whatever else the shared machine is running (the
+// rates, in wall time, also count the time this thread waited for a core).
+uint64_t ThreadCpuNanos() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 json LoadAverage() {
   std::ifstream in("/proc/loadavg");
   double a = 0, b = 0, c = 0;
@@ -209,6 +219,7 @@ json TimeGets(KvStore* store, uint64_t loaded, uint64_t n, bool present, int ms,
   const PhysicalCounters before = store->ReadPhysicalCounters();
   std::string value;
   uint64_t gets = 0, wrong = 0;
+  const uint64_t cpu_start = ThreadCpuNanos();
   const auto start = Clock::now();
   const auto end = start + std::chrono::milliseconds(ms);
   auto now = start;
@@ -222,6 +233,7 @@ json TimeGets(KvStore* store, uint64_t loaded, uint64_t n, bool present, int ms,
     now = Clock::now();
   }
   const double seconds = std::chrono::duration<double>(now - start).count();
+  const double cpu_us = static_cast<double>(ThreadCpuNanos() - cpu_start) / 1000.0;
   json per_get = PerGet(before, store->ReadPhysicalCounters(), gets);
   if (store->name() == "rocksdb") {
     const rocksdb::PerfContext* p = rocksdb::get_perf_context();
@@ -231,8 +243,11 @@ json TimeGets(KvStore* store, uint64_t loaded, uint64_t n, bool present, int ms,
     per_get["rocksdb.index_block_read_count"] =
         static_cast<double>(p->index_block_read_count - perf_before.index_block_read_count) / g;
   }
-  return {{"rate", static_cast<double>(gets) / seconds}, {"gets", gets},
-          {"wrong", wrong},    {"per_get", per_get}};
+  return {{"rate", static_cast<double>(gets) / seconds},
+          {"cpu_us_per_get", cpu_us / static_cast<double>(gets)},
+          {"gets", gets},
+          {"wrong", wrong},
+          {"per_get", per_get}};
 }
 
 int Run(const Options& opts) {
