@@ -49,6 +49,13 @@
 //   perf level is also thread-local, so every public operation (and every iterator step) makes
 //   sure it is on for the current thread. The context is never reset, so the difference of two
 //   readings on one thread is exact for the work in between.
+// - Block cache (MakeOptions, MakeCache): StoreOptions::cache_bytes (--cache-mb) of LRU cache
+//   shared by every column family, in shards of at least 8 MiB, holding data, index and filter
+//   blocks alike. Index and filter blocks are partitioned (two-level index, partitioned filters,
+//   4 KiB partitions) and cached with high priority; the top-level indexes of every file and the
+//   whole index and filter of L0 files are pinned. So no index or filter block outgrows a shard,
+//   whatever the file size, and point reads do not fall off a cliff when the first compaction
+//   writes a large file (issue 40; docs/studies/read-cliff).
 // - Errors: rocksdb::Status codes map onto kvlab's (see ToKvlab below); every message starts with
 //   "rocksdb: ", names the operation, and for Open the directory.
 // - The destructor cancels background work (waiting for running jobs) and closes the DB.
@@ -117,6 +124,35 @@ Status ToKvlab(const rocksdb::Status& s, std::string_view what) {
   }
 }
 
+// The size of an index or filter partition (BlockBasedTableOptions::metadata_block_size):
+// RocksDB's default and the Partitioned Index Filters guide's choice, the size of a data block.
+constexpr uint64_t kMetadataBlockBytes = 4096;
+// The block cache's shards. Each shard is an LRU list under its own mutex, with capacity
+// cache_bytes / shards; an entry larger than its shard cannot stay in it. Shards of at least
+// 8 MiB hold any metadata block with room to spare: partitions are ~4 KiB, and a whole-file
+// filter of a file written before partitioning (up to ~3 MB for a 64 MiB file of 30-byte
+// records, 10 bits per key) still fits the shard's high-priority half. Up to 64 shards (RocksDB's
+// own cap) once the cache is 512 MiB; below 16 MiB, one shard. Fewer shards mean more contention
+// on a shard's mutex, which matters little next to kvlab's few worker threads.
+constexpr uint64_t kMinCacheShardBytes = 8ull << 20;
+constexpr int kMaxCacheShardBits = 6;
+// The share of each shard reserved for index and filter blocks (high priority): data blocks
+// evict them only beyond it. RocksDB's default ratio, set here because the layout depends on it.
+constexpr double kHighPriorityRatio = 0.5;
+
+// The block cache: `cache_bytes` (--cache-mb) in shards of at least kMinCacheShardBytes.
+// RocksDB's default sharding (NewLRUCache without a shard count) cuts it into shards of 512 KiB
+// and more, 64 of them from 32 MiB up: 1 MiB shards for the default 64 MiB cache.
+std::shared_ptr<rocksdb::Cache> MakeCache(uint64_t cache_bytes) {
+  int bits = 0;
+  while (bits < kMaxCacheShardBits && (cache_bytes >> (bits + 1)) >= kMinCacheShardBytes) ++bits;
+  rocksdb::LRUCacheOptions c;
+  c.capacity = static_cast<size_t>(cache_bytes);
+  c.num_shard_bits = bits;
+  c.high_pri_pool_ratio = kHighPriorityRatio;
+  return rocksdb::NewLRUCache(c);
+}
+
 // Turns on PerfContext counting for the calling thread. The perf level is thread-local, so this
 // runs at the start of every public operation; it is a thread-local read when already on. A
 // higher level (timing) that someone else set is left alone.
@@ -139,15 +175,38 @@ rocksdb::Options MakeOptions(const StoreOptions& options) {
   rocksdb::BlockBasedTableOptions t;
   // The read cache the caller sized. Index and filter blocks live in it too (as in Kvrocks), so
   // cache_bytes bounds the read memory, and the block counters include index and filter block
-  // accesses: the real per-lookup cost. L0 index and filter blocks are pinned, since every
-  // lookup consults every L0 file.
-  t.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(options.cache_bytes));
+  // accesses: the real per-lookup cost. How they stay in it at any dataset size: MakeCache and
+  // below.
+  t.block_cache = MakeCache(options.cache_bytes);
   t.cache_index_and_filter_blocks = true;
-  t.pin_l0_filter_and_index_blocks_in_cache = true;
+  // Partitioned index and filters (RocksDB's "Partitioned Index Filters"). With one index and
+  // one filter block per SST file, those blocks grow with the file: a compacted 64 MiB file of
+  // small records has a filter of 1-2 MB, larger than a shard of the cache (1 MiB with the
+  // default 64 shards of a 64 MiB cache), and an entry larger than its shard is dropped as soon
+  // as the read that loaded it releases it. Every Get then re-read and re-checksummed the whole
+  // filter (issue 40: reads at 0.02-0.12x redis-server after the first compaction). Partitioned,
+  // a file's index and filter are cut into blocks of about metadata_block_size, each a cache
+  // entry of its own, with a small top-level index over them; a Get loads only the partitions
+  // of its key.
+  t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  t.partition_filters = true;
+  t.metadata_block_size = kMetadataBlockBytes;
+  // Index and filter partitions enter the cache's high-priority pool, so data blocks streaming
+  // through the cache evict them last.
+  t.cache_index_and_filter_blocks_with_high_priority = true;
+  // Pinned (held by the file's table reader for its lifetime, still charged to the cache):
+  // - the top-level indexes of every file, 0.1-1% of its index and filter, consulted by every
+  //   lookup that reaches the file;
+  // - every metadata block of the L0 files (flushed memtables), since every lookup consults
+  //   every L0 file. Files written before partitioning (unpartitioned blocks) are pinned only
+  //   in L0; elsewhere they are cached like partitions until a compaction rewrites them.
+  t.metadata_cache_options.top_level_index_pinning = rocksdb::PinningTier::kAll;
+  t.metadata_cache_options.partition_pinning = rocksdb::PinningTier::kFlushedAndSimilar;
+  t.metadata_cache_options.unpartitioned_pinning = rocksdb::PinningTier::kFlushedAndSimilar;
   // The engine does many point lookups (key-meta records, hash fields, zset members), often of
   // absent keys; a 10 bits/key Bloom filter (~1% false positives) lets a Get skip an SST file
   // without reading its data blocks. Whole-key filtering (the default) fits exact-key Gets, and
-  // the batched MultiGet uses the same full filters.
+  // the batched MultiGet uses the same filters.
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   if (options.rocksdb_compact_on_deletion) {

@@ -1,9 +1,14 @@
 // The RocksDB backend beyond the shared suite: its physical counters, data that lives in SST
-// files (flushed, with range tombstones), threads, iterator bounds ownership and error messages.
+// files (flushed, with range tombstones), index and filter blocks that stay in the block cache,
+// threads, iterator bounds ownership and error messages.
 #include "backends/rocksdb_store.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/options.h>
+#include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
+#include <rocksdb/sst_file_reader.h>
+#include <rocksdb/table_properties.h>
 
 #include <chrono>
 #include <filesystem>
@@ -263,6 +268,67 @@ TEST_F(RocksDbStoreTest, ScanOverMemtableTombstonesFlushesTheMemtable) {
   ASSERT_TRUE(store_->Flush().ok());
   EXPECT_GE(scan(), 300u);
   EXPECT_EQ(flushes(), 0u);
+}
+
+// Issue 40's read cliff. A compacted file's index and filter must stay in the block cache
+// however large the file is: Gets repeated over keys whose blocks are already cached read no
+// block from the file, and the filter answers from the cache. With one filter block per file
+// and RocksDB's default sharding (shards of 512 KiB for an 8 MiB cache), this file's filter
+// (600k keys at 10 bits: 732 KiB) is larger than a shard and is never kept: every Get read it
+// again. Counted on this thread's PerfContext, so the test is exact (no timing).
+TEST(RocksDbBlockCache, FiltersOfALargeCompactedFileStayCached) {
+  constexpr int kKeys = 600000;
+  ScratchDir scratch;
+  StoreOptions options;
+  options.dir = scratch.Sub("store");
+  options.cache_bytes = 8ull << 20;
+  std::unique_ptr<KvStore> store;
+  std::function<Status()> compact_all;
+  Status s = OpenRocksDbStore(options, nullptr, &store, &compact_all);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int start = 0; start < kKeys; start += 10000) {
+    WriteBatch batch;
+    for (int i = start; i < start + 10000; ++i) batch.Put(Key(2 * i), std::to_string(i));
+    ASSERT_TRUE(store->Write(batch).ok());
+  }
+  // Flushed and compacted to the last level: one file, no longer in L0 (whose blocks are
+  // pinned whatever the layout).
+  s = compact_all();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // The file holds every key, so its filter is as large as the comment above says.
+  uint64_t largest = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(options.dir)) {
+    if (entry.path().extension() != ".sst") continue;
+    rocksdb::SstFileReader reader{rocksdb::Options()};
+    ASSERT_TRUE(reader.Open(entry.path().string()).ok());
+    largest = std::max(largest, reader.GetTableProperties()->num_entries);
+  }
+  ASSERT_GE(largest, static_cast<uint64_t>(kKeys));
+
+  // Keys spread over the file: present ones (even numbers) and absent ones between them (odd
+  // numbers), which only the filter answers without a data block.
+  std::vector<std::string> keys;
+  for (int i = 0; i < 64; ++i) {
+    keys.push_back(Key(2 * (i * (kKeys / 64))));
+    keys.push_back(Key(2 * (i * (kKeys / 64)) + 1));
+  }
+  auto get_all = [&] {
+    std::string v;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      Status g = store->Get(keys[i], &v);
+      ASSERT_TRUE(i % 2 == 0 ? g.ok() : g.IsNotFound()) << keys[i] << ": " << g.ToString();
+    }
+  };
+  get_all();  // loads the blocks these keys need
+  const rocksdb::PerfContext before = *rocksdb::get_perf_context();
+  get_all();
+  const rocksdb::PerfContext* after = rocksdb::get_perf_context();
+  EXPECT_EQ(after->filter_block_read_count - before.filter_block_read_count, 0u)
+      << "filter blocks were read from the file again: they did not stay in the block cache";
+  EXPECT_EQ(after->index_block_read_count - before.index_block_read_count, 0u);
+  EXPECT_EQ(after->block_read_count - before.block_read_count, 0u);
+  // Every Get consulted the filter, from the cache.
+  EXPECT_GE(after->block_cache_filter_hit_count - before.block_cache_filter_hit_count, keys.size());
 }
 
 // The perf level is per thread: a thread that never touched the store, with counting switched
