@@ -100,6 +100,7 @@ Status DecodeArdb(std::string_view bytes, const EncodingRegistry& registry, KeyM
   meta->type = type;
   meta->counted = list;
   meta->count_known = true;
+  meta->intent_count.reset();
   meta->count = list ? DecodeFixed64BE(bytes.data() + 10) : 0;
   meta->key_version = 0;
   meta->expire_ms = expire == 0 ? KeyMeta::kNoExpire : static_cast<int64_t>(expire);
@@ -158,6 +159,7 @@ Status DecodeKvrocks(std::string_view bytes, const EncodingRegistry& registry, K
   meta->type = type;
   meta->counted = true;
   meta->count_known = true;
+  meta->intent_count.reset();
   meta->expire_ms = expire == 0 ? KeyMeta::kNoExpire : static_cast<int64_t>(expire);
   meta->key_version = DecodeFixed64BE(bytes.data() + 9);
   meta->count = DecodeFixed64BE(bytes.data() + 17);
@@ -186,6 +188,10 @@ std::string KeyMeta::Encode() const {
     out.append(value);
   } else if (has_count()) {
     PutFixed32BE(&out, static_cast<uint32_t>(count));
+    if (intent_count) {
+      out.push_back(static_cast<char>(kStoreIntentTag));
+      PutFixed32BE(&out, *intent_count);
+    }
   }
   if (type == KeyType::kList) {
     PutFixed64BE(&out, list_head);
@@ -213,6 +219,7 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   }
   bool counted = false;
   bool count_added_later = false;
+  bool store_intents = false;  // a version with data in the store Redis: may carry an intent
   if (type == KeyType::kString) {
     if (version != 0) {
       return Status::Corruption("key-meta of a string has unknown encode-version " +
@@ -224,6 +231,7 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   } else if (const EncodingSpec* row = registry.Find(type, version)) {
     counted = row->meta_has_count;
     count_added_later = row->count_added_later;
+    store_intents = row->tier == TierUse::kStore;
   } else {
     return Status::Corruption(std::string("key-meta of a ") + KeyTypeName(type) +
                               " has unknown encode-version " + std::to_string(version));
@@ -236,6 +244,7 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   bytes.remove_prefix(kHeaderBytes);
   meta->count = 0;
   meta->count_known = true;
+  meta->intent_count.reset();
   meta->value.clear();
   meta->list_head = meta->list_tail = 0;
   meta->list_sequential = false;
@@ -252,7 +261,13 @@ Status KeyMeta::Decode(std::string_view bytes, const EncodingRegistry& registry,
   } else if (counted && count_added_later && bytes.empty()) {
     meta->count_known = false;  // written before the version kept a count
   } else if (meta->has_count()) {
-    if (bytes.size() != 4) return Status::Corruption("key-meta count is not 4 bytes");
+    if (store_intents && bytes.size() == 9 && static_cast<uint8_t>(bytes[4]) == kStoreIntentTag) {
+      meta->intent_count = DecodeFixed32BE(bytes.data() + 5);
+    } else if (bytes.size() != 4) {
+      return Status::Corruption(
+          store_intents ? "key-meta count is not 4 bytes, nor 4 and a store-write intent"
+                        : "key-meta count is not 4 bytes");
+    }
     meta->count = DecodeFixed32BE(bytes.data());
   } else if (!bytes.empty()) {
     return Status::Corruption("key-meta has trailing bytes");

@@ -68,9 +68,20 @@
 // version whose registry row says count_added_later (zset v3) also decodes a meta written
 // before it kept the count (no extra bytes), with count_known false; the count is filled in
 // from the store at the key's next use.
+//
+// A version whose data lives partly in the store Redis (a registry row with TierUse::kStore:
+// zset v3) may carry a store-write intent after its count (DO NOT CHANGE: it reaches disk):
+//
+//   ... | count (u32) | 01 | intent count (u32)
+//
+// written to KV, alone, before a store write that may change the count, and cleared by the
+// command's own commit. A meta that still holds one was left by a process that stopped between
+// the two: the store holds between `count` and `intent count` members (inclusive), and the
+// key is reconciled before its next use (zset_stored.cc; docs/engine.md, "Crash recovery").
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -126,6 +137,9 @@ uint8_t ArdbTypeOf(KeyType type);
 // The registry id of the type's Ardb row: 0x40 | ArdbTypeOf(type).
 inline uint8_t ArdbId(KeyType type) { return kArdbIdBase | ArdbTypeOf(type); }
 
+// The byte that opens a store-write intent after a count (above). DO NOT CHANGE: it reaches disk.
+inline constexpr uint8_t kStoreIntentTag = 0x01;
+
 struct KeyMeta {
   static constexpr size_t kHeaderBytes = 18;         // Camellia: version, type, key-version, expiry
   static constexpr size_t kKvrocksHeaderBytes = 17;  // Kvrocks: flags, expiry, key-version
@@ -145,6 +159,10 @@ struct KeyMeta {
   // False only for a meta of a count_added_later version (registry.h; zset v3) written before
   // that version kept a count (no extra bytes). Not encoded: Encode always writes the count.
   bool count_known = true;
+  // A store-write intent (above): the count the store may hold once an in-flight store write
+  // has run. Only in metas of store versions, and only between a write's two KV writes, or
+  // after a process stopped between them.
+  std::optional<uint32_t> intent_count;
   // Lists only: the index range of the elements (list_encoding.h). Encoded after the count.
   uint64_t list_head = 0;
   uint64_t list_tail = 0;

@@ -43,6 +43,10 @@ struct KeyHandle {
   std::string_view key;
   KeyMeta meta;
   bool is_new = false;
+  // This command created the incarnation (a fresh key-version: a new key, a copy, a migration),
+  // so KV holds none of it until the command commits. Set by KvTxn::PutMeta(KeyHandle*) when it
+  // stores a new key's meta; false for a key loaded from KV.
+  bool created = false;
 };
 
 // A cache of key-metas in front of KV (kv.key.meta.cache.enable). A KvTxn given one consults it
@@ -64,6 +68,9 @@ class KeyMetaCache {
                       const std::vector<std::optional<std::string>>& values) = 0;
   // The command writes the meta of `key` (`bytes`), or deletes it (nullptr).
   virtual void Written(KvTxn& txn, std::string_view key, const std::string* bytes) = 0;
+  // The meta of `key` in KV may differ from the cached one (it was written outside the batch,
+  // and the command failed): the entry must not be read again.
+  virtual void Stale(KvTxn& txn, std::string_view key) = 0;
 };
 
 class KvTxn {
@@ -134,8 +141,27 @@ class KvTxn {
   // Queues a write of the handle's meta and marks it stored.
   void PutMeta(KeyHandle* handle) {
     PutMeta(handle->key, handle->meta);
+    handle->created = handle->created || handle->is_new;
     handle->is_new = false;
   }
+
+  // Writes `batch` to the store at once, outside the command's batch and outside a
+  // transaction's or a pipeline group's pending write (the engine's durable_store): for records
+  // that must be in KV before a write outside KV happens (zset v3's store-write intent and the
+  // i# records its refs need). Counted as one more write of the command. Reads see it (through
+  // a pending write, unless it holds a record of the same key: none of these).
+  Status WriteNow(const backends::WriteBatch& batch) {
+    return (durable_ != nullptr ? durable_ : kv_)->Write(batch);
+  }
+  // Tells the key-meta cache, if any, that its entry for `key` may be stale: the command wrote
+  // the meta with WriteNow and then failed, so the commit that would rewrite the entry never
+  // came.
+  void MetaMayBeStale(std::string_view key) {
+    if (meta_cache_ != nullptr) meta_cache_->Stale(*this, key);
+  }
+  // Where WriteNow writes. REQUIRES: outlives the transaction; writes the store under the one
+  // the transaction reads (the same data), counted as the command's.
+  void set_durable_store(backends::KvStore* store) { durable_ = store; }
 
   // Runs `write`, which queues records under `prefixes` (in the batch, or straight into the
   // store through kv() as zset v3's index does), and then serves every later read of this
@@ -179,6 +205,7 @@ class KvTxn {
   const uint8_t db_;
   const int64_t now_ms_;
   KeyMetaCache* const meta_cache_;
+  backends::KvStore* durable_ = nullptr;  // WriteNow's store; null: kv_
 
   // What the command writes, shared by its views of other databases (NewView).
   struct Writes {
@@ -215,6 +242,7 @@ class KvTxn {
         db_(db),
         now_ms_(of.now_ms_),
         meta_cache_(of.meta_cache_),
+        durable_(of.durable_),
         writes_(of.writes_) {}
 
   // The meta this command wrote for key in this view's database, if any: nullptr when none.

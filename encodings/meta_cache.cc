@@ -59,4 +59,9 @@ void TierMetaCache::Written(KvTxn& txn, std::string_view key, const std::string*
       {{"SET", name, *bytes, "XX", "PX", std::to_string(tier_->meta_cache_ttl_ms.load())}}, {name});
 }
 
+void TierMetaCache::Stale(KvTxn& txn, std::string_view key) {
+  const std::string name = EntryName(txn, key);
+  tier_->MarkDirty(name, {name});
+}
+
 }  // namespace kvlab::encodings

@@ -33,6 +33,8 @@ class TierMetaCache final : public KeyMetaCache {
               const std::vector<size_t>& which, const std::vector<size_t>& misses,
               const std::vector<std::optional<std::string>>& values) override;
   void Written(KvTxn& txn, std::string_view key, const std::string* bytes) override;
+  // Marks the entry dirty (redis/tier.h): it is deleted before the cache is read for it again.
+  void Stale(KvTxn& txn, std::string_view key) override;
 
  private:
   std::string EntryName(const KvTxn& txn, std::string_view key) const;

@@ -6,11 +6,14 @@
 //   cache  c# ns {key} key-version | ref -> member (long members)
 //
 // Every read asks the store with a ZCARD in the same round trip: a store whose count differs
-// from the key-meta's lost data, and the command fails with a clear error instead of answering
-// short (StoreChecked). A store that is down fails the command. Writes go to the store before
-// the KV commit, fenced and carrying the counts they expect (StoreWrites), in the order that
-// keeps every failure harmless (AddStored, RemoveStored); a write whose outcome is unknown marks
-// the key uncertain, and Reconcile makes KV follow the store before the key's next use.
+// from the key-meta's lost data, and the command fails with a clear error, naming the direction
+// it saw, instead of answering short (StoreChecked). A store that is down fails the command.
+// Writes go to the store before the KV commit, fenced and carrying the counts they expect
+// (StoreWrites), in the order that keeps every failure harmless (ApplyAdd, RemoveStored). A write
+// that may change the count of a key KV holds first writes a store-write intent into the
+// key-meta, alone and at once (key_meta.h): a process that stops between the store write and the
+// commit leaves it there, and the next use of the key makes KV follow the store (Reconcile), as
+// it does in-process for a write whose outcome is unknown (the key is then uncertain).
 #include <algorithm>
 #include <cstdlib>
 
@@ -126,29 +129,57 @@ class StoredZset final : public TierZset {
     return Status::OK();
   }
 
+  // Makes the key-meta follow the store after a store write whose KV commit never came: one
+  // this process made (`uncertain`), or one that a stopped process left as an intent in the
+  // meta. The store is authoritative for that one write, within what its intent allows: the
+  // store must hold between the meta's count and its intent count. An acknowledged write was
+  // committed to KV, so it is in both; an unacknowledged one is kept whole (a multi-chunk write
+  // is one MULTI/EXEC), never half. Anything else is a store that disagrees: an error, with
+  // the direction it saw.
   Status Reconcile(KvTxn& txn, KeyHandle* h, bool uncertain, bool* exists) override {
     *exists = true;
     if (tier_ == nullptr) return Status::OK();
     RedisTier* tier = tier_;
+    const std::string key = Session(txn).Prefix(*h);
+    // In-process, the intent is in KV but the key-meta cache may still hold the meta from
+    // before it: KV's own decides (a removal that emptied the zset deleted it already).
+    if (uncertain) {
+      KeyMeta stored;
+      bool found = false;
+      KVLAB_RETURN_IF_ERROR(ReadStoredMeta(txn, h->key, &stored, &found));
+      if (!found || stored.key_version != h->meta.key_version) {
+        tier->ClearUncertain(key);
+        *exists = found;
+        if (found) h->meta = stored;
+        return found && stored.intent_count ? Reconcile(txn, h, false, exists) : Status::OK();
+      }
+      h->meta = stored;
+    }
     // A new fence first (acknowledged): a late write of the uncertain one is refused from now
-    // on if it has not run, so what the store holds next is final.
+    // on if it has not run, so what the store holds next is final. (A new process sets its own
+    // fence before its first store write, which a stopped process's late write cannot carry.)
     std::string fence;
     Status s = tier->StoreFence(&txn.tier_counts(), &fence);
     if (!s.ok()) return StoreUnavailable(s);
-    const std::string key = Session(txn).Prefix(*h);
     std::vector<Reply> r;
     KVLAB_RETURN_IF_ERROR(Store(txn, {{"ZCARD", key}}, &r));
-    const int64_t held = r[0].integer();
-    if (held == 0 && !uncertain) {
-      // A meta from before v3 kept a count, over a store with no zset: lost, not reconciled.
-      return StoreDisagrees(*h, 0);
+    const auto held = static_cast<uint64_t>(r[0].integer());
+    const uint64_t count = h->meta.count;
+    bool follows = false;
+    if (!h->meta.count_known) {
+      follows = held > 0;  // a meta from before v3 kept a count: the store's, unless it is lost
+    } else if (h->meta.intent_count) {
+      const uint64_t other = *h->meta.intent_count;
+      follows = std::min(count, other) <= held && held <= std::max(count, other);
+    } else {
+      follows = held == count;  // a write that could not change the count (scores only)
     }
-    if (held == 0) {
-      txn.DeleteMeta(h->key);  // the removal that timed out did apply: the zset is empty
-      *exists = false;
-    } else if (static_cast<uint64_t>(held) != h->meta.count || !h->meta.count_known) {
+    // (An intent never reaches 0: a removal that empties the zset deletes the meta instead.)
+    if (!follows) return StoreDisagrees(*h, static_cast<int64_t>(held));
+    if (held != count || !h->meta.count_known || h->meta.intent_count) {
       h->meta.count = static_cast<uint32_t>(held);
       h->meta.count_known = true;
+      h->meta.intent_count.reset();
       txn.PutMeta(h->key, h->meta);
     }
     tier->ClearUncertain(key);
@@ -181,30 +212,36 @@ class StoredZset final : public TierZset {
   }
 
   // The additions, in the order that keeps every failure harmless: the new long members' i#
-  // first (an unreferenced i# is inert), then the store, then (in the command's batch) the
-  // key-meta with its new count. A store that is down fails the command with nothing visible;
-  // a crash after the store write leaves, at worst, a new key's zset without its meta:
-  // invisible garbage for the collector. The store writes are fenced and carry the expected
-  // counts (StoreWrites).
+  // first (an unreferenced i#, or one of an incarnation KV never names, is inert), with the
+  // store-write intent of a key KV holds (the count after the write), written at once; then
+  // the store; then (in the command's batch) the key-meta with its new count, which clears the
+  // intent. A store that is down fails the command with nothing visible (the intent is taken
+  // back); a process that stops after the store write leaves the intent, and the key follows
+  // the store at its next use (Reconcile); a new key's zset without its meta is invisible
+  // garbage for the collector. The store writes are fenced and carry the expected counts
+  // (StoreWrites).
   Status ApplyAdd(KvTxn& txn, KeyHandle* h, const ZAddPlan& plan,
                   const std::vector<size_t>& changed, const ZAddResult& result) override {
     const std::string index_prefix = txn.SubKeyPrefix(SubKeyTag::kIndex, *h);
     std::vector<std::string> zadd;
     std::vector<bool> adds;  // per (score, ref) pair of zadd: whether it adds a member
-    WriteBatch index_first;  // the new long members' i#, written before their refs
+    WriteBatch first;        // the new long members' i#, written before their refs
     for (size_t i : changed) {
       const std::string_view m = plan.members[i];
       std::string ref = ZsetRefs::Of(m);
-      if (ZsetRefs::IsLong(ref) && !plan.before[i]) index_first.Put(index_prefix + ref, m);
+      if (ZsetRefs::IsLong(ref) && !plan.before[i]) first.Put(index_prefix + ref, m);
       zadd.push_back(ZsetScoreText(*plan.after[i]));
       zadd.push_back(std::move(ref));
       adds.push_back(!plan.before[i].has_value());
     }
     const uint64_t count = h->is_new ? 0 : h->meta.count;
-    if (count + static_cast<uint64_t>(result.added) > UINT32_MAX) {
+    const uint64_t after = count + static_cast<uint64_t>(result.added);
+    if (after > UINT32_MAX) {
       return Status::InvalidArgument("a zset of this encoding holds at most 4294967295 members");
     }
-    if (!index_first.empty()) KVLAB_RETURN_IF_ERROR(txn.kv().Write(index_first));
+    const bool intent = result.added > 0 && InKv(*h);
+    KVLAB_RETURN_IF_ERROR(
+        WriteFirst(txn, *h, intent ? std::optional<uint64_t>(after) : std::nullopt, &first));
     StoreChunks chunks;
     for (size_t s = 0; s < zadd.size(); s += kMaxLuaArgs) {
       const size_t end = std::min(zadd.size(), s + kMaxLuaArgs);
@@ -213,28 +250,29 @@ class StoredZset final : public TierZset {
       chunks.emplace_back(std::vector<std::string>(zadd.begin() + s, zadd.begin() + end), added);
     }
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(StoreWrites(txn, *h, "ZADD", count, chunks, &r));
+    KVLAB_RETURN_IF_ERROR(StoreWrites(txn, *h, "ZADD", count, chunks, intent, &r));
     ReconcileIfCommitFails(txn, *h);
     const uint64_t held = static_cast<uint64_t>(r.back().elements()[1].integer());
-    if (held != count + static_cast<uint64_t>(result.added)) {
+    if (held != after) {
       MarkUncertain(txn, *h);  // the store changed under the key's lock: make KV follow it
       return Status::Unavailable("the zset store holds " + std::to_string(held) +
                                  " members of zset '" + std::string(h->key) + "' after ZADD, " +
-                                 "not the expected " + std::to_string(count + result.added) +
+                                 "not the expected " + std::to_string(after) +
                                  "; kvlab reconciles the key before its next use");
     }
     if (result.added > 0) {
       h->meta.count = static_cast<uint32_t>(held);
-      txn.PutMeta(h);
+      txn.PutMeta(h);  // the meta without the intent: the write is whole in KV and the store
     }
     return Status::OK();
   }
 
   // A removal of more than one chunk must know which members are in the zset (the count after
-  // each chunk), so it reads their scores first.
+  // each chunk), and so must one that may empty it (whether the key goes, before the store
+  // write: RemoveStored), so they read their scores first.
   Status RemoveDistinct(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
                         uint64_t* removed) override {
-    if (members.size() <= kMaxLuaArgs || h->is_new) {
+    if (h->is_new || (members.size() <= kMaxLuaArgs && members.size() < h->meta.count)) {
       return RemoveStored(txn, h, members, /*all_present=*/false, removed);
     }
     std::vector<std::optional<double>> scores;
@@ -254,10 +292,14 @@ class StoredZset final : public TierZset {
   }
 
  private:
-  // The removals: the store first (the reply needs its count), then the long members' i# and
-  // the key-meta's count (the meta goes when the zset became empty). `all_present`: every one
-  // of `members` is in the zset, so the count after each chunk is known; otherwise they fit in
-  // one chunk, which needs only the count before it.
+  // The removals: the store-write intent of a key KV holds first (the fewest members the zset
+  // may hold after), written at once, or, for a removal that empties the zset, the key-meta's
+  // delete: a process that stops after it has removed the key whatever the store did (its zset
+  // is then garbage for the collector); then the store (the reply needs its count); then, in
+  // the command's batch, the long members' i# deletes and the key-meta with its count, which
+  // clears the intent (the meta goes when the zset became empty). `all_present`: every one of
+  // `members` is in the zset, so the count after each chunk is known; otherwise they fit in one
+  // chunk, which needs only the count before it, and leave at least one member.
   Status RemoveStored(KvTxn& txn, KeyHandle* h, const std::vector<std::string_view>& members,
                       bool all_present, uint64_t* removed) {
     *removed = 0;
@@ -272,8 +314,16 @@ class StoredZset final : public TierZset {
           std::vector<std::string>(refs_given.begin() + s, refs_given.begin() + end),
           all_present ? end - s : 0);
     }
+    // The fewest members the zset holds after: exact when all are present, and above 0
+    // otherwise (RemoveDistinct), so an intent never leaves it unsure whether the key exists.
+    const uint64_t count = h->meta.count;
+    const uint64_t fewest = count - std::min<uint64_t>(count, members.size());
+    const bool intent = InKv(*h);
+    WriteBatch first;
+    KVLAB_RETURN_IF_ERROR(
+        WriteFirst(txn, *h, intent ? std::optional<uint64_t>(fewest) : std::nullopt, &first));
     std::vector<Reply> r;
-    KVLAB_RETURN_IF_ERROR(StoreWrites(txn, *h, "ZREM", h->meta.count, chunks, &r));
+    KVLAB_RETURN_IF_ERROR(StoreWrites(txn, *h, "ZREM", count, chunks, intent, &r));
     ReconcileIfCommitFails(txn, *h);
     for (const Reply& chunk : r) *removed += static_cast<uint64_t>(chunk.elements()[0].integer());
     for (const std::string& ref : refs_given) {
@@ -282,31 +332,86 @@ class StoredZset final : public TierZset {
     const int64_t held = r.back().elements()[1].integer();
     if (held == 0) {
       txn.DeleteMeta(h->key);
-    } else if (*removed > 0) {
+    } else if (*removed > 0 || intent) {
       h->meta.count = static_cast<uint32_t>(held);
       txn.PutMeta(h);
     }
     return Status::OK();
   }
 
+  // Whether KV holds the key's incarnation already (loaded from it, not created by this
+  // command): only then can a stopped process leave KV naming a zset the store has changed,
+  // and only then does a write need a store-write intent.
+  static bool InKv(const KeyHandle& h) { return !h.is_new && !h.created; }
+
+  // Writes `first` (records that must be in KV before the store write: new long members' i#)
+  // and, with `intent`, the key-meta with that intent count (its delete for an intent of 0), in
+  // one write. For a key KV holds it goes to the store at once (KvTxn::WriteNow: not into a
+  // transaction's pending write, which commits after the store write); a created incarnation's
+  // records go through the command's view of the store (a migration reads them back before its
+  // batch commits).
+  Status WriteFirst(KvTxn& txn, const KeyHandle& h, std::optional<uint64_t> intent,
+                    WriteBatch* first) const {
+    if (intent && *intent == 0) {
+      first->Delete(txn.codec().MetaKey(txn.db(), h.key));
+    } else if (intent) {
+      KeyMeta meta = h.meta;
+      meta.intent_count = static_cast<uint32_t>(*intent);
+      first->Put(txn.codec().MetaKey(txn.db(), h.key), meta.Encode());
+    }
+    if (first->empty()) return Status::OK();
+    return InKv(h) ? txn.WriteNow(*first) : txn.kv().Write(*first);
+  }
+
+  // Takes back the intent of a store write that did not run (the key-meta as it was). If that
+  // fails too, the key is reconciled before its next use, which does the same.
+  void DropIntent(KvTxn& txn, const KeyHandle& h) const {
+    WriteBatch undo;
+    undo.Put(txn.codec().MetaKey(txn.db(), h.key), h.meta.Encode());
+    if (!txn.WriteNow(undo).ok()) MarkUncertain(txn, h);
+  }
+
+  // The key-meta KV holds for the key (the key-meta cache may hold the one from before an
+  // intent): *found is false when there is none, or a dead one.
+  static Status ReadStoredMeta(KvTxn& txn, std::string_view key, KeyMeta* meta, bool* found) {
+    std::string bytes;
+    Status s = txn.kv().Get(txn.codec().MetaKey(txn.db(), key), &bytes);
+    *found = false;
+    if (s.IsNotFound()) return Status::OK();
+    KVLAB_RETURN_IF_ERROR(s);
+    KVLAB_RETURN_IF_ERROR(KeyMeta::Decode(bytes, txn.registry(), meta));
+    *found = !meta->ExpiredAt(txn.now_ms());
+    return Status::OK();
+  }
+
   // Runs fenced store writes (zset_scripts::kStoreWrite), one per chunk of `command`'s
-  // arguments; chunk i must find the zset holding `count_before` plus (ZADD) or minus (ZREM) the
-  // members changed by the chunks before it. On success *replies holds one {reply, count after}
-  // per chunk. A write refused before anything changed returns the store's disagreement (lost
-  // data), after moving the fence on and trying once more if only the fence was stale. A write
-  // whose outcome is unknown (no reply), or that stopped half way, marks the key uncertain: the
-  // reply says the write may have been applied, and kvlab reconciles the key before its next use.
+  // arguments, in one MULTI/EXEC when there are several, so that the store applies all of them
+  // or none even if kvlab stops half way through sending them; chunk i must find the zset
+  // holding `count_before` plus (ZADD) or minus (ZREM) the members changed by the chunks before
+  // it. On success *replies holds one {reply, count after} per chunk. A write refused before
+  // anything changed returns the store's disagreement (lost data), after moving the fence on
+  // and trying once more if only the fence was stale; a write that did not run takes its
+  // intent back (`intent`: WriteFirst wrote one). A write whose outcome is unknown (no reply),
+  // or that stopped half way, marks the key uncertain: the reply says the write may have been
+  // applied, and kvlab reconciles the key before its next use.
   Status StoreWrites(KvTxn& txn, const KeyHandle& h, const char* command, uint64_t count_before,
-                     const StoreChunks& chunks, std::vector<Reply>* replies) {
+                     const StoreChunks& chunks, bool intent, std::vector<Reply>* replies) {
     RedisTier* tier = tier_;
     if (tier == nullptr) return Status::Unavailable("zset v3 needs the Redis tier");
+    // Every return below that is not OK and not uncertain left the store as it was.
+    auto not_run = [&](Status s) {
+      if (intent) DropIntent(txn, h);
+      return s;
+    };
     const std::string key = Session(txn).Prefix(h);
     const bool adding = std::string_view(command) == "ZADD";
+    const bool wrapped = chunks.size() > 1;
     for (int attempt = 0;; ++attempt) {
       std::string fence;
       Status s = tier->StoreFence(&txn.tier_counts(), &fence);
-      if (!s.ok()) return StoreUnavailable(s);
+      if (!s.ok()) return not_run(StoreUnavailable(s));
       std::vector<std::vector<std::string>> cmds;
+      if (wrapped) cmds.push_back({"MULTI"});
       uint64_t expected = count_before;
       for (const auto& [args, changes] : chunks) {
         std::vector<std::string> c = {
@@ -316,16 +421,31 @@ class StoredZset final : public TierZset {
         cmds.push_back(std::move(c));
         expected = adding ? expected + changes : expected - std::min(expected, changes);
       }
+      if (wrapped) cmds.push_back({"EXEC"});
       bool maybe_applied = false;
       s = tier->PipelineWrite(TierRole::kStore, cmds, replies, &txn.tier_counts(), &maybe_applied);
       if (!s.ok()) {
-        if (!maybe_applied) return StoreUnavailable(s);
+        if (!maybe_applied) return not_run(StoreUnavailable(s));
         MarkUncertain(txn, h);
         return Status::Unavailable(
             "the zset store (" + tier->Describe(TierRole::kStore) +
             ") did not answer: " + s.message() + "; the " + command +
             " may still be applied when it does, and kvlab reconciles the key before its next "
             "use");
+      }
+      if (wrapped) {
+        // EXEC's reply holds the chunks' replies; an error instead (EXECABORT) ran none.
+        Reply exec = std::move(replies->back());
+        if (exec.is_error()) {
+          return not_run(Status::Unavailable("the zset store replied " + exec.str()));
+        }
+        if (exec.type() != Reply::Type::kArray || exec.elements().size() != chunks.size()) {
+          MarkUncertain(txn, h);
+          return Status::Unavailable("the zset store answered the " + std::string(command) +
+                                     "'s EXEC with " + exec.Describe() +
+                                     "; kvlab reconciles the key before its next use");
+        }
+        *replies = exec.elements();
       }
       const Reply& first = (*replies)[0];
       if (first.is_error()) {
@@ -335,9 +455,9 @@ class StoredZset final : public TierZset {
           continue;
         }
         if (first.str().starts_with("KVLABCOUNT ")) {
-          return StoreDisagrees(h, std::atoll(first.str().c_str() + 11));
+          return not_run(StoreDisagrees(h, std::atoll(first.str().c_str() + 11)));
         }
-        return Status::Unavailable("the zset store replied " + first.str());
+        return not_run(Status::Unavailable("the zset store replied " + first.str()));
       }
       for (const Reply& chunk : *replies) {
         if (chunk.is_error() || chunk.elements().size() != 2) {
@@ -357,38 +477,53 @@ class StoredZset final : public TierZset {
                                ") is unavailable: " + s.message());
   }
 
+  // The key is reconciled before its next use. Its key-meta may have changed in KV (an intent
+  // left, or the meta deleted) behind the key-meta cache's back: that entry is not read again.
   void MarkUncertain(KvTxn& txn, const KeyHandle& h) const {
     tier_->MarkUncertain(Session(txn).Prefix(h),
                          {txn.db(), std::string(h.key), h.meta.key_version});
+    txn.MetaMayBeStale(h.key);
   }
 
   // After a store write that succeeded: if the command's KV batch then fails, the store is
-  // ahead of KV, and the key is reconciled before its next use.
+  // ahead of KV, and the key is reconciled before its next use. (The step runs while the
+  // command's transaction, and the arguments the handle's key views, are alive: RunLocked, at
+  // its failed commit.)
   void ReconcileIfCommitFails(KvTxn& txn, const KeyHandle& h) const {
-    RedisTier* tier = tier_;
-    RedisTier::UncertainKey key{txn.db(), std::string(h.key), h.meta.key_version};
-    const std::string name = Session(txn).Prefix(h);
-    txn.OnCommitFailure([tier, key, name] { tier->MarkUncertain(name, key); });
+    txn.OnCommitFailure([this, &txn, h] { MarkUncertain(txn, h); });
   }
 
-  // The error for a store that does not hold what the key-meta counts.
+  // The error for a store that does not hold what the key-meta counts, in the direction seen.
   static Status StoreDisagrees(const KeyHandle& h, int64_t held) {
     const std::string name = "zset '" + std::string(h.key) + "'";
-    const std::string counted = std::to_string(h.meta.count);
+    const uint64_t counted = h.meta.count;
     const std::string way_out =
         "; KV does not hold its scores, so kvlab cannot rebuild it: restore the store, or DEL "
         "the key";
     if (held == 0) {
       return Status::Unavailable("the zset store has lost " + name +
                                  ": it holds no zset for the key, whose key-meta counts " +
-                                 counted +
+                                 std::to_string(counted) +
                                  " members (the store was emptied, restarted without its data, "
                                  "or evicted it)" +
                                  way_out);
     }
-    return Status::Unavailable("the zset store holds " + std::to_string(held) + " members of " +
-                               name + ", whose key-meta counts " + counted +
-                               ": the store lost writes (it restarted from an older state?)" +
+    const auto holds = static_cast<uint64_t>(held);
+    const bool more = holds > counted;
+    const std::string diff = std::to_string(more ? holds - counted : counted - holds);
+    const std::string seen = "the zset store holds " + std::to_string(holds) + " members of " +
+                             name + ", " + diff + (more ? " more" : " fewer") +
+                             " than its key-meta counts (" + std::to_string(counted) + ")";
+    if (more) {
+      return Status::Unavailable(
+          seen +
+          ": the store holds writes KV never committed that no store-write intent accounts for "
+          "(another writer changed the store, or it lost a removal KV committed)" +
+          way_out);
+    }
+    return Status::Unavailable(seen +
+                               ": the store lost writes KV committed (it restarted from an "
+                               "older state, or lost its last second of AOF?)" +
                                way_out);
   }
 

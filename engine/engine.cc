@@ -495,6 +495,10 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
 
   KvTxn txn(&counting, &codec_, &registry_, &versions_, session.db, clock_->NowMillis(),
             MetaCacheForCommand());
+  // What zset v3 must write before its store write reaches the store at once, even inside EXEC
+  // or a pipeline group (KvTxn::WriteNow), counted as the command's.
+  CountingStore durable(store_, &ops);
+  if (exec != nullptr) txn.set_durable_store(&durable);
   CommandContext ctx(this, &session, &argv, &txn);
   if (migrate_on_write() && !(spec.flags & kCmdReadonly)) {
     ctx.MigrateOnLoad(CommandTable::WrittenKeys(spec, argv));
@@ -643,12 +647,14 @@ bool CommandContext::LoadChecked(std::string_view key, const std::initializer_li
                std::to_string(h->meta.encode_version) + ", which this engine cannot run");
     return false;
   }
-  // A zset whose store write had an unknown outcome, or whose meta predates its count: make KV
-  // agree with the store before the command reads either (one atomic load when none is).
+  // A zset whose store write had an unknown outcome, whose meta holds a store-write intent (a
+  // process stopped between the store write and its KV commit), or whose meta predates its
+  // count: make KV agree with the store before the command reads either (one atomic load when
+  // none is).
   if (*exists && type == KeyType::kZset && engine_->tier() != nullptr) {
     const bool uncertain = engine_->tier()->IsUncertain(
         redis::TierKeyPrefix(txn_->codec().Namespace(txn_->db()), h->key, h->meta.key_version));
-    if (uncertain || !h->meta.count_known) {
+    if (uncertain || !h->meta.count_known || h->meta.intent_count) {
       if (!Check(Zset(h->meta).Reconcile(*txn_, h, uncertain, exists))) return false;
     }
   }
@@ -667,6 +673,7 @@ bool CommandContext::MigrateIfWritten(KeyHandle* h, bool* exists) {
   if (std::find(migrated_.begin(), migrated_.end(), h->key) != migrated_.end()) {
     // A meta read before this command migrated the key (SMOVE s s reads both in one multiget):
     // the key is the one the migration wrote.
+    h->created = true;
     return Check(txn_->GetMeta(h->key, &h->meta, exists));
   }
   encodings::TypeEncoding* to =
