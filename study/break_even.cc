@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,15 @@ struct Version {
 class Model {
  public:
   Model(const json& ranking, const RankOptions& options) : options_(options) {
-    timings_count_ = ranking.value("timings_count", true);
+    const json timed = ranking.value("timed_criteria", json::object());
+    for (const Criterion& c : Criteria()) {
+      if (!c.timed) continue;
+      const json& t = timed.value(c.name, json());
+      // A ranking without the member (older) counts its timed criteria when its timings do.
+      if (t.is_object() ? t.value("counts", false) : ranking.value("timings_count", true)) {
+        timed_counted_[c.name] = t.is_object() ? t.value("noise", 1.0) : 1.0;
+      }
+    }
     const json shares = ranking.value("command_shares", json::object());
     for (const auto& [command, share] : shares.items()) {
       commands_.push_back(command);
@@ -76,7 +85,7 @@ class Model {
     for (const Criterion& c : Criteria()) {
       if (!c.per_command) continue;
       const double weight = options_.weights.count(c.name) ? options_.weights.at(c.name) : 0;
-      if (weight == 0 || (c.timed && !timings_count_)) continue;
+      if (weight == 0 || (c.timed && !timed_counted_.count(c.name))) continue;
       const std::string& field = FieldOf().at(c.name);
       std::vector<double> x(versions_.size(), 0);
       for (size_t v = 0; v < versions_.size(); ++v) {
@@ -88,9 +97,15 @@ class Model {
         }
       }
       double best = x[0];
-      for (double value : x) best = c.higher_is_better ? std::max(best, value) : std::min(best, value);
+      for (double value : x)
+        best = c.higher_is_better ? std::max(best, value) : std::min(best, value);
       for (size_t v = 0; v < versions_.size(); ++v) {
         if (!c.timed && !Material(x[v], best, options_.materiality)) continue;
+        // As in the ranking: a timed difference inside the ranking's noise is none.
+        if (c.timed && best > 0 && x[v] > 0 &&
+            std::max(x[v] / best, best / x[v]) <= timed_counted_.at(c.name)) {
+          continue;
+        }
         score[v] += weight * CostOf(c, x[v], best);
       }
     }
@@ -113,7 +128,7 @@ class Model {
 
  private:
   const RankOptions& options_;
-  bool timings_count_ = true;
+  std::map<std::string, double> timed_counted_;  // the timed criteria that count -> noise
   std::vector<std::string> commands_;
   std::vector<double> shares_;
   std::vector<Version> versions_;
@@ -193,8 +208,10 @@ json BreakEven(const json& ranking, const RankOptions& options) {
     const double rtt = std::pow(kRttMaxUs, static_cast<double>(i) / 400);
     if (changed_rtt(rtt)) {
       const double at = Refine(prev, rtt, changed_rtt);
-      out["points"].push_back(
-          {{"kind", "rtt"}, {"at_us", at}, {"from", model.label(now)}, {"to", model.label(leader_rtt(at))}});
+      out["points"].push_back({{"kind", "rtt"},
+                               {"at_us", at},
+                               {"from", model.label(now)},
+                               {"to", model.label(leader_rtt(at))}});
       break;
     }
     prev = rtt;

@@ -178,7 +178,8 @@ RepMetrics MetricsOf(const json& run, const json& def, const std::string& type) 
       t.bytes += Num(kv, "bytes_read") + Num(kv, "bytes_written");
       t.round_trips += Num(Object(st, {"counters"}), "tier.tier_round_trips");
       for (auto k = kv.begin(); k != kv.end(); ++k) {
-        if (k.value().is_number()) t.kv[k.key()] = t.kv.value(k.key(), 0.0) + k.value().get<double>();
+        if (k.value().is_number())
+          t.kv[k.key()] = t.kv.value(k.key(), 0.0) + k.value().get<double>();
       }
     }
   }
@@ -234,7 +235,15 @@ RepMetrics MetricsOf(const json& run, const json& def, const std::string& type) 
       const double live = Num(Object(load_space, {"store", "by_type", type.c_str()}), "bytes");
       const json& tier = Object(load_space, {"tier_dataset_bytes"});
       const double store = uses("store") ? Num(tier, "store") : 0;
-      const double cache = uses("cache") ? Num(tier, "cache") : 0;
+      // A cache Redis fills as the run reads (the load may leave it nearly empty): its memory is
+      // what it holds at the end of the run, when the cell measured it; a store Redis holds the
+      // data from the load on.
+      const json& cache_after_run = Object(run, {"tier_memory", "cache"});
+      const double cache =
+          !uses("cache") ? 0
+          : cache_after_run.is_object() && cache_after_run.contains("used_memory_dataset")
+              ? Num(cache_after_run, "used_memory_dataset")
+              : Num(tier, "cache");
       m.criteria["space"] = (live + store) / loaded;
       m.criteria["redis_memory"] = (cache + store) / loaded;
     } else {

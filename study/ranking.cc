@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "analysis/mann_whitney.h"
@@ -36,6 +37,10 @@ const json& Array(const json& j, const char* name) {
 }
 
 double Median(const std::vector<double>& s) { return analysis::Summarize(s).median; }
+
+// The largest spread (largest over smallest repetition of a cell, the median over the versions)
+// at which a timed criterion still counts.
+constexpr double kMaxTimedSpread = 2.0;
 
 // A version's place in the registry (its type's rows in id order), for a stable order of
 // versions that tie on everything; unknown names go last.
@@ -152,13 +157,14 @@ Row ReadVersion(const VersionRuns& v, const std::string& type, const json& def,
 // costs differ by the difference of these (each cost is a log ratio to the same best), so a
 // repetition's latency, tail latency and throughput, which a loaded machine moves together,
 // count together. Empty when a repetition lacks a positive value of a weighted timed criterion.
-std::vector<double> TimedPart(const Row& row, const Weights& weights) {
+std::vector<double> TimedPart(const Row& row, const Weights& weights,
+                              const std::set<std::string>& counted) {
   std::vector<double> out;
   for (const std::map<std::string, double>& rep : row.reps) {
     double t = 0;
     for (const Criterion& c : Criteria()) {
       const double w = weights.count(c.name) ? weights.at(c.name) : 0;
-      if (!c.timed || w == 0) continue;
+      if (!c.timed || w == 0 || !counted.count(c.name)) continue;
       const auto it = rep.find(c.name);
       if (it == rep.end() || !(it->second > 0)) return {};
       t += w * (c.higher_is_better ? -1 : 1) * std::log2(it->second);
@@ -168,27 +174,43 @@ std::vector<double> TimedPart(const Row& row, const Weights& weights) {
   return out;
 }
 
-// Whether `a` beats `b`: b's score exceeds a's by more than the tie margin with confidence. The
-// counted parts differ exactly; the timed parts by the interval of the difference of the two
-// versions' per-repetition timed parts (Hodges-Lehmann with Mann-Whitney bounds at the
-// confidence, analysis::RatioOfMedians on 2^part: at 3 against 3 repetitions, every pairing of a
-// repetition of b with one of a).
-bool Beats(const Row& a, const Row& b, const RankOptions& options) {
-  double timed_low = 0;
-  if (!a.timed.empty() && !b.timed.empty()) {
-    std::vector<double> pb, pa;
-    for (double t : b.timed) pb.push_back(std::exp2(t));
-    for (double t : a.timed) pa.push_back(std::exp2(t));
-    timed_low = std::log2(analysis::RatioOfMedians(pb, pa, options.confidence).low);
-  } else {
-    timed_low = (b.score - b.counted) - (a.score - a.counted);
+// Whether `a` beats `b`: b's score exceeds a's by more than the tie margin. The counted parts
+// differ exactly. A timed criterion that counts adds weight * log2 of b's value over a's (the
+// Hodges-Lehmann estimate of the ratio, analysis::RatioOfMedians; negated for higher-is-better)
+// only when that ratio is significant at the confidence and larger than the criterion's spread
+// (`noise`: its repetitions' largest over smallest, the median over the versions): a difference
+// inside the noise is none. Were the low end of each interval used instead, or a difference
+// within the spread allowed to offset an exact one, which versions tie would follow each run's
+// noise, and the same study repeated would name different ties.
+bool Beats(const Row& a, const Row& b, const RankOptions& options,
+           const std::map<std::string, double>& noise) {
+  double timed = 0;
+  for (const Criterion& c : Criteria()) {
+    const auto n = noise.find(c.name);
+    const double w = options.weights.count(c.name) ? options.weights.at(c.name) : 0;
+    if (!c.timed || n == noise.end() || w == 0) continue;
+    const auto sa = a.samples.find(c.name), sb = b.samples.find(c.name);
+    if (sa == a.samples.end() || sb == b.samples.end() || sa->second.empty() ||
+        sb->second.empty()) {
+      continue;
+    }
+    const auto positive = [](const std::vector<double>& v) {
+      return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+    };
+    if (!positive(sa->second) || !positive(sb->second)) continue;
+    const analysis::RatioInterval r =
+        analysis::RatioOfMedians(sb->second, sa->second, options.confidence);
+    if (!r.significant || std::max(r.estimate, 1 / r.estimate) <= n->second) continue;
+    timed += w * (c.higher_is_better ? -1 : 1) * std::log2(r.estimate);
   }
-  return b.counted - a.counted + timed_low > options.tie_margin;
+  return b.counted - a.counted + timed > options.tie_margin;
 }
 
 // Scores every row on every criterion (the header comment of ranking.h).
-json Score(std::vector<Row>& rows, const RankOptions& options, bool timings_count,
-           const std::string& type) {
+json Score(std::vector<Row>& rows, const RankOptions& options,
+           const std::map<std::string, double>& timed_noise, const std::string& type) {
+  std::set<std::string> timed_counted;
+  for (const auto& [name, spread] : timed_noise) timed_counted.insert(name);
   size_t fewest_deviations = SIZE_MAX;
   for (const Row& row : rows) {
     if (!row.failed()) fewest_deviations = std::min(fewest_deviations, row.deviations.size());
@@ -236,7 +258,7 @@ json Score(std::vector<Row>& rows, const RankOptions& options, bool timings_coun
         cj["samples"] = num;
         const bool positive = std::all_of(num.begin(), num.end(), [](double x) { return x > 0; }) &&
                               std::all_of(den.begin(), den.end(), [](double x) { return x > 0; });
-        bool significant = false;
+        bool significant = false, beyond_noise = false;
         if (&row != best) {
           cost = weight * CostOf(c, value, best_value);
           if (positive) {
@@ -247,12 +269,19 @@ json Score(std::vector<Row>& rows, const RankOptions& options, bool timings_coun
             cj["confidence"] = ri.confidence;
             cj["attainable"] = ri.attainable;
             significant = ri.significant;
+            const auto noise = timed_noise.find(name);
+            beyond_noise = noise != timed_noise.end() &&
+                           std::max(ri.estimate, 1 / ri.estimate) > noise->second;
           }
         }
         cj["significant"] = significant;
-        if (!timings_count) {
+        if (!timed_counted.count(name)) {
           cost = 0;
           cj["counted"] = false;
+        } else if (&row != best && !(significant && beyond_noise)) {
+          // As in Beats: a difference inside the noise is none.
+          cost = 0;
+          cj["inside_noise"] = true;
         }
       } else {
         const bool material = Material(value, best_value, options.materiality);
@@ -271,7 +300,7 @@ json Score(std::vector<Row>& rows, const RankOptions& options, bool timings_coun
   // The timed part of each repetition, and the score's range over the repetitions.
   for (Row& row : rows) {
     if (row.failed()) continue;
-    row.timed = timings_count ? TimedPart(row, options.weights) : std::vector<double>{};
+    row.timed = TimedPart(row, options.weights, timed_counted);
     row.low = row.high = row.score;
     if (!row.timed.empty()) {
       const analysis::Summary t = analysis::Summarize(row.timed);
@@ -279,13 +308,35 @@ json Score(std::vector<Row>& rows, const RankOptions& options, bool timings_coun
       row.high = row.score + (t.max - t.median);
     }
   }
-  // Ranks: 1 + the versions that beat this one.
-  for (Row& row : rows) {
-    if (row.failed()) continue;
-    row.rank = 1;
-    for (const Row& other : rows) {
-      if (&other != &row && !other.failed() && Beats(other, row, options)) ++row.rank;
+  // Ranks: 1 + the versions that beat this one. "Beats" need not be transitive (a timed
+  // difference inside the noise is none, an exact one is not), so it can go round in a cycle in
+  // which every version is beaten: the versions ranked first are those of the top cycles (the
+  // Schwartz set: every version that beats one of them is beaten back through a chain of them),
+  // which is the unbeaten versions when there is no cycle.
+  const size_t n = rows.size();
+  std::vector<std::vector<bool>> reaches(n, std::vector<bool>(n, false));
+  for (size_t i = 0; i < n; ++i) {
+    if (rows[i].failed()) continue;
+    rows[i].rank = 1;
+    for (size_t j = 0; j < n; ++j) {
+      if (i != j && !rows[j].failed() && Beats(rows[j], rows[i], options, timed_noise)) {
+        ++rows[i].rank;
+        reaches[j][i] = true;
+      }
     }
+  }
+  for (size_t k = 0; k < n; ++k) {
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        if (reaches[i][k] && reaches[k][j]) reaches[i][j] = true;
+      }
+    }
+  }
+  for (size_t v = 0; v < n; ++v) {
+    if (rows[v].failed()) continue;
+    bool top = true;
+    for (size_t u = 0; u < n && top; ++u) top = !(reaches[u][v] && !reaches[v][u]);
+    if (top) rows[v].rank = 1;
   }
   return best_json;
 }
@@ -337,10 +388,42 @@ json RankOne(const json& w, const std::string& backend, const std::string& type,
         "% confidence with " + std::to_string(fewest) + " repetition" + (fewest == 1 ? "" : "s") +
         " (" + who + "); --repetitions " + std::to_string(needed) + " would let them count");
   }
+  // The timed criteria that count: all when the repetitions reach the confidence, but for one
+  // whose repetitions of the same cell spread more than kMaxTimedSpread: it then measures the
+  // machine's load (a p99 or a throughput caught by the scheduler), not the encoding.
+  std::map<std::string, double> timed_counted;  // criterion -> its spread
+  json timed_json = json::object();
+  for (const Criterion& c : Criteria()) {
+    if (!c.timed) continue;
+    std::vector<double> spreads;
+    for (const Row& row : rows) {
+      const auto it = row.samples.find(c.name);
+      if (it == row.samples.end() || it->second.empty()) continue;
+      const auto [lo, hi] = std::minmax_element(it->second.begin(), it->second.end());
+      if (*lo > 0) spreads.push_back(*hi / *lo);
+    }
+    const double spread = spreads.empty() ? 1 : Median(spreads);
+    const bool noisy = spread > kMaxTimedSpread;
+    timed_json[c.name] = {
+        {"spread", spread}, {"noise", spread * spread}, {"counts", timings_count && !noisy}};
+    if (timings_count && !noisy) timed_counted[c.name] = std::max(spread * spread, 1.0);
+    if (timings_count && noisy) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.3g", spread);
+      warnings.push_back(std::string(c.title) + " (" + c.name + ") does not count: the " +
+                         "repetitions of the same cell spread " + buf +
+                         "x (the median over "
+                         "versions of their largest over their smallest), more than " +
+                         std::to_string(static_cast<int>(kMaxTimedSpread)) +
+                         "x: on this machine "
+                         "it measures the load, not the encoding (a quieter machine, longer "
+                         "phases or more repetitions would let it count)");
+    }
+  }
   for (const Row& row : rows) {
     for (const std::string& n : row.notes) warnings.push_back(row.label + ": " + n);
   }
-  const json best = Score(rows, options, timings_count, type);
+  const json best = Score(rows, options, timed_counted, type);
 
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
     if (a.failed() != b.failed()) return b.failed();
@@ -392,6 +475,7 @@ json RankOne(const json& w, const std::string& backend, const std::string& type,
               {"elements_loaded", ElementsLoaded(def, type)},
               {"criteria", best},
               {"timings_count", timings_count},
+              {"timed_criteria", timed_json},
               {"tie_margin", options.tie_margin},
               {"leaders", leaders},
               {"warnings", warnings},

@@ -13,17 +13,27 @@
 // The score is the sum of the costs: 0 is best, 1 is "twice as costly on one criterion of
 // weight 1".
 //
-// Intervals and ties. A version's timed part in one repetition is the sum over the timed criteria
-// of weight * log2(value) (negated for throughput): two versions' timed costs differ by the
-// difference of these, so latency, tail latency and throughput, which a loaded machine moves
-// together, count together. A version's score range (`score_low`, `score_high`) is its score with
-// the timed part at each repetition's instead of the median's. Version a *beats* version b when
-// b's score exceeds a's by more than `tie_margin` with `confidence`: the counted parts differ
-// exactly, the timed parts by the interval of the difference of their per-repetition timed parts
-// (Hodges-Lehmann with Mann-Whitney bounds: at 3 against 3 repetitions, in every pairing of a
-// repetition of one with a repetition of the other). A version's rank is 1 + the number of
-// versions that beat it, so versions nothing beats share rank 1: they are tied for first, and the
-// verdict names them together.
+// Noise. A timed criterion's noise in one ranking is the square of its spread (the median over
+// the versions of their largest over their smallest repetition): two medians can each be off by
+// the spread. A timed cost counts only when the ratio to the best is significant at
+// `confidence` (Hodges-Lehmann with Mann-Whitney bounds) and beyond the noise; otherwise it is 0
+// (`inside_noise`). A version's score range (`score_low`, `score_high`) is its score with each
+// repetition's weighted timed part (the sum over the timed criteria of weight * log2(value),
+// negated for throughput) in place of the median's.
+//
+// Ties. Version a *beats* version b when b's cost exceeds a's by more than `tie_margin`, compared
+// pair by pair: the counted parts differ exactly; each timed criterion adds weight * log2 of the
+// two versions' ratio only when that ratio is significant and beyond the noise. A difference
+// inside the noise is none, so that the same study repeated names the same ties
+// (docs/study.md, "Reproducibility"). A version's rank is 1 + the number of versions that beat
+// it. "Beats" need not be transitive; the versions ranked first (rank 1, `first`) are those of
+// the top cycles (the Schwartz set), which are the unbeaten versions when there is no cycle: they
+// are tied for first when more than one, and the verdict names them together.
+//
+// A timed criterion whose repetitions of the same cell spread more than 2x (the median over the
+// versions of their largest over their smallest repetition) measures the machine's load, not the
+// encoding (a p99 or a throughput caught by the scheduler on a busy machine): it counts for
+// nothing in that ranking, which says so (`timed_criteria`, `warnings`).
 //
 // When the repetitions cannot reach `confidence` (fewer than 3 per version at 0.90), the timed
 // criteria count for nothing and the ranking says so (`timings_count` false, with the

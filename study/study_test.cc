@@ -132,14 +132,19 @@ TEST(Ranking, ScoresCarryIntervalsAndRanksCountWhoBeatsWhom) {
   const json& h2 = RowOf(r, "h2");
   // Versions are names, from the registry.
   EXPECT_EQ(h1["version"], "1");
-  // p50: v0 is best; v1 is twice as slow in every repetition (its interval excludes 1); v2
-  // overlaps v0 (not significant). Costs are the log ratios of the medians.
+  // p50: v0 is best; v1 is twice as slow in every repetition (its interval excludes 1, and 2x
+  // is beyond the noise: the median spread of a cell's repetitions is v2's 12.5 / 10.5, the noise
+  // its square); v2
+  // overlaps v0 (not significant: no cost). Costs are the log ratios of the medians.
   EXPECT_TRUE(h0["criteria"]["latency"]["best"].get<bool>());
   EXPECT_NEAR(h0["criteria"]["latency"]["value"].get<double>(), 11, 1e-9);
+  EXPECT_NEAR(r["timed_criteria"]["latency"]["spread"].get<double>(), 12.5 / 10.5, 1e-9);
+  EXPECT_NEAR(r["timed_criteria"]["latency"]["noise"].get<double>(), std::pow(12.5 / 10.5, 2),
+              1e-9);
   EXPECT_TRUE(h1["criteria"]["latency"]["significant"].get<bool>());
   EXPECT_FALSE(h2["criteria"]["latency"]["significant"].get<bool>());
-  EXPECT_NEAR(h2["criteria"]["latency"]["cost"].get<double>(),
-              o.weights["latency"] * std::log2(11.5 / 11.0), 1e-9);
+  EXPECT_EQ(h2["criteria"]["latency"]["cost"].get<double>(), 0);
+  EXPECT_TRUE(h2["criteria"]["latency"]["inside_noise"].get<bool>());
   EXPECT_NEAR(h1["criteria"]["latency"]["cost"].get<double>(),
               o.weights["latency"] * std::log2(21.0 / 11.0), 1e-9);
   EXPECT_NEAR(h1["criteria"]["latency"]["low"].get<double>(), 20.0 / 12, 1e-9);
@@ -237,6 +242,78 @@ TEST(Ranking, TooFewRepetitionsAreSaid) {
   for (const json& row : r["rows"]) {
     EXPECT_EQ(row["criteria"]["latency"]["cost"].get<double>(), 0) << row["label"];
   }
+}
+
+// A timed criterion whose repetitions of the same cell spread more than 2x measures the
+// machine's load: it counts for nothing, and the ranking says which and by how much.
+TEST(Ranking, ANoisyTimedCriterionDoesNotCount) {
+  json rankings = Ranked(RankOptions());
+  for (const char* c : {"latency", "tail_latency", "throughput"}) {
+    EXPECT_TRUE(rankings[0]["timed_criteria"][c]["counts"].get<bool>()) << c;
+  }
+  EXPECT_GT(RowOf(rankings[0], "h1")["criteria"]["latency"]["cost"].get<double>(), 0);
+
+  json result = Result();
+  for (json& run : result["workloads"][0]["runs"]) {
+    if (run["repetition"] != 2) continue;  // the third repetition met a loaded machine: 3x slower
+    for (json& phase : run["phases"]) {
+      phase["wall_seconds"] = phase["wall_seconds"].get<double>() * 3;
+      for (auto& [name, stats] : phase["commands"].items()) {
+        for (const char* q : {"p50", "p99"}) {
+          stats["latency_ns"][q] = stats["latency_ns"][q].get<double>() * 3;
+        }
+      }
+    }
+  }
+  rankings = json::array();
+  ASSERT_TRUE(RankResult(result, RankOptions(), &rankings).ok());
+  const json& r = rankings[0];
+  EXPECT_TRUE(r["timings_count"].get<bool>());
+  for (const char* c : {"latency", "tail_latency", "throughput"}) {
+    EXPECT_FALSE(r["timed_criteria"][c]["counts"].get<bool>()) << c;
+    EXPECT_GT(r["timed_criteria"][c]["spread"].get<double>(), 2) << c;
+  }
+  EXPECT_EQ(RowOf(r, "h1")["criteria"]["latency"]["cost"].get<double>(), 0);
+  std::string all;
+  for (const json& w : r["warnings"]) all += w.get<std::string>() + "\n";
+  EXPECT_NE(all.find("(latency) does not count"), std::string::npos) << all;
+}
+
+// "Beats" can go round: v0 keeps less than v1, v1 less than v2 (exact), each 1.15x slower than
+// the next (inside the noise of 1.1^2), but v2 is 1.32x faster than v0 (beyond it). Every
+// version is beaten once; the three share first place, as a cycle of the same size.
+TEST(Ranking, ACycleOfBeatsIsTiedForFirst) {
+  json w = Workload();
+  const double base[] = {10, 10.5, 11};
+  const double live[] = {800, 1200, 1600};  // 8, 12 and 16 B/elem: 0.22 and 0.19 apart
+  for (int rep = 0; rep < 3; ++rep) {
+    for (int v = 0; v < 3; ++v) {
+      w["runs"].push_back(study::Run(v, rep, base[rep] * std::pow(1.15, 2 - v), 0, 1000, live[v]));
+    }
+  }
+  const json result = {{"schema", "kvlab-bench-result"}, {"schema_version", 1}, {"workloads", {w}}};
+  RankOptions o;
+  for (auto& [name, weight] : o.weights) weight = 0;
+  o.weights["latency"] = 2;
+  o.weights["space"] = 1;
+  json rankings = json::array();
+  ASSERT_TRUE(RankResult(result, o, &rankings).ok());
+  const json& r = rankings[0];
+  for (const char* label : {"h0", "h1", "h2"}) {
+    EXPECT_EQ(RowOf(r, label)["rank"], 1) << label;
+    EXPECT_TRUE(RowOf(r, label)["first"].get<bool>()) << label;
+  }
+  EXPECT_EQ(r["leaders"].size(), 3u);
+  // Without v2, v0 beats v1 alone.
+  json two = result;
+  json kept = json::array();
+  for (const json& run : two["workloads"][0]["runs"]) {
+    if (run["hash_version"] != 2) kept.push_back(run);
+  }
+  two["workloads"][0]["runs"] = kept;
+  rankings = json::array();
+  ASSERT_TRUE(RankResult(two, o, &rankings).ok());
+  EXPECT_EQ(rankings[0]["leaders"], json::array({"h0"}));
 }
 
 TEST(Ranking, WeightsChangeTheOrder) {

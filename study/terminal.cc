@@ -61,8 +61,8 @@ std::string TerminalVerdict(const json& study) {
   std::string out;
   const json& rankings = study["rankings"];
   const std::vector<std::pair<std::string, std::string>> exact = {
-      {"kv_ops", "KV ops"},  {"kv_bytes", "KV B"},          {"round_trips", "RTs"},
-      {"space", "B/elem"},   {"write_bytes", "write B/el"}, {"redis_memory", "Redis B/el"}};
+      {"kv_ops", "KV ops"}, {"kv_bytes", "KV B"},          {"round_trips", "RTs"},
+      {"space", "B/elem"},  {"write_bytes", "write B/el"}, {"redis_memory", "Redis B/el"}};
   for (const auto& g : Groups(rankings)) {
     const json& first = rankings[g[0]];
     std::string fixed;

@@ -166,7 +166,12 @@ void BreakEvenSentence(const json& study, size_t k, json* out) {
   // The axes searched: shares when the type has two commands or more, round trips when timings
   // count.
   const bool share_axis = r.value("commands", json::array()).size() > 1;
-  const bool rtt_axis = r.value("timings_count", true);
+  // A round trip moves p50 and p99: the axis is searched when either counts.
+  const json timed = r.value("timed_criteria", json::object());
+  const bool rtt_axis = timed.is_object() && !timed.empty()
+                            ? timed.value("latency", json::object()).value("counts", false) ||
+                                  timed.value("tail_latency", json::object()).value("counts", false)
+                            : r.value("timings_count", true);
   if (!share_axis && !rtt_axis) return;
   Sentence s;
   s.Text("Break-even on " + r.value("backend", "") + ": ");

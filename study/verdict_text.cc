@@ -134,8 +134,7 @@ std::vector<Sentence> KvClauses(const json& study, size_t k, size_t a, size_t b,
   return clauses;
 }
 
-void SharedSentences(const json& study, size_t ref, int w_row, const std::string& type,
-                     json* out) {
+void SharedSentences(const json& study, size_t ref, int w_row, const std::string& type, json* out) {
   const json& ranking = study["rankings"][ref];
   const json& rows = ranking["rows"];
   if (w_row < 0) return;
@@ -268,19 +267,35 @@ void TimingSentence(const json& study, size_t k, json* out) {
   s.Text("On " + r["backend"].get<std::string>() + ", " + best + " has the lowest p50 (")
       .Fact(study, Ptr(k, b_row, "criteria/latency/value"))
       .Text(" µs)");
-  bool any = false;
+  // The smallest ratio that counts in the ranking (ranking.h: a significant ratio inside the
+  // noise is no difference there), when p50 counts.
+  const json latency_noise =
+      r.value("timed_criteria", json::object()).value("latency", json::object());
+  const bool counts = r.value("timings_count", true) && latency_noise.value("counts", true);
+  const double noise = latency_noise.value("noise", 1.0);
+  bool any = false, inside_noise = false;
   for (size_t i = 0; i < r["rows"].size(); ++i) {
     if (static_cast<int>(i) == b_row) continue;
     const json& row = r["rows"][i];
     if (!HasNumber(row, "criteria/latency/ratio")) continue;
     const bool sig = row["criteria"]["latency"].value("significant", false);
+    const bool inside = counts && sig && row["criteria"]["latency"]["ratio"].get<double>() <= noise;
+    inside_noise = inside_noise || inside;
     s.Text(any ? "; " : ": ");
     any = true;
     s.Text(row["label"].get<std::string>() + (sig ? " is " : " is ≈ "))
         .Fact(study, Ptr(k, i, "criteria/latency/ratio"))
-        .Text(sig ? "× slower" : "× (not significant)");
+        .Text(sig ? (inside ? "× slower*" : "× slower") : "× (not significant)");
   }
-  if (!r.value("timings_count", true)) s.Text(" (too few repetitions: timings do not count)");
+  if (!r.value("timings_count", true)) {
+    s.Text(" (too few repetitions: timings do not count)");
+  } else if (!latency_noise.value("counts", true)) {
+    s.Text(" (too noisy on this machine: p50 does not count)");
+  } else if (inside_noise) {
+    s.Text(" (* inside this run's noise: p50 ratios up to ")
+        .Fact(study, "/rankings/" + std::to_string(k) + "/timed_criteria/latency/noise")
+        .Text("× do not count in the ranking)");
+  }
   s.Text(".");
   out->push_back(s.Json());
 }
