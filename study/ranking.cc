@@ -304,7 +304,7 @@ json Score(std::vector<Row>& rows, const RankOptions& options,
     row.low = row.high = row.score;
     if (!row.timed.empty()) {
       const analysis::Summary t = analysis::Summarize(row.timed);
-      row.low = row.score + (t.min - t.median);
+      row.low = std::max(0.0, row.score + (t.min - t.median));  // no cost is below 0
       row.high = row.score + (t.max - t.median);
     }
   }

@@ -112,9 +112,29 @@ void Recommendation(const json& study, size_t k, json* out) {
       break;
     }
   }
+  for (size_t j = 1; j < first.size(); ++j) {
+    const json& o = rows[first[j]];
+    if (HasNumber(l, "criteria/redis_memory/value") &&
+        HasNumber(o, "criteria/redis_memory/value") &&
+        (l["criteria"]["redis_memory"].value("material", false) ||
+         o["criteria"]["redis_memory"].value("material", false)) &&
+        l["criteria"]["redis_memory"]["value"] != o["criteria"]["redis_memory"]["value"]) {
+      Sentence c;
+      c.Text("Redis memory ")
+          .Fact(study, Ptr(k, first[0], "criteria/redis_memory/value"))
+          .Text(" B/elem on " + l["label"].get<std::string>() + " against ")
+          .Fact(study, Ptr(k, first[j], "criteria/redis_memory/value"))
+          .Text(" on " + o["label"].get<std::string>());
+      clauses.push_back(c);
+      break;
+    }
+  }
+  // Needs set versions apart only when they differ among those tied.
+  bool same_needs = true;
+  for (size_t j = 1; j < first.size(); ++j) same_needs &= rows[first[j]]["needs"] == l["needs"];
   for (size_t j = 0; j < first.size(); ++j) {
     const json& o = rows[first[j]];
-    if (!o["needs"].empty() && o["criteria"].contains("needs") &&
+    if (!same_needs && !o["needs"].empty() && o["criteria"].contains("needs") &&
         o["criteria"]["needs"].value("value", 0.0) > 0) {
       Sentence c;
       c.Text(o["label"].get<std::string>() + " needs " +
