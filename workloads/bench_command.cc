@@ -17,6 +17,7 @@
 #include "workloads/matrix.h"
 #include "workloads/report.h"
 #include "workloads/result.h"
+#include "workloads/slow_command.h"
 #include "workloads/sweep.h"
 
 namespace kvlab::workloads {
@@ -54,6 +55,7 @@ struct BenchFlags {
   std::string results_dir = "results";
   std::string physical = "auto";
   bool allow_invalid_timing = false;
+  std::string test_slow_command;  // hidden: see workloads/slow_command.h
   bool no_report = false;
   bool no_plots = false;
   std::string resp;
@@ -214,6 +216,15 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
     m.resp = endpoint;
   }
   m.in_process = !f.resp_only;
+  if (!f.test_slow_command.empty()) {
+    SlowCommand slow;
+    if (Status t = ParseSlowCommand(f.test_slow_command, &slow); !t.ok()) {
+      throw UsageError(t.message());
+    }
+    m.connection_decorator = [slow](std::unique_ptr<TargetConnection> inner) {
+      return NewSlowCommandConnection(std::move(inner), slow);
+    };
+  }
   m.stop = InterruptFlag();
   flags::CheckFreshStoreParent(m.in_process ? f.store.dir : "", "bench");
   CheckResultsDir(f.results_dir);
@@ -571,6 +582,11 @@ void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
                 "Run in a debug or sanitizer build; the result is marked timing_valid=false");
   app->add_flag("--no-report", f->no_report, "Write only the result JSON");
   app->add_flag("--no-plots", f->no_plots, "Write the Markdown report without plots");
+  // Test-only, hidden from --help (empty group): one command slowed by a fraction of its own
+  // time, so that the gate's measurement (scripts/gate-noise) has a known slowdown to find.
+  app->add_option("--test-slow-command", f->test_slow_command,
+                  "Test only: COMMAND=FRACTION makes one command that much slower")
+      ->group("");
 }
 
 // The workload overrides (main job and run) and --seed (also sweeps).

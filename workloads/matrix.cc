@@ -481,6 +481,7 @@ bool PhysicalCountersPerThread(const std::string& backend) {
 
 EngineTargetOptions TargetOptionsFor(const MatrixOptions& options, const Cell& cell, int threads) {
   EngineTargetOptions t;
+  t.connection_decorator = options.connection_decorator;
   const bool per_thread = PhysicalCountersPerThread(cell.backend);
   t.store_physical = !per_thread;
   switch (options.physical) {

@@ -142,6 +142,10 @@ struct MatrixOptions {
   std::vector<std::string> reclaim;
   ReclaimOptions reclaim_options;
 
+  // Wraps the connections of every in-process cell (EngineTargetOptions::connection_decorator).
+  std::function<std::unique_ptr<TargetConnection>(std::unique_ptr<TargetConnection>)>
+      connection_decorator;
+
   const volatile std::sig_atomic_t* stop = nullptr;
   // Called before each cell, and with each progress report of its run.
   std::function<void(const Cell&, size_t index, size_t count)> on_cell;

@@ -70,6 +70,7 @@ class RespConnection final : public TargetConnection {
 
 Status EngineTarget::Connect(std::unique_ptr<TargetConnection>* out) {
   *out = std::make_unique<EngineConnection>(engine_, store_ ? store_->remote() : nullptr, options_);
+  if (options_.connection_decorator) *out = options_.connection_decorator(std::move(*out));
   return Status::OK();
 }
 

@@ -3,6 +3,7 @@
 // server (RespTarget): `kvlab serve`, or a real redis-server for comparison.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -64,6 +65,10 @@ struct EngineTargetOptions {
   // workers' work.
   bool store_counters = true;
   bool store_physical = true;
+  // When set, wraps every connection (a decorator: e.g. the test-only slowdown of one command,
+  // workloads/slow_command.h).
+  std::function<std::unique_ptr<TargetConnection>(std::unique_ptr<TargetConnection>)>
+      connection_decorator;
 };
 
 // In-process: Engine::Execute with a Session per connection.
