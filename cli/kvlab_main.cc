@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit status (every subcommand): 0 done; 1 a failure found (failed cell, conformance "
       "failure); 2 bad arguments, nothing run; 3 cannot run here (build, missing redis-server); "
-      "130 interrupted.");
+      "4 inconclusive (gate: timings the data cannot judge); 130 interrupted.");
   int exit_code = 0;
   for (const kvlab::cli::SubcommandFactory add : kvlab::cli::Subcommands()) add(app, &exit_code);
   try {

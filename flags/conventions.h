@@ -11,6 +11,10 @@
 //   3    the run could not be made on this machine or build: a debug or sanitizer build asked
 //        to time without --allow-invalid-timing, a reference redis-server that would not start,
 //        a Redis tier that cannot be reached at `serve`'s start;
+//   4    `kvlab gate` only: inconclusive: no regression found, but the timings it was asked to
+//        gate cannot be judged (too few repetitions or pairs for the family of timing rows; an
+//        unpaired comparison on a loaded machine or with a machine-wide shift). Never a pass,
+//        and not bad input (gate/gate_command.h, docs/gate.md);
 //   130  interrupted (Ctrl-C or SIGTERM); what was measured is still written, marked partial.
 #pragma once
 

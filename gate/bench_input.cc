@@ -137,10 +137,6 @@ void AddCommand(const json& st, const LoadOptions& options, Cell* cell) {
     AddSample(cell, p + "_ns", MetricKind::kTiming, Direction::kLowerIsBetter, "ns",
               latency[p].get<double>());
   }
-  if (options.throughput) {
-    AddSample(cell, "throughput", MetricKind::kTiming, Direction::kHigherIsBetter, "calls/s",
-              st.at("throughput_per_s").get<double>());
-  }
 }
 
 // A counter absent from one repetition's map (the maps list non-zero counters only) is 0 there:
@@ -163,6 +159,20 @@ void AddPhases(const json& phases, const std::string& workload, const std::strin
     const std::string at =
         ph.contains("at") ? fmt::format(" @{} ops", ph["at"].get<uint64_t>()) : std::string();
     const std::string phase = ph.at("name").get<std::string>() + at + point;
+    // Throughput is the phase's: a command's throughput_per_s is its calls over the phase's
+    // wall time, so every command of a phase moves with the phase's throughput. One row per
+    // phase (the cell without a command), not one per command saying the same thing.
+    if (options.throughput && ph.contains("throughput_per_s") &&
+        ph["throughput_per_s"].is_number()) {
+      CellKey key{workload, phase, "", backend, profile};
+      Cell& cell = out->cells[key];
+      cell.key = key;
+      cell.profile_label = label;
+      // (A degraded run's commands make the result untrustworthy; the phase adds nothing.)
+      if (!error.empty() && cell.error.empty()) cell.error = error;
+      AddSample(&cell, "throughput", MetricKind::kTiming, analysis::Direction::kHigherIsBetter,
+                "ops/s", ph["throughput_per_s"].get<double>());
+    }
     for (const auto& [command, st] : ph.at("commands").items()) {
       CellKey key{workload, phase, command, backend, profile};
       Cell& cell = out->cells[key];
@@ -225,6 +235,7 @@ Status ParseBenchResult(const json& doc, const LoadOptions& options, Dataset* ou
     env.commit = b.value("commit", "");
     if (b.value("commit_dirty", false)) env.commit += " (dirty)";
   }
+  if (ctx.contains("date") && ctx["date"].is_string()) env.date = ctx["date"].get<std::string>();
   env.timing_valid = doc.value("timing_valid", true);
   env.timing_invalid_reason = ctx.value("timing_invalid_reason", "");
   if (ctx.contains("command_line") && ctx["command_line"].is_array()) {

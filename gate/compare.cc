@@ -4,9 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
+
+#include "analysis/mann_whitney.h"
+#include "analysis/paired.h"
+#include "gate/units.h"
 
 namespace kvlab::gate {
 
@@ -95,49 +101,264 @@ void CompareCounter(const std::string& cell, const std::string& name, const Metr
   report->counters.push_back(std::move(row));
 }
 
-void CompareTiming(const std::string& cell, const std::string& name, const Metric& b,
-                   const Metric& c, GateReport* report) {
+// A timing row waiting for the family's correction: its samples stay reachable until then.
+struct PendingTiming {
+  size_t row = 0;
+  const Metric* baseline = nullptr;
+  const Metric* current = nullptr;
+};
+
+bool AllPositive(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+}
+
+// The row's test, estimate and interval, before any correction. `scale` divides the current
+// samples' lower-is-better values (multiplies higher-is-better ones): the common shift.
+void TestRow(const std::vector<double>& b, std::vector<double> c, bool paired, double scale,
+             double confidence, TimingRow* row) {
+  if (scale != 1) {
+    for (double& v : c)
+      v = row->direction == analysis::Direction::kLowerIsBetter ? v / scale : v * scale;
+  }
+  row->baseline = analysis::Summarize(b);
+  row->current = analysis::Summarize(c);
+  if (row->baseline.median != 0) {
+    row->ratio = row->current.median / row->baseline.median;
+  } else {
+    row->ratio = row->current.median == 0 ? 1 : std::numeric_limits<double>::infinity();
+  }
+  row->has_interval = false;
+  if (paired) {
+    row->paired = true;
+    row->minimum_p = analysis::MinimumSignedRankP(b.size());
+    if (AllPositive(b) && AllPositive(c)) {
+      const analysis::PairedRatio r = analysis::ComparePaired(b, c, confidence);
+      row->ratio = r.estimate;
+      row->p_value = r.test.p_value;
+      row->has_interval = true;
+      row->low = r.low;
+      row->high = r.high;
+      row->confidence = r.confidence;
+    } else {
+      std::vector<double> d(b.size());
+      for (size_t i = 0; i < b.size(); ++i) d[i] = c[i] - b[i];
+      row->p_value = analysis::WilcoxonSignedRank(d).p_value;
+    }
+    return;
+  }
+  row->minimum_p = analysis::MinimumPValue(c.size(), b.size());
+  row->p_value = analysis::MannWhitneyU(c, b).p_value;
+  if (AllPositive(b) && AllPositive(c)) {
+    const analysis::RatioInterval r = analysis::RatioOfMedians(c, b, confidence);
+    row->has_interval = true;
+    row->low = r.low;
+    row->high = r.high;
+    row->confidence = r.confidence;
+  }
+}
+
+// Oriented so that positive is slower: log(ratio), inverted for higher-is-better rows.
+double SlowerLog(const TimingRow& row) {
+  const double l = std::log(row.ratio);
+  return row.direction == analysis::Direction::kLowerIsBetter ? l : -l;
+}
+
+bool Worse(const TimingRow& row, double ratio) {
+  return (ratio > 1) == (row.direction == analysis::Direction::kLowerIsBetter);
+}
+
+// The smallest sample size per side (pairs, when paired) whose best p reaches `level`.
+size_t RepetitionsFor(double level, bool paired) {
+  if (paired) return analysis::PairsNeeded(level);
+  size_t n = 1;
+  while (analysis::MinimumPValue(n, n) > level) ++n;
+  return n;
+}
+
+void CollectTiming(const std::string& cell, const std::string& name, const Metric& b,
+                   const Metric& c, GateReport* report, std::vector<PendingTiming>* pending) {
   if (b.samples.empty() || c.samples.empty()) return;
-  analysis::ComparisonOptions opt;
-  opt.threshold = report->options.threshold;
-  opt.alpha = report->options.alpha;
-  opt.direction = b.direction;
   TimingRow row;
   row.cell = cell;
   row.metric = name;
   row.unit = b.unit;
-  row.comparison = analysis::CompareSamples(b.samples, c.samples, opt);
-  switch (row.comparison.verdict) {
-    case analysis::Verdict::kUnchanged:
-      row.verdict = RowVerdict::kUnchanged;
-      break;
-    case analysis::Verdict::kWorse:
-      row.verdict = RowVerdict::kWorse;
-      if (report->timings_gated) {
-        report->regressions.push_back(fmt::format("{}: {} median {} -> {} {}: {}", cell, name,
-                                                  FormatNumber(row.comparison.baseline.median),
-                                                  FormatNumber(row.comparison.current.median),
-                                                  row.unit, row.comparison.reason));
-      }
-      break;
-    case analysis::Verdict::kBetter:
-      row.verdict = RowVerdict::kBetter;
-      break;
-    case analysis::Verdict::kInconclusive:
-      row.verdict = RowVerdict::kInconclusive;
-      if (report->timings_gated) {
-        report->inconclusive.push_back(
-            fmt::format("{}: {}: {}", cell, name, row.comparison.reason));
-      }
-      break;
+  row.direction = b.direction;
+  const bool paired = report->options.paired && b.samples.size() == c.samples.size();
+  TestRow(b.samples, c.samples, paired, 1, report->options.confidence, &row);
+  if (paired) {
+    report->paired = true;
+    report->pairs = std::max(report->pairs, b.samples.size());
   }
+  pending->push_back({report->timings.size(), &b, &c});
   report->timings.push_back(std::move(row));
 }
 
-void CompareCells(const Dataset& baseline, const Dataset& current, GateReport* report) {
+// Holm over the family, the verdicts, and (unpaired) the common shift and the loaded machine.
+void FinishTimings(const std::vector<PendingTiming>& pending, GateReport* report) {
+  std::vector<TimingRow>& rows = report->timings;
+  const GateOptions& o = report->options;
+  const size_t m = rows.size();
+  report->timing_family = m;
+  if (m == 0) return;
+  const double level = analysis::HolmFirstLevel(o.alpha, m);
+  std::vector<double> p(m);
+  for (size_t i = 0; i < m; ++i) p[i] = rows[i].p_value;
+  const std::vector<double> adjusted = analysis::HolmAdjust(p);
+  size_t short_rows = 0;
+  bool any_unpaired = false;
+  size_t smallest_baseline = SIZE_MAX;
+  for (size_t i = 0; i < m; ++i) {
+    TimingRow& row = rows[i];
+    row.p_adjusted = adjusted[i];
+    any_unpaired = any_unpaired || !row.paired;
+    smallest_baseline = std::min(smallest_baseline, row.baseline.n);
+    const double change = row.ratio - 1;
+    if (row.minimum_p > level) {
+      ++short_rows;
+      row.verdict = RowVerdict::kInconclusive;
+      const size_t need = RepetitionsFor(level, row.paired);
+      row.reason = row.paired
+                       ? fmt::format(
+                             "{} pairs can reach p = {:.2g} at best, more than Holm's first level "
+                             "{:g} / {} rows = {:.2g}: need {} pairs",
+                             row.baseline.n, row.minimum_p, o.alpha, m, level, need)
+                       : fmt::format(
+                             "n = {} vs {} can reach p = {:.2g} at best, more than Holm's first "
+                             "level {:g} / {} rows = {:.2g}: need {} repetitions",
+                             row.current.n, row.baseline.n, row.minimum_p, o.alpha, m, level, need);
+      continue;
+    }
+    const bool significant = row.p_adjusted <= o.alpha;
+    const bool large = std::fabs(change) > o.threshold;
+    if (significant && large) {
+      row.verdict = Worse(row, row.ratio) ? RowVerdict::kWorse : RowVerdict::kBetter;
+      row.reason = fmt::format(
+          "adjusted p = {:.2g} <= {:g} (raw {:.2g}, Holm over {} rows) and "
+          "{:+.1f}% beyond {:g}%",
+          row.p_adjusted, o.alpha, row.p_value, m, 100 * change, 100 * o.threshold);
+    } else if (significant) {
+      row.verdict = RowVerdict::kUnchanged;
+      row.reason = fmt::format("significant (adjusted p = {:.2g}) but {:+.1f}% is within {:g}%",
+                               row.p_adjusted, 100 * change, 100 * o.threshold);
+    } else {
+      row.verdict = RowVerdict::kUnchanged;
+      row.reason = fmt::format("not significant: adjusted p = {:.2g} > {:g} ({:+.1f}%)",
+                               row.p_adjusted, o.alpha, 100 * change);
+    }
+  }
+  if (short_rows > 0) {
+    const bool paired = report->paired && !any_unpaired;
+    // A margin beyond the bare minimum, so that one repetition out of order does not leave the
+    // result inconclusive again (every repetition must otherwise be beyond every other).
+    report->repetitions_needed = RepetitionsFor(level, paired) + (paired ? kPairsMargin : 2);
+    if (!paired && smallest_baseline != SIZE_MAX) {
+      for (size_t n = 1; n <= 1000; ++n) {
+        if (analysis::MinimumPValue(n, smallest_baseline) <= level / 2) {
+          report->current_repetitions_needed = n;
+          break;
+        }
+      }
+    }
+  }
+
+  if (any_unpaired) {
+    // The common shift, over the unpaired rows whose ratio means something.
+    std::vector<size_t> considered;
+    std::vector<double> logs;
+    for (size_t i = 0; i < m; ++i) {
+      if (rows[i].paired || !(rows[i].ratio > 0) || !std::isfinite(rows[i].ratio)) continue;
+      considered.push_back(i);
+      logs.push_back(SlowerLog(rows[i]));
+    }
+    report->common_shift = analysis::FindCommonShift(logs, o.threshold);
+    if (report->common_shift.present) {
+      const double shift = report->common_shift.ratio;
+      // Each row again, its current samples divided by the shift: how it moved compared with
+      // the machine. A row that moved with the rest is unchanged; one that moved beyond it is
+      // named, but cannot fail an unpaired gate (the machine was not the same).
+      std::vector<double> rel_p;
+      std::vector<TimingRow> relative;
+      for (size_t i : considered) {
+        TimingRow r = rows[i];
+        TestRow(pending[i].baseline->samples, pending[i].current->samples, false, shift,
+                o.confidence, &r);
+        rel_p.push_back(r.p_value);
+        relative.push_back(std::move(r));
+      }
+      const std::vector<double> rel_adjusted = analysis::HolmAdjust(rel_p);
+      for (size_t k = 0; k < considered.size(); ++k) {
+        TimingRow& row = rows[considered[k]];
+        row.relative_ratio = relative[k].ratio;
+        row.relative_p_adjusted = rel_adjusted[k];
+        if (row.verdict == RowVerdict::kInconclusive) continue;
+        const bool beyond =
+            rel_adjusted[k] <= o.alpha && std::fabs(relative[k].ratio - 1) > o.threshold;
+        if (beyond) {
+          row.verdict = RowVerdict::kInconclusive;
+          row.reason = fmt::format(
+              "{:+.1f}% beyond the machine-wide shift of {:+.1f}% (adjusted p = {:.2g}): "
+              "unpaired, a machine that moved cannot be told from a change",
+              100 * (relative[k].ratio - 1), 100 * (shift - 1), rel_adjusted[k]);
+        } else {
+          row.verdict = RowVerdict::kUnchanged;
+          row.reason = fmt::format("moved with the machine-wide shift of {:+.1f}% ({:+.1f}% here)",
+                                   100 * (shift - 1), 100 * (row.ratio - 1));
+        }
+      }
+    } else if (!report->loaded.empty()) {
+      for (TimingRow& row : rows) {
+        if (row.paired) continue;
+        if (row.verdict != RowVerdict::kWorse && row.verdict != RowVerdict::kBetter) continue;
+        row.verdict = RowVerdict::kInconclusive;
+        row.reason = fmt::format(
+            "{:+.1f}% with adjusted p = {:.2g}, but {}: an unpaired timing "
+            "cannot be judged there",
+            100 * (row.ratio - 1), row.p_adjusted, report->loaded);
+      }
+    }
+  }
+
+  if (!report->timings_gated) return;
+  for (const TimingRow& row : rows) {
+    if (row.verdict == RowVerdict::kWorse) {
+      report->regressions.push_back(fmt::format(
+          "{}: {} {} -> {}: {}", row.cell, row.metric, FormatValue(row.baseline.median, row.unit),
+          FormatValue(row.current.median, row.unit), row.reason));
+    } else if (row.verdict == RowVerdict::kInconclusive) {
+      report->inconclusive.push_back(fmt::format("{}: {}: {}", row.cell, row.metric, row.reason));
+    }
+  }
+  const analysis::CommonShift& shift = report->common_shift;
+  if (any_unpaired && !report->loaded.empty()) {
+    // Not only the rows that differ: on a loaded machine the load's noise can hide a change as
+    // well as fake one (measured, docs/gate.md: unpaired runs there saw a 15% slowdown of a
+    // command as +1%), so no unpaired timing passes either.
+    report->inconclusive.insert(
+        report->inconclusive.begin(),
+        fmt::format("loaded machine: {}: an unpaired comparison there can neither pass nor fail "
+                    "timings (the load can fake a difference or hide one)",
+                    report->loaded));
+  }
+  if (shift.present && shift.ratio > 1) {
+    report->inconclusive.insert(
+        report->inconclusive.begin(),
+        fmt::format("machine-wide shift: the timing rows moved {:+.1f}% (the median of {} rows; "
+                    "{} of them beyond {:g}%; quartiles {:+.1f}%..{:+.1f}%): an unpaired "
+                    "comparison cannot tell a slower machine from a change that slows "
+                    "everything",
+                    100 * (shift.ratio - 1), shift.rows, shift.beyond_threshold, 100 * o.threshold,
+                    100 * (shift.low - 1), 100 * (shift.high - 1)));
+  }
+}
+
+void CompareCells(const Dataset& baseline, const Dataset& current, GateReport* report,
+                  std::vector<PendingTiming>* pending) {
   for (const auto& [key, bcell] : baseline.cells) {
     const auto it = current.cells.find(key);
     if (it == current.cells.end()) {
+      // A phase's throughput (the cell without a command) goes with its commands' cells, which
+      // name what is missing.
+      if (key.command.empty() && baseline.kind == InputKind::kBench) continue;
       report->only_in_baseline.push_back(CellName(bcell));
       if (!report->options.allow_missing) {
         report->regressions.push_back(CellName(bcell) +
@@ -164,12 +385,19 @@ void CompareCells(const Dataset& baseline, const Dataset& current, GateReport* r
       const MetricKind kind = (bm ? bm : cm)->kind;
       if (kind == MetricKind::kCounter) {
         CompareCounter(name, m, bm, cm, report);
+        report->counters.back().key = key;
+        report->counters.back().profile_label = ccell.profile_label;
       } else if (report->timings_compared && bm && cm) {
-        CompareTiming(name, m, *bm, *cm, report);
+        CollectTiming(name, m, *bm, *cm, report, pending);
+        if (!report->timings.empty() && report->timings.back().cell == name) {
+          report->timings.back().key = key;
+          report->timings.back().profile_label = ccell.profile_label;
+        }
       }
     }
   }
   for (const auto& [key, ccell] : current.cells) {
+    if (key.command.empty() && current.kind == InputKind::kBench) continue;
     if (!baseline.cells.count(key)) report->only_in_current.push_back(CellName(ccell));
   }
 }
@@ -255,7 +483,7 @@ std::string LoadNote(const char* which, const Environment& env) {
   if (env.load_average <= env.usable_cpus) return "";
   return fmt::format(
       "the {} run started on a loaded machine (load average {:.1f} on {} usable "
-      "cpus): its timings are noisier",
+      "cpus)",
       which, env.load_average, env.usable_cpus);
 }
 
@@ -327,9 +555,13 @@ Status Compare(const Dataset& baseline, const Dataset& current, const GateOption
   for (const char* which : {"baseline", "current"}) {
     const std::string note =
         LoadNote(which, std::string(which) == "baseline" ? baseline.env : current.env);
-    if (!note.empty() && report->timings_compared) report->notes.push_back(note);
+    if (note.empty() || !report->timings_compared) continue;
+    report->notes.push_back(note);
+    if (!options.paired) report->loaded += (report->loaded.empty() ? "" : "; ") + note;
   }
-  CompareCells(baseline, current, report);
+  std::vector<PendingTiming> pending;
+  CompareCells(baseline, current, report, &pending);
+  FinishTimings(pending, report);
   return Status::OK();
 }
 

@@ -297,6 +297,7 @@ Status ParseGoogleBenchmark(const json& doc, const LoadOptions& options, Dataset
     env.timing_invalid_reason = ctx.value("kvlab_timing_invalid_reason", "marked invalid");
   }
   if (ctx.contains("kvlab_commit")) env.commit = ctx["kvlab_commit"].get<std::string>();
+  if (ctx.contains("date") && ctx["date"].is_string()) env.date = ctx["date"].get<std::string>();
   if (ctx.contains("load_avg") && ctx["load_avg"].is_array() && !ctx["load_avg"].empty()) {
     env.load_average = ctx["load_avg"][0].get<double>();
   }

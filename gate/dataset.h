@@ -83,6 +83,7 @@ struct Environment {
   bool timing_valid = true;
   std::string timing_invalid_reason;
   std::string commit;
+  std::string date;          // when the run started, as the result records it ("" unknown)
   double load_average = -1;  // at the start; -1 unknown
   int usable_cpus = 0;       // 0 unknown
 };

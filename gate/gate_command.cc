@@ -1,23 +1,21 @@
 #include "gate/gate_command.h"
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "gate/compare.h"
 #include "gate/dataset.h"
+#include "gate/history.h"
+#include "gate/paired_run.h"
+#include "gate/process.h"
 #include "gate/render.h"
-
-extern char** environ;
 
 namespace kvlab::gate {
 
@@ -40,6 +38,15 @@ struct GateFlags {
   bool all = false;
   std::vector<std::string> exact_counters;
   std::string latency = "p50,p99";
+  // Paired mode.
+  std::string baseline_binary;
+  std::string current_binary;
+  size_t pairs = 0;
+  std::string pairing = "duet";
+  // History.
+  std::string history;
+  size_t recent = 10;
+  std::string plots;
 };
 
 void Error(const std::string& message) {
@@ -77,84 +84,68 @@ std::vector<std::string> SplitComma(const std::string& s) {
   return out;
 }
 
-// The argument list with `option VALUE` / `option=VALUE` removed (and flags in `flags`).
-std::vector<std::string> Without(const std::vector<std::string>& args,
-                                 const std::vector<std::string>& options,
-                                 const std::vector<std::string>& flags) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    bool drop = false;
-    for (const std::string& o : options) {
-      if (args[i] == o) {
-        drop = true;
-        ++i;  // and its value
-        break;
-      }
-      if (args[i].starts_with(o + "=")) drop = true;
-    }
-    for (const std::string& f : flags) drop = drop || args[i] == f;
-    if (!drop) out.push_back(args[i]);
+// The options every mode shares, checked: InvalidArgument naming the bad flag.
+Status ParseOptions(const GateFlags& f, GateOptions* options, LoadOptions* load) {
+  KVLAB_RETURN_IF_ERROR(ParseThreshold(f.threshold, &options->threshold));
+  char* end = nullptr;
+  options->alpha = std::strtod(f.alpha.c_str(), &end);
+  if (f.alpha.empty() || end != f.alpha.c_str() + f.alpha.size() ||
+      !(options->alpha > 0 && options->alpha < 1)) {
+    return Status::InvalidArgument("--alpha '" + f.alpha +
+                                   "' must be a number between 0 and 1 (e.g. 0.01)");
   }
-  return out;
-}
-
-// Runs this kvlab binary with `args`, its stdout sent to our stderr (ours carries the report).
-// Returns the exit status, or -1 with *error set when it could not run.
-int RunSelf(const std::vector<std::string>& args, std::string* error) {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) {
-    *error = "cannot find the kvlab binary (/proc/self/exe): " + ec.message();
-    return -1;
+  const std::map<std::string, TimingMode> modes = {{"auto", TimingMode::kAuto},
+                                                   {"gate", TimingMode::kGate},
+                                                   {"report", TimingMode::kReport},
+                                                   {"off", TimingMode::kOff}};
+  if (!modes.count(f.timings)) {
+    return Status::InvalidArgument("--timings '" + f.timings +
+                                   "': expected auto, gate, report or off");
   }
-  std::vector<std::string> argv_storage = {self.string()};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    *error = fmt::format("cannot start {}: {}", argv[0], std::strerror(rc));
-    return -1;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      *error = fmt::format("waitpid: {}", std::strerror(errno));
-      return -1;
+  options->timings = modes.at(f.timings);
+  options->allow_missing = f.allow_missing;
+  load->exact_counters.insert(f.exact_counters.begin(), f.exact_counters.end());
+  load->latency_metrics = SplitComma(f.latency);
+  static const std::set<std::string> known = {"min", "p50", "p90", "p99", "p999", "max", "mean"};
+  for (const std::string& p : load->latency_metrics) {
+    if (!known.count(p)) {
+      return Status::InvalidArgument("--latency: unknown metric '" + p +
+                                     "' (min, p50, p90, p99, p999, max, mean)");
     }
   }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return Status::OK();
 }
 
-// A fresh private directory, removed when the object goes.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kvlab-gate-XXXXXX";
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+// The report to stdout, --markdown, $GITHUB_STEP_SUMMARY; false when a file could not be
+// written that the caller must fail on (none of these: only a warning).
+void Publish(const std::string& markdown, const std::string& markdown_file) {
+  std::fwrite(markdown.data(), 1, markdown.size(), stdout);
+  std::fflush(stdout);
+  if (!markdown_file.empty()) {
+    if (Status s = WriteFile(markdown_file, markdown, false); !s.ok()) Error(s.message());
   }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary) {
+    if (Status s = WriteFile(summary, markdown + "\n", true); !s.ok()) Error(s.message());
   }
-  const std::string& path() const { return path_; }
+}
 
- private:
-  std::string path_;
-};
+// The exit status of a comparison, with the inconclusive finding said on stderr.
+int ExitStatus(const GateReport& report) {
+  if (!report.regressions.empty()) return kExitRegression;
+  if (!report.inconclusive.empty()) {
+    // Inconclusive is never a pass, and not a regression either: a code of its own.
+    Error(fmt::format("INCONCLUSIVE: {} gated timing finding{} the data cannot judge: {}",
+                      report.inconclusive.size(), report.inconclusive.size() == 1 ? "" : "s",
+                      report.inconclusive[0]));
+    return kExitInconclusive;
+  }
+  return kExitPass;
+}
 
 // `kvlab gate --run`: runs bench or conform as the baseline was made (or with `args`) and
-// returns the path of the result it wrote, inside `dir`.
+// returns the path of the result it wrote, inside `dir`. *shown receives the command.
 Status RunWorkload(const Dataset* baseline, std::vector<std::string> args, const std::string& dir,
-                   std::string* result_path) {
+                   std::string* result_path, std::string* shown) {
   if (args.empty()) {
     if (baseline == nullptr || baseline->command_args.empty()) {
       return Status::InvalidArgument(
@@ -187,112 +178,242 @@ Status RunWorkload(const Dataset* baseline, std::vector<std::string> args, const
     args = Without(args, {"--out", "--reproducers"}, {});
     args.insert(args.end(), {"--out", dir});
   }
-  std::string shown = "kvlab";
-  for (const std::string& a : args) shown += " " + a;
-  std::fprintf(stderr, "kvlab gate: running %s\n", shown.c_str());
-  std::string error;
-  const int rc = RunSelf(args, &error);
+  *shown = CommandLine("kvlab", args);
+  std::fprintf(stderr, "kvlab gate: running %s\n", shown->c_str());
+  std::string error, self = SelfPath(&error);
+  if (self.empty()) return Status::IOError(error);
+  const int rc = RunProgram(self, args, "", &error);
   if (rc < 0) return Status::IOError(error);
-  if (kind == InputKind::kConform) {
-    *result_path = dir + "/conform.json";
-  } else {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".json") *result_path = entry.path().string();
-    }
-  }
+  *result_path = kind == InputKind::kConform ? dir + "/conform.json" : FindResultFile(dir);
   std::error_code ec;
   if (result_path->empty() || !fs::exists(*result_path, ec)) {
     return Status::InvalidArgument(
-        fmt::format("`{}` exited with status {} and wrote no result", shown, rc));
+        fmt::format("`{}` exited with status {} and wrote no result", *shown, rc));
   }
   if (rc != 0) {
     std::fprintf(stderr, "kvlab gate: `%s` exited with status %d; comparing what it wrote\n",
-                 shown.c_str(), rc);
+                 shown->c_str(), rc);
   }
   return Status::OK();
 }
 
-Status WriteFile(const std::string& path, const std::string& text, bool append) {
-  std::error_code ec;
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  std::ofstream out(path, append ? std::ios::app : std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Status::IOError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  return Status::OK();
+// Timing rows a comparison with `baseline` will have, and its smallest repetition count.
+void TimingShape(const Dataset& baseline, size_t* rows, size_t* smallest) {
+  *rows = 0;
+  *smallest = SIZE_MAX;
+  for (const auto& [key, cell] : baseline.cells) {
+    for (const auto& [name, m] : cell.metrics) {
+      if (m.kind != MetricKind::kTiming || m.samples.empty()) continue;
+      ++*rows;
+      *smallest = std::min(*smallest, m.samples.size());
+    }
+  }
 }
 
-Status CopyFile(const std::string& from, const std::string& to) {
-  std::ifstream in(from, std::ios::binary);
-  if (!in) return Status::IOError("cannot read " + from);
-  std::stringstream text;
-  text << in.rdbuf();
-  // Write a temporary file and rename it, so that an interrupted update leaves the old baseline.
-  const std::string tmp = to + ".tmp." + std::to_string(::getpid());
-  KVLAB_RETURN_IF_ERROR(WriteFile(tmp, text.str(), false));
-  std::error_code ec;
-  fs::rename(tmp, to, ec);
-  if (ec) return Status::IOError("cannot rename " + tmp + " to " + to + ": " + ec.message());
-  return Status::OK();
+// --run of a bench workload without --repetitions: as many as the gate needs against this
+// baseline (Holm's first level over its timing rows), so that `bench run`'s default of 1 does
+// not make every gated run inconclusive. 0 when none is needed or none up to 30 suffices.
+size_t RepetitionsForRun(const Dataset& baseline, const GateOptions& options) {
+  if (baseline.kind != InputKind::kBench || options.timings == TimingMode::kOff ||
+      options.timings == TimingMode::kReport) {
+    return 0;
+  }
+  size_t rows = 0, smallest = 0;
+  TimingShape(baseline, &rows, &smallest);
+  if (rows == 0) return 0;
+  const double level = options.alpha / static_cast<double>(rows);
+  for (size_t n = 1; n <= 30; ++n) {
+    if (analysis::MinimumPValue(n, smallest) <= level / 2) return std::max<size_t>(n, 3);
+  }
+  return 0;
 }
 
-std::string Quote(const std::string& s) {
-  if (!s.empty() && s.find_first_of(" \t'\"$\\`;&|<>()*?") == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+// The command that would make an inconclusive comparison conclusive, as a sentence.
+std::string ConclusiveHint(const GateReport& report, const GateFlags& f,
+                           const std::vector<std::string>& run_args, const Dataset& current) {
+  if (report.repetitions_needed == 0) {
+    if (report.common_shift.present || !report.loaded.empty()) {
+      return "compare the two builds in pairs, on the same machine in one job: `kvlab gate "
+             "--baseline-binary OLD_KVLAB --run bench run ...` (docs/gate.md, \"Paired runs\")";
+    }
+    return "";
+  }
+  const size_t n = report.repetitions_needed;
+  if (report.paired) {
+    std::vector<std::string> args = {"--baseline-binary", f.baseline_binary, "--pairs",
+                                     std::to_string(n)};
+    if (f.pairing != "duet") args.insert(args.end(), {"--pairing", f.pairing});
+    if (!f.current_binary.empty()) args.insert(args.end(), {"--current-binary", f.current_binary});
+    args.push_back("--run");
+    args.insert(args.end(), run_args.begin(), run_args.end());
+    return "`" + CommandLine("kvlab gate", args) + "`";
+  }
+  std::vector<std::string> args = f.run && !run_args.empty() ? run_args : current.command_args;
+  args = Without(args, {"--repetitions", "--results"}, {"--no-report", "--no-plots"});
+  if (!args.empty() && args[0] != "bench") args.insert(args.begin(), "bench");
+  if (f.run) {
+    // This baseline as it is needs current_repetitions_needed; a remade pair, n each.
+    const size_t mine =
+        report.current_repetitions_needed > 0 ? report.current_repetitions_needed : n;
+    std::vector<std::string> gate = {"--baseline", f.baseline, "--run"};
+    gate.insert(gate.end(), args.begin(), args.end());
+    gate.insert(gate.end(), {"--repetitions", std::to_string(mine)});
+    std::string out = "`" + CommandLine("kvlab gate", gate) + "`";
+    if (mine != n) {
+      out += fmt::format(" (or remake the baseline with --repetitions {} and run the same)", n);
+    }
+    return out;
+  }
+  std::vector<std::string> both = args;
+  both.insert(both.end(), {"--repetitions", std::to_string(n)});
+  return fmt::format("`{}` for both the baseline and the current result{}",
+                     CommandLine("kvlab", both),
+                     report.current_repetitions_needed > 0
+                         ? fmt::format(", or --repetitions {} for the current result only",
+                                       report.current_repetitions_needed)
+                         : "");
+}
+
+int Emit(const GateReport& report, RenderOptions render, const GateFlags& f) {
+  Publish(RenderMarkdown(report, render), f.markdown);
+  if (!f.junit.empty()) {
+    if (Status s = WriteFile(f.junit, RenderJUnit(report), false); !s.ok()) {
+      Error(s.message());
+      return kExitBadInput;
+    }
+  }
+  return ExitStatus(report);
+}
+
+// --baseline-binary: the two builds in pairs.
+int GatePaired(const GateFlags& f, GateOptions options, const LoadOptions& load,
+               const std::vector<std::string>& run_args) {
+  if (!f.baseline.empty() || !f.current.empty() || f.update || !f.run) {
+    Error(
+        "--baseline-binary compares two builds run now in pairs: give it with --run and the "
+        "workload (no --baseline, --current or --update)");
+    return kExitBadInput;
+  }
+  TempDir temp;
+  if (temp.path().empty()) {
+    Error(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+    return kExitBadInput;
+  }
+  PairedRunOptions p;
+  if (f.pairing != "duet" && f.pairing != "alternate") {
+    Error("--pairing '" + f.pairing + "': expected duet (both builds at once) or alternate");
+    return kExitBadInput;
+  }
+  p.pairing = f.pairing == "duet" ? Pairing::kDuet : Pairing::kAlternate;
+  p.baseline_binary = f.baseline_binary;
+  p.current_binary = f.current_binary;
+  p.args = run_args;
+  p.pairs = f.pairs;
+  p.alpha = options.alpha;
+  p.dir = temp.path();
+  p.load = load;
+  PairedRunResult result;
+  if (Status s = RunPaired(p, &result); !s.ok()) {
+    Error(s.message());
+    return kExitBadInput;
+  }
+  options.paired = true;
+  GateReport report;
+  if (Status s = Compare(result.baseline, result.current, options, &report); !s.ok()) {
+    Error(s.message());
+    return kExitBadInput;
+  }
+  report.pairs_how = p.pairing == Pairing::kDuet ? "both builds at once, the order alternating"
+                                                 : "one build after the other, alternating";
+  report.notes.push_back("baseline runs: `" + result.baseline_command + "`");
+  report.notes.push_back("current runs: `" + result.current_command + "`");
+  RenderOptions render;
+  render.all = f.all;
+  render.conclusive_command = ConclusiveHint(report, f, run_args, result.current);
+  return Emit(report, render, f);
+}
+
+// --history DIR (without --update): change points over the results in DIR.
+int GateHistory(const GateFlags& f, const GateOptions& options, const LoadOptions& load) {
+  if (!f.baseline.empty() || !f.current.empty() || f.run || !f.baseline_binary.empty()) {
+    Error(
+        "--history DIR reads the results in DIR; with --baseline, --current, --run or "
+        "--baseline-binary give --update too (to add the result to the history)");
+    return kExitBadInput;
+  }
+  HistoryOptions h;
+  h.alpha = options.alpha;
+  h.threshold = options.threshold;
+  h.recent = f.recent;
+  h.load = load;
+  HistoryReport report;
+  if (Status s = AnalyzeHistory(f.history, h, &report); !s.ok()) {
+    Error(s.message());
+    return kExitBadInput;
+  }
+  std::vector<std::string> plots;
+  if (!f.plots.empty()) {
+    const std::string input = (fs::path(f.plots) / "trend-input.json").string();
+    if (Status s = WriteFile(input, HistoryPlotInput(report).dump(1), false); !s.ok()) {
+      Error(s.message());
+      return kExitBadInput;
+    }
+    Status s = DrawTrendPlots(input, f.plots, &plots);
+    if (!s.ok()) report.notes.push_back("no plots: " + s.message());
+  }
+  const std::string markdown = RenderHistoryMarkdown(report, plots);
+  Publish(markdown, f.markdown);
+  if (!f.plots.empty()) {
+    if (Status s = WriteFile((fs::path(f.plots) / "index.md").string(), markdown, false); !s.ok())
+      Error(s.message());
+  }
+  if (!report.regressions.empty()) return kExitRegression;
+  if (!report.inconclusive.empty()) {
+    Error("INCONCLUSIVE: " + report.inconclusive);
+    return kExitInconclusive;
+  }
+  return kExitPass;
+}
+
+// After --update: a copy of the new baseline joins the history.
+void AddToHistory(const std::string& dir, const std::string& result_path, const Dataset& result) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string to = (fs::path(dir) / HistoryFileName(result)).string();
+  if (Status s = CopyFile(result_path, to); !s.ok()) {
+    Error(s.message());
+    return;
+  }
+  std::fprintf(stderr, "kvlab gate: added to the history as %s\n", to.c_str());
 }
 
 int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
   GateOptions options;
-  if (Status s = ParseThreshold(f.threshold, &options.threshold); !s.ok()) {
+  LoadOptions load;
+  if (Status s = ParseOptions(f, &options, &load); !s.ok()) {
     Error(s.message());
     return kExitBadInput;
   }
-  {
-    char* end = nullptr;
-    options.alpha = std::strtod(f.alpha.c_str(), &end);
-    if (f.alpha.empty() || end != f.alpha.c_str() + f.alpha.size() ||
-        !(options.alpha > 0 && options.alpha < 1)) {
-      Error("--alpha '" + f.alpha + "' must be a number between 0 and 1 (e.g. 0.01)");
-      return kExitBadInput;
-    }
-  }
-  const std::map<std::string, TimingMode> modes = {{"auto", TimingMode::kAuto},
-                                                   {"gate", TimingMode::kGate},
-                                                   {"report", TimingMode::kReport},
-                                                   {"off", TimingMode::kOff}};
-  if (!modes.count(f.timings)) {
-    Error("--timings '" + f.timings + "': expected auto, gate, report or off");
+  if (!f.run && !run_args.empty()) {
+    Error("unexpected arguments:" + CommandLine("", run_args) +
+          " (arguments of the run go after --run)");
     return kExitBadInput;
   }
-  options.timings = modes.at(f.timings);
-  options.allow_missing = f.allow_missing;
-  LoadOptions load;
-  load.exact_counters.insert(f.exact_counters.begin(), f.exact_counters.end());
-  load.latency_metrics = SplitComma(f.latency);
-  for (const std::string& p : load.latency_metrics) {
-    static const std::set<std::string> known = {"min", "p50", "p90", "p99", "p999", "max", "mean"};
-    if (!known.count(p)) {
-      Error("--latency: unknown metric '" + p + "' (min, p50, p90, p99, p999, max, mean)");
-      return kExitBadInput;
-    }
+  if (!f.baseline_binary.empty()) return GatePaired(f, options, load, run_args);
+  if (f.pairs != 0) {
+    Error("--pairs counts the pairs of --baseline-binary");
+    return kExitBadInput;
   }
+  if (!f.history.empty() && !f.update) return GateHistory(f, options, load);
   if (f.baseline.empty()) {
-    Error("--baseline FILE is required");
+    Error(
+        "--baseline FILE is required (or --baseline-binary OLD_KVLAB for paired runs, or "
+        "--history DIR)");
     return kExitBadInput;
   }
   if (f.run == !f.current.empty()) {
     Error(f.run ? "give --current FILE or --run, not both"
                 : "give --current FILE, or --run to run the workload now");
-    return kExitBadInput;
-  }
-  if (!f.run && !run_args.empty()) {
-    std::string extra;
-    for (const std::string& a : run_args) extra += " " + a;
-    Error("unexpected arguments:" + extra + " (arguments of the run go after --run)");
     return kExitBadInput;
   }
 
@@ -307,13 +428,25 @@ int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
   }
   TempDir temp;
   std::string current_path = f.current;
+  std::vector<std::string> args = run_args;
   if (f.run) {
     if (temp.path().empty()) {
       Error(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
       return kExitBadInput;
     }
-    Status s =
-        RunWorkload(baseline_exists ? &baseline : nullptr, run_args, temp.path(), &current_path);
+    if (!args.empty() && baseline_exists && !f.update && !Gives(args, "--repetitions") &&
+        args[0] != "conform") {
+      if (const size_t n = RepetitionsForRun(baseline, options); n > 0) {
+        args.insert(args.end(), {"--repetitions", std::to_string(n)});
+        std::fprintf(stderr,
+                     "kvlab gate: --repetitions %zu added to the run: the fewest whose timings "
+                     "can be judged against this baseline (Holm over its timing rows)\n",
+                     n);
+      }
+    }
+    std::string shown;
+    Status s = RunWorkload(baseline_exists ? &baseline : nullptr, args, temp.path(), &current_path,
+                           &shown);
     if (!s.ok()) {
       Error(s.message());
       return kExitBadInput;
@@ -354,6 +487,7 @@ int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
             : fmt::format("{} cells", current.cells.size());
     std::fprintf(stderr, "kvlab gate: new baseline %s (%s, %s)\n", f.baseline.c_str(),
                  current.description.c_str(), size.c_str());
+    if (!f.history.empty()) AddToHistory(f.history, current_path, current);
     return kExitPass;
   }
 
@@ -371,21 +505,9 @@ int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
   } else {
     render.update_command += " --current " + Quote(current.path);
   }
-  const std::string markdown = RenderMarkdown(report, render);
-  std::fwrite(markdown.data(), 1, markdown.size(), stdout);
-  std::fflush(stdout);
-  if (!f.markdown.empty()) {
-    if (Status s = WriteFile(f.markdown, markdown, false); !s.ok()) Error(s.message());
-  }
-  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary) {
-    if (Status s = WriteFile(summary, markdown + "\n", true); !s.ok()) Error(s.message());
-  }
-  if (!f.junit.empty()) {
-    if (Status s = WriteFile(f.junit, RenderJUnit(report), false); !s.ok()) {
-      Error(s.message());
-      return kExitBadInput;
-    }
-  }
+  render.conclusive_command = ConclusiveHint(report, f, args, current);
+  const int status = Emit(report, render, f);
+  if (status == kExitBadInput) return status;
   if (f.update) {
     if (Status s = CopyFile(current_path, f.baseline); !s.ok()) {
       Error(s.message());
@@ -393,17 +515,11 @@ int Gate(const GateFlags& f, const std::vector<std::string>& run_args) {
     }
     std::fprintf(stderr, "kvlab gate: baseline %s updated from %s%s\n", f.baseline.c_str(),
                  current.path.c_str(),
-                 report.Passed() ? "" : " (accepting the regressions listed above)");
+                 report.Passed() ? "" : " (accepting the findings listed above)");
+    if (!f.history.empty()) AddToHistory(f.history, current_path, current);
     return kExitPass;
   }
-  if (!report.regressions.empty()) return kExitRegression;
-  if (!report.inconclusive.empty()) {
-    // "Inconclusive" is never a pass: the inputs cannot support the gate that was asked for.
-    Error(fmt::format("{} gated timing{} inconclusive: {}", report.inconclusive.size(),
-                      report.inconclusive.size() == 1 ? " is" : "s are", report.inconclusive[0]));
-    return kExitBadInput;
-  }
-  return kExitPass;
+  return status;
 }
 
 }  // namespace
@@ -412,7 +528,8 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
   CLI::App* gate = app.add_subcommand(
       "gate",
       "CI regression gate: compare a result with a baseline (kvlab bench, kvlab conform or "
-      "Google Benchmark JSON); exit 1 on a regression, 2 on bad input");
+      "Google Benchmark JSON), two builds in pairs, or a history of results; exit 1 on a "
+      "regression, 2 on bad input, 4 when the timings cannot be judged");
   auto f = std::make_shared<GateFlags>();
   gate->add_option("--baseline", f->baseline, "The baseline result (or the file --update writes)");
   gate->add_option("--current", f->current, "The result to check");
@@ -422,10 +539,30 @@ void AddGateCommand(CLI::App& app, int* exit_code) {
                  "conform ...; none: the baseline's own command line)");
   gate->add_flag("--update", f->update,
                  "Make the current result (--current or --run) the baseline, after showing the "
-                 "comparison");
+                 "comparison (with --history DIR: also add it to the history)");
+  gate->add_option("--baseline-binary", f->baseline_binary,
+                   "Paired runs: the old build's kvlab; with --run bench ..., runs it and this "
+                   "kvlab alternately, the same seeds, and compares pair by pair");
+  gate->add_option("--current-binary", f->current_binary,
+                   "Paired runs: the new build's kvlab (default: this one)");
+  gate->add_option("--pairs", f->pairs,
+                   "Paired runs: how many pairs (default: enough for the timing rows' family)");
+  gate->add_option("--pairing", f->pairing,
+                   "Paired runs: duet (each pair's two runs at the same time, so that the "
+                   "machine's noise hits both at once) or alternate (one after the other)")
+      ->capture_default_str();
+  gate->add_option("--history", f->history,
+                   "A directory of results, one per commit: find the runs where a level "
+                   "changed (E-divisive means); with --update, add the new baseline to it");
+  gate->add_option("--recent", f->recent,
+                   "History: a worsening change that began in the newest N runs fails")
+      ->capture_default_str();
+  gate->add_option("--plots", f->plots,
+                   "History: draw each cell's series into DIR (PNG, and DIR/index.md)");
   gate->add_option("--threshold", f->threshold, "Smallest timing change that counts: 10% or 0.1")
       ->capture_default_str();
-  gate->add_option("--alpha", f->alpha, "Significance level of the timing test")
+  gate->add_option("--alpha", f->alpha,
+                   "Family-wise false-alarm rate of one gate run's timings (Holm)")
       ->capture_default_str();
   gate->add_option("--timings", f->timings,
                    "auto (gate when machine and build match, else counters only), gate (a "

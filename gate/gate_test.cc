@@ -109,8 +109,12 @@ TEST(GateTimings, ThirtyPercentP99RegressionOverTenRepetitionsFails) {
   const GateReport r = CompareJson(BenchResult({base}), BenchResult({cur}));
   EXPECT_FALSE(r.Passed());
   ASSERT_EQ(r.regressions.size(), 1u);
-  EXPECT_TRUE(Mentions(r.regressions, {"ycsb-c-field · run · HGET · memory · h0: p99_ns median",
-                                       "ns: p = 1.1e-05 <= 0.01 and +2", "beyond 10%"}))
+  // Holm over the cell's three timing rows (p50, p99, the phase's throughput); times in their
+  // unit.
+  EXPECT_TRUE(Mentions(r.regressions,
+                       {"ycsb-c-field · run · HGET · memory · h0: p99_ns 1.02 µs -> 1.28 µs: "
+                        "adjusted p = 3.2e-05 <= 0.01 (raw 1.1e-05, Holm over 3 rows) and +25.6% "
+                        "beyond 10%"}))
       << r.regressions[0];
   EXPECT_FALSE(Mentions(r.regressions, {"p50_ns"}));
   // The same data reported but not gated: the row is there, the gate passes.
@@ -137,16 +141,18 @@ TEST(GateTimings, TwoRepetitionsAreInconclusiveNeverAPass) {
   const GateReport r = CompareJson(BenchResult({base}), BenchResult({cur}));
   EXPECT_TRUE(r.regressions.empty());
   EXPECT_FALSE(r.Passed());
-  EXPECT_TRUE(Mentions(r.inconclusive, {"p99_ns", "need 5 repetitions"}));
+  // Holm's first level over 3 rows is 0.01 / 3: 5 vs 5 repetitions reach 0.0079, 6 vs 6 0.0022.
+  EXPECT_TRUE(Mentions(r.inconclusive, {"p99_ns", "need 6 repetitions"}));
+  EXPECT_EQ(r.repetitions_needed, 8u);  // with a margin of 2
   EXPECT_NE(RenderMarkdown(r, {}).find("INCONCLUSIVE"), std::string::npos);
   EXPECT_NE(RenderJUnit(r).find("<skipped message="), std::string::npos);
 }
 
 TEST(GateInputs, UnchangedResultsPass) {
   FixtureCell a;
-  a.p99 = Noisy(1000, 0.03, 5, 1);
+  a.p99 = Noisy(1000, 0.03, 6, 1);  // 6 repetitions reach Holm's first level over 3 rows
   FixtureCell b = a;
-  b.p99 = Noisy(1000, 0.03, 5, 9);
+  b.p99 = Noisy(1000, 0.03, 6, 9);
   const GateReport r = CompareJson(BenchResult({a}), BenchResult({b}));
   EXPECT_TRUE(r.Passed());
   EXPECT_TRUE(r.only_in_baseline.empty());
@@ -163,12 +169,14 @@ TEST(GateInputs, SchemaOneAndTwoMatchTheSameCells) {
   const Dataset two = Parse(BenchResult({hash, zset}, 2), "two.json");
   EXPECT_EQ(one.description, "kvlab bench result (schema 1)");
   EXPECT_EQ(two.description, "kvlab bench result (schema 2)");
-  ASSERT_EQ(one.cells.size(), 2u);
+  ASSERT_EQ(one.cells.size(), 4u);  // two commands and their two phases' throughput
   for (const auto& [key, cell] : one.cells) {
     ASSERT_TRUE(two.cells.count(key)) << CellName(cell);
     EXPECT_EQ(CellName(cell), CellName(two.cells.at(key)));
   }
-  EXPECT_EQ(one.cells.begin()->second.metrics.at("kv.gets").samples.size(), 3u);
+  const CellKey hget{"ycsb-c-field", "run", "HGET", "memory", "hash=0"};
+  ASSERT_TRUE(one.cells.count(hget));
+  EXPECT_EQ(one.cells.at(hget).metrics.at("kv.gets").samples.size(), 3u);
   GateReport r;
   ASSERT_TRUE(Compare(one, two, {}, &r).ok());
   EXPECT_TRUE(r.regressions.empty());
@@ -218,8 +226,11 @@ TEST(GateInputs, ProbedPhasePartsAreCellsOfTheirOwn) {
   EXPECT_TRUE(names.count("ycsb-c-field · churn.probe @0 ops · HGET · memory · h0"))
       << *names.begin();
   EXPECT_TRUE(names.count("ycsb-c-field · churn.probe @100 ops · HGET · memory · h0"));
-  EXPECT_EQ(names.size(), 2u);
+  // And each part's throughput, a cell without a command.
+  EXPECT_TRUE(names.count("ycsb-c-field · churn.probe @100 ops · memory · h0"));
+  EXPECT_EQ(names.size(), 4u);
   for (const auto& [key, cell] : d.cells) {
+    if (key.command.empty()) continue;
     EXPECT_EQ(cell.metrics.at("kv.gets").samples.size(), 3u) << CellName(cell);
   }
 }
@@ -259,9 +270,9 @@ TEST(GateInputs, SweepPointsAndRespRunsAreCells) {
   EXPECT_TRUE(names.count("sweep size zset · ZRANGE-10 @n=1000 cold · HGET · rocksdb · z1"));
   EXPECT_TRUE(names.count("sweep size zset · ZRANGE-10 @n=1000 warm · HGET · rocksdb · z1"));
   EXPECT_TRUE(names.count("ycsb-c-field · run · HGET · resp · h0"));
-  EXPECT_EQ(names.size(), 5u);
+  EXPECT_EQ(names.size(), 10u);  // and the phase of each: its throughput
   for (const auto& [key, cell] : d.cells) {
-    if (key.backend != "resp") continue;
+    if (key.backend != "resp" || key.command.empty()) continue;
     EXPECT_DOUBLE_EQ(cell.metrics.at("kv.gets").samples.at(0), 2.0);
     EXPECT_DOUBLE_EQ(cell.metrics.at("kv.bytes_read").samples.at(0), 100.0);
     EXPECT_EQ(cell.metrics.count("kv.seeks"), 0u);  // zero: left out by the server

@@ -27,10 +27,15 @@ std::string ProfileLabel(const FixtureCell& c) {
   return out;
 }
 
+double Throughput(const FixtureCell& c, size_t rep) {
+  const double p50 = rep < c.p50.size() ? c.p50[rep] : c.p99[rep] / 2;
+  return rep < c.throughput.size() ? c.throughput[rep] : 1e9 / p50;
+}
+
 json Commands(const FixtureCell& c, size_t rep) {
   const double p99 = c.p99[rep];
   const double p50 = rep < c.p50.size() ? c.p50[rep] : p99 / 2;
-  const double tput = rep < c.throughput.size() ? c.throughput[rep] : 1e9 / p50;
+  const double tput = Throughput(c, rep);
   json kv = json::object(), kv_per_call = json::object();
   for (const char* f :
        {"gets", "multiget_calls", "multiget_keys", "puts", "deletes", "range_deletes", "batches",
@@ -67,11 +72,11 @@ json Commands(const FixtureCell& c, size_t rep) {
 }  // namespace
 
 json BenchResult(const std::vector<FixtureCell>& cells, int schema, const FixtureContext& ctx) {
-  json context = {{"date", "2026-01-01T00:00:00Z"},
+  json context = {{"date", ctx.date},
                   {"kvlab_version", "0.1"},
                   {"command_line", {"kvlab", "bench", "run", "ycsb-c-field"}},
                   {"build",
-                   {{"commit", "abc123"},
+                   {{"commit", ctx.commit},
                     {"commit_dirty", false},
                     {"build_type", ctx.build_type},
                     {"compiler", "GNU 12.2.0"},
@@ -85,7 +90,7 @@ json BenchResult(const std::vector<FixtureCell>& cells, int schema, const Fixtur
                     {"usable_cpus", ctx.logical_cpus},
                     {"kernel", "6.1"},
                     {"hostname", "test"},
-                    {"load_average_1m", 0.5}}},
+                    {"load_average_1m", ctx.load_average}}},
                   {"timing_valid", ctx.timing_valid},
                   {"timing_invalid_reason", ctx.timing_valid ? "" : "debug build"},
                   {"repetitions", 3}};
@@ -107,6 +112,7 @@ json BenchResult(const std::vector<FixtureCell>& cells, int schema, const Fixtur
                      {"kind", "run"},
                      {"wall_seconds", 1.0},
                      {"operations", c.calls},
+                     {"throughput_per_s", Throughput(c, rep)},
                      {"commands", Commands(c, rep)},
                      {"ops", json::object()},
                      {"store_counters", json::object()}}}}};

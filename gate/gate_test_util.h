@@ -33,6 +33,9 @@ struct FixtureContext {
   std::string build_type = "RelWithDebInfo";
   bool timing_valid = true;
   bool partial = false;
+  double load_average = 0.5;  // at the start, on logical_cpus usable cpus
+  std::string date = "2026-01-01T00:00:00Z";
+  std::string commit = "abc123";
 };
 
 // A kvlab bench result of `schema` (1: hash_version/zset_version; 2: profile maps) holding

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "gate/units.h"
+
 namespace kvlab::gate {
 
 namespace {
@@ -89,22 +91,42 @@ std::string CounterValue(double median, bool varies, double lo, double hi) {
   return fmt::format("{} (repetitions {}..{})", Num(median), Num(lo), Num(hi));
 }
 
-std::string SampleCell(const analysis::Summary& s) {
-  return fmt::format("{} [{}, {}]", Num(s.median), Num(s.min), Num(s.max));
+std::string SampleCell(const analysis::Summary& s, const std::string& unit) {
+  if (s.n <= 1) return FormatValue(s.median, unit);
+  return fmt::format("{} [{}, {}]", FormatValue(s.median, unit), FormatValue(s.min, unit),
+                     FormatValue(s.max, unit));
 }
 
 std::string ChangeCell(const TimingRow& row) {
-  const analysis::Comparison& c = row.comparison;
-  if (std::isinf(c.ratio)) return "from 0";
-  std::string out = fmt::format("{:+.1f}%", 100 * (c.ratio - 1));
-  if (c.has_interval && c.interval.confidence > 0) {
-    out += fmt::format(" [{:.3g}×, {:.3g}× at {:.0f}%]", c.interval.low, c.interval.high,
-                       100 * c.interval.confidence);
+  if (std::isinf(row.ratio)) return "from 0";
+  std::string out = fmt::format("{:+.1f}%", 100 * (row.ratio - 1));
+  if (row.has_interval && row.confidence > 0) {
+    out += fmt::format(" [{:.3g}×, {:.3g}× at {:.0f}%]", row.low, row.high, 100 * row.confidence);
   }
-  if (row.verdict == RowVerdict::kUnchanged && std::fabs(c.ratio - 1) > 0.005) {
+  if (row.verdict != RowVerdict::kWorse && row.verdict != RowVerdict::kBetter &&
+      std::fabs(row.ratio - 1) > 0.005) {
     out = "≈ " + out;  // a difference the data do not support
   }
+  if (row.relative_ratio != 1) {
+    out += fmt::format("; {:+.1f}% beside the shift", 100 * (row.relative_ratio - 1));
+  }
   return out;
+}
+
+std::string PCell(double p) { return p >= 0.995 ? "1" : fmt::format("{:.2g}", p); }
+
+// What the timing rows were compared with, in one line.
+std::string TimingMethod(const GateReport& r) {
+  std::string test =
+      r.paired ? fmt::format(
+                     "paired ({} pairs{}, the same seeds): Wilcoxon signed-rank test on "
+                     "the pair log ratios, Hodges-Lehmann ratio",
+                     r.pairs, r.pairs_how.empty() ? "" : ", " + r.pairs_how)
+               : "unpaired: two-sided Mann-Whitney, ratio of medians with Hodges-Lehmann interval";
+  return fmt::format(
+      "{}; worse or better only when Holm's adjusted p <= {:g} over the {} timing rows (so "
+      "noise fails this gate run with probability at most {:g}) and the change is beyond {:g}%",
+      test, r.options.alpha, r.timing_family, r.options.alpha, 100 * r.options.threshold);
 }
 
 // The table (header first, only when a row is shown): worse, better, inconclusive, unchanged.
@@ -183,9 +205,12 @@ std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
     md += fmt::format("## kvlab gate: FAIL ({} regression{})\n\n", n, n == 1 ? "" : "s");
   } else if (!r.inconclusive.empty()) {
     md += fmt::format(
-        "## kvlab gate: INCONCLUSIVE ({} gated timing{} cannot be judged with these "
-        "repetitions; run more, or gate counters only with `--timings report` or `off`)\n\n",
+        "## kvlab gate: INCONCLUSIVE ({} gated timing finding{} the data cannot judge; no "
+        "regression found, none ruled out)\n\n",
         r.inconclusive.size(), r.inconclusive.size() == 1 ? "" : "s");
+    if (!options.conclusive_command.empty()) {
+      md += "To make it conclusive: " + options.conclusive_command + "\n\n";
+    }
   } else {
     md += "## kvlab gate: PASS\n\n";
   }
@@ -194,11 +219,27 @@ std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
   if (r.kind != InputKind::kConform) {
     md += "- Counters: compared exactly; any increase is a regression.\n";
     if (r.timings_compared) {
-      md += fmt::format(
-          "- Timings: {}: worse or better only when significant (two-sided Mann-Whitney, alpha "
-          "{:g}) and beyond {:g}%; too few repetitions are inconclusive.\n",
-          r.timings_gated ? "gated" : "reported, not gated (--timings report)", r.options.alpha,
-          100 * r.options.threshold);
+      md += fmt::format("- Timings: {}: {}.\n",
+                        r.timings_gated ? "gated" : "reported, not gated (--timings report)",
+                        TimingMethod(r));
+      const analysis::CommonShift& c = r.common_shift;
+      if (c.present) {
+        md += fmt::format(
+            "- **Machine-wide shift: {:+.1f}%** (the median of {} timing rows, {} of them beyond "
+            "{:g}% the same way; quartiles {:+.1f}%..{:+.1f}%). One finding, not {} rows: {}. "
+            "Each row is judged beside it.\n",
+            100 * (c.ratio - 1), c.rows, c.beyond_threshold, 100 * r.options.threshold,
+            100 * (c.low - 1), 100 * (c.high - 1), c.beyond_threshold,
+            c.ratio > 1 ? "an unpaired comparison cannot tell a slower machine from a change "
+                          "that slows everything, so it cannot pass or fail on it"
+                        : "the current run's machine was faster; a regression would show as a "
+                          "row beyond it");
+      }
+      if (!r.loaded.empty()) {
+        md += "- **Loaded machine**: " + r.loaded +
+              ". Unpaired timings can neither pass nor fail there: a row that differs is "
+              "inconclusive, and so is the run's verdict on timings.\n";
+      }
     } else {
       md += "- Timings: " + r.timings_note + "\n";
     }
@@ -240,23 +281,25 @@ std::string RenderMarkdown(const GateReport& r, const RenderOptions& options) {
                       Counts(Count(r.timings), true));
     const std::string header =
         "| verdict | cell | metric | baseline median [min, max] | current median [min, max] | "
-        "change [interval of the ratio] | p | n |\n|---|---|---|---:|---:|---:|---:|---:|\n";
+        "change [interval of the ratio] | p | adjusted p | n |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     std::vector<const TimingRow*> rows;
     for (const TimingRow& t : r.timings) rows.push_back(&t);
     const bool gated = r.timings_gated;
     // Ungated inconclusive rows (e.g. single repetitions in CI) would only be noise.
     Rows(rows, options.all, !gated, header, &md, [gated](const TimingRow& t) {
-      const analysis::Comparison& c = t.comparison;
-      return fmt::format("| {} | {} | {} {} | {} | {} | {} | {:.2g} | {} vs {} |\n",
-                         VerdictCell(t.verdict, gated), Escape(t.cell), t.metric, t.unit,
-                         SampleCell(c.baseline), SampleCell(c.current), ChangeCell(t),
-                         c.test.p_value, c.baseline.n, c.current.n);
+      return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                         VerdictCell(t.verdict, gated), Escape(t.cell), t.metric,
+                         SampleCell(t.baseline, t.unit), SampleCell(t.current, t.unit),
+                         ChangeCell(t), PCell(t.p_value), PCell(t.p_adjusted),
+                         t.paired ? fmt::format("{} pairs", t.baseline.n)
+                                  : fmt::format("{} vs {}", t.baseline.n, t.current.n));
     });
     const auto inconclusive = Count(r.timings)[RowVerdict::kInconclusive];
-    if (inconclusive > 0) {
+    if (inconclusive > 0 && gated) {
       for (const TimingRow& t : r.timings) {
         if (t.verdict != RowVerdict::kInconclusive) continue;
-        md += "\nInconclusive: " + t.comparison.reason + ".\n";
+        md += "\nInconclusive: " + t.reason + ".\n";
         break;
       }
     }
@@ -326,12 +369,13 @@ std::string RenderJUnit(const GateReport& r) {
   }
   for (const TimingRow& t : r.timings) {
     Case k{t.cell, t.metric, "", "", ""};
-    const std::string numbers =
-        fmt::format("{}: baseline median {}, current median {} ({:+.1f}%), p = {:.2g}: {}",
-                    t.metric, Num(t.comparison.baseline.median), Num(t.comparison.current.median),
-                    100 * (t.comparison.ratio - 1), t.comparison.test.p_value, t.comparison.reason);
+    const std::string numbers = fmt::format(
+        "{}: baseline median {}, current median {} ({:+.1f}%), p = {:.2g}, adjusted p = {:.2g}: "
+        "{}",
+        t.metric, FormatValue(t.baseline.median, t.unit), FormatValue(t.current.median, t.unit),
+        100 * (t.ratio - 1), t.p_value, t.p_adjusted, t.reason);
     if (t.verdict == RowVerdict::kWorse && r.timings_gated) k.failure = numbers;
-    if (t.verdict == RowVerdict::kInconclusive) k.skipped = t.comparison.reason;
+    if (t.verdict == RowVerdict::kInconclusive) k.skipped = t.reason;
     k.out = numbers;
     suites["timings"].push_back(std::move(k));
   }

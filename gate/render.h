@@ -14,6 +14,9 @@ struct RenderOptions {
   bool all = false;
   // Shown under improvements: the command that refreshes the baseline.
   std::string update_command;
+  // Shown under an inconclusive verdict: what would make the result conclusive (Markdown, the
+  // command in backticks).
+  std::string conclusive_command;
 };
 
 // The verdict first, then the regressions named one per line, then tables of counters,
