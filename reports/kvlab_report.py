@@ -28,7 +28,7 @@ from report_html import Cell, Figure, Page, Section, Table, figures_of, render_h
 INPUT_SCHEMA = "kvlab-report-input"
 
 from report_common import context_warnings, describe_context, footer_of, fmt, fmt_range, \
-    run_section_blocks, slug, versions_section
+    fmt_value, run_section_blocks, slug, versions_section
 from report_study import study_page
 
 
@@ -311,14 +311,39 @@ def conform_page(doc, legend, versions):
 # ---------------------------------------------------------------------------------------------
 # Comparison of two or more results.
 
+COMPARED_METRICS = (("p50_ns", "p50"), ("p99_ns", "p99"), ("throughput", "throughput"))
+
+
+def change_text(m):
+    """'+12.3% [1.08×, 1.17× at 91%]', with '≈' when the data do not support a difference."""
+    if m.get("ratio") is None:
+        return "from 0"
+    text = "%+.1f%%" % (100 * (m["ratio"] - 1))
+    if m.get("low") is not None and m.get("confidence"):
+        text += " [%s×, %s× at %s%%]" % (fmt(m["low"]), fmt(m["high"]),
+                                         fmt(100 * m["confidence"]))
+    if m.get("verdict") not in ("better", "worse") and abs(m["ratio"] - 1) > 0.005:
+        text = "≈ " + text
+    if m.get("relative_ratio") is not None:
+        text += "; %+.1f%% beside the shift" % (100 * (m["relative_ratio"] - 1))
+    return text
+
+
 def comparison_sections(page, comparisons, documents, footer):
+    """Two results compared as kvlab gate compares them (study/report_input.cc: the gate's own
+    code, reported and never gated): the verdicts arrive computed; this lays them out."""
     for cmp in comparisons:
         base, cur = cmp["baseline"], cmp["current"]
+        for w in cmp.get("warnings", []):
+            page.warnings.append(w)
+        if cmp.get("error"):
+            page.warnings.append("%s against %s: not compared: %s" % (cur, base, cmp["error"]))
+            continue
         rows = cmp.get("rows", [])
         counts = {}
         kv_changed = []
         for r in rows:
-            for metric in ("p50_ns", "p99_ns", "throughput"):
+            for metric, _ in COMPARED_METRICS:
                 m = r.get(metric)
                 if m and "verdict" in m:
                     counts.setdefault(metric, {}).setdefault(m["verdict"], 0)
@@ -326,25 +351,39 @@ def comparison_sections(page, comparisons, documents, footer):
             for f, v in (r.get("kv_per_call") or {}).items():
                 if v["baseline"] != v["current"]:
                     kv_changed.append((r, f, v))
-        for w in cmp.get("warnings", []):
-            page.warnings.append(w)
         summary = []
-        for metric, title in (("p50_ns", "p50"), ("p99_ns", "p99"), ("throughput", "throughput")):
-            c = counts.get(metric, {})
-            summary.append("%s: %s better, %s worse, %s unchanged, %s inconclusive" % (
-                title, c.get("better", 0), c.get("worse", 0), c.get("unchanged", 0),
-                c.get("inconclusive", 0)))
+        if cmp.get("timings_compared", True):
+            for metric, title in COMPARED_METRICS:
+                c = counts.get(metric, {})
+                summary.append("%s: %s worse, %s better, %s inconclusive, %s unchanged" % (
+                    title, c.get("worse", 0), c.get("better", 0), c.get("inconclusive", 0),
+                    c.get("unchanged", 0)))
+        shift = cmp.get("common_shift") or {}
+        if shift.get("present"):
+            summary.append("machine-wide shift: %+.1f%% (the median of %s timing rows, %s of them "
+                           "beyond %s%% the same way): one finding, not a difference per row" % (
+                               100 * (shift["ratio"] - 1), shift["rows"],
+                               shift["beyond_threshold"], fmt(100 * cmp.get("threshold", 0.1))))
         summary.append("KV counters per call that changed (exact): %d" % len(kv_changed))
         page.summary.append(("p", "%s against %s (baseline):" % (cur, base)))
         page.summary.append(("list", summary))
         sid = slug("compare", base, cur)
         sec = Section(sid, "Comparison: %s against %s" % (cur, base))
-        sec.blocks.append(("p", "Baseline %s: %s. Current %s: %s. A change is flagged only when "
-                                "it is significant (Mann-Whitney p ≤ %s) and larger than %s%%; "
-                                "intervals are %s%% intervals of the ratio of medians." % (
+        sec.blocks.append(("p", "Baseline %s: %s. Current %s: %s. Compared as `kvlab gate` "
+                                "compares (docs/gate.md): a timing is better or worse only when "
+                                "Holm's adjusted p ≤ %s over the %s timing rows of this "
+                                "comparison (so noise marks a difference somewhere in it with "
+                                "probability at most %s) and the change is beyond %s%%; a "
+                                "machine-wide shift, a loaded machine or too few repetitions "
+                                "leave it inconclusive. Intervals are %s%% intervals of the "
+                                "ratio; ≈ marks a difference the data do not support." % (
                                     base, cmp.get("baseline_build"), cur, cmp.get("current_build"),
+                                    fmt(cmp.get("alpha")), cmp.get("family", "?"),
                                     fmt(cmp.get("alpha")), fmt(100 * cmp.get("threshold", 0.1)),
                                     fmt(100 * cmp.get("confidence", 0.9)))))
+        if cmp.get("repetitions_needed"):
+            sec.blocks.append(("p", "Too few repetitions for that many rows: %s per side would "
+                                    "let a difference be shown." % cmp["repetitions_needed"]))
         if kv_changed:
             sec.blocks.append(("table", Table(
                 ["workload", "cell", "command", "counter", base, cur],
@@ -356,38 +395,41 @@ def comparison_sections(page, comparisons, documents, footer):
         trows = []
         panels = {}
         for r in rows:
+            where = [r["workload"], r["cell"], r["phase"], r["command"]]
             if r.get("only_in"):
-                trows.append([r["workload"], r["cell"], r["command"],
-                              Cell("only in " + r["only_in"], muted=True), "", ""])
+                trows.append(where + [Cell("only in " + r["only_in"], muted=True)] +
+                             [""] * 6)
                 continue
-            cells = [r["workload"], r["cell"], r["command"]]
-            for metric in ("p50_ns", "p99_ns", "throughput"):
+            for metric, title in COMPARED_METRICS:
                 m = r.get(metric)
-                if not m or "ratio" not in m:
-                    cells.append("–")
+                if not m or "verdict" not in m:
                     continue
-                verdict = m.get("verdict")
-                text = "%s×%s (%s)" % ("" if verdict in ("better", "worse") else "≈",
-                                       fmt(m["ratio"]), verdict)
-                tip = "p = %s; %s" % (fmt(m.get("p_value")), m.get("reason", ""))
-                cells.append(Cell(text, muted=verdict not in ("better", "worse"), title=tip,
-                                  strong=verdict in ("better", "worse")))
-            trows.append(cells)
+                verdict = m["verdict"]
+                decided = verdict in ("better", "worse")
+                trows.append(where + [
+                    title, fmt_value(m["baseline"]["median"], m.get("unit")),
+                    fmt_value(m["current"]["median"], m.get("unit")),
+                    Cell(change_text(m), muted=not decided, strong=decided,
+                         title=m.get("reason", "")),
+                    fmt(m.get("p_value")), fmt(m.get("p_adjusted")),
+                    Cell(verdict, muted=not decided, strong=decided, title=m.get("reason", ""))])
             tp = r.get("throughput")
             if r["command"] == "*" and tp and tp.get("ratio") is not None:
                 panels.setdefault(r["workload"], []).append({
-                    "label": r["cell"], "ratio": tp["ratio"], "low": tp.get("low"),
-                    "high": tp.get("high"), "verdict": tp.get("verdict")})
+                    "label": "%s · %s" % (r["cell"], r["phase"]), "ratio": tp["ratio"],
+                    "low": tp.get("low"), "high": tp.get("high"), "verdict": tp.get("verdict")})
         if panels:
             png = plots.ratio_panels([{"title": w, "rows": rs} for w, rs in panels.items()],
                                      footer, "Throughput, %s / %s" % (cur, base))
             sec.blocks.append(("figure", Figure(sid + ".png", png, "Throughput ratio per cell "
-                                                "with its 90% interval; colour = verdict.",
+                                                "and phase with its interval; colour = verdict.",
                                                 "throughput ratios")))
-        sec.blocks.append(("table", Table(["workload", "cell", "command", "p50 ratio",
-                                           "p99 ratio", "throughput ratio"], trows,
-                                          caption="Per command and cell (* = the whole phase)",
-                                          numeric=set())))
+        sec.blocks.append(("table", Table(["workload", "cell", "phase", "command", "metric",
+                                           base, cur, "change [interval]", "p", "adjusted p",
+                                           "verdict"], trows,
+                                          caption="Per command and cell (* = the whole phase: its "
+                                                  "throughput)",
+                                          numeric={5, 6, 7, 8, 9})))
         page.sections.append(sec)
 
 

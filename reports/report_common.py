@@ -33,6 +33,31 @@ def fmt(v):
     return s
 
 
+def fmt_time(ns):
+    """Nanoseconds in the unit that fits: '850 ns', '2.42 µs', '15.7 ms', '1.57 s'."""
+    if ns is None or ns != ns or ns in (float("inf"), float("-inf")):
+        return fmt(ns)
+    a = abs(ns)
+    for factor, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+        if a >= factor:
+            return "%s %s" % (fmt(ns / factor), unit)
+    return "%s ns" % fmt(ns)
+
+
+def fmt_value(v, unit):
+    """A value of `unit` as kvlab gate prints it: times by fmt_time, rates with k and M."""
+    if unit == "ns":
+        return fmt_time(v)
+    if v is None:
+        return fmt(v)
+    if unit and unit.endswith("/s"):
+        a = abs(v)
+        for factor, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if a >= factor:
+                return "%s%s %s" % (fmt(v / factor), suffix, unit)
+    return "%s %s" % (fmt(v), unit) if unit else fmt(v)
+
+
 def fmt_range(summary, scale=1.0):
     """'123 [110–130]' from a summary (median [min–max]); scale converts units."""
     if not summary:

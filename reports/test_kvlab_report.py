@@ -256,9 +256,30 @@ class CompareReport(RenderedCase, unittest.TestCase):
                 m = r.get(metric)
                 if m and "verdict" in m:
                     counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
-            self.assertIn("%s: %d better, %d worse, %d unchanged, %d inconclusive" % (
-                title, counts.get("better", 0), counts.get("worse", 0),
-                counts.get("unchanged", 0), counts.get("inconclusive", 0)), self.md)
+            self.assertIn("%s: %d worse, %d better, %d inconclusive, %d unchanged" % (
+                title, counts.get("worse", 0), counts.get("better", 0),
+                counts.get("inconclusive", 0), counts.get("unchanged", 0)), self.md)
+
+    def test_times_are_in_human_units_and_every_row_has_both_p_values(self):
+        cmp = self.input["comparisons"][0]
+        tables = md_tables(self.md)
+        rows = tables["Per command and cell (* = the whole phase: its throughput)"]
+        p50 = [r for r in cmp["rows"] if r.get("p50_ns")]
+        self.assertTrue(p50)
+        shown = {(t["cell"], t["phase"], t["command"], t["metric"]): t for t in rows}
+        for r in p50:
+            t = shown[(r["cell"], r["phase"], r["command"], "p50")]
+            self.assertEqual(t["verdict"], r["p50_ns"]["verdict"])
+            self.assertEqual(t["adjusted p"], kvlab_report.fmt(r["p50_ns"]["p_adjusted"]))
+            self.assertRegex(t[cmp["baseline"]], r"^[0-9.]+ (ns|µs|ms|s)$")
+        self.assertNotIn("e+0", self.md)
+
+    def test_never_better_or_worse_without_support(self):
+        for r in self.input["comparisons"][0]["rows"]:
+            for metric in ("p50_ns", "p99_ns", "throughput"):
+                m = r.get(metric)
+                if m and m["verdict"] in ("better", "worse"):
+                    self.assertLessEqual(m["p_adjusted"], self.input["comparisons"][0]["alpha"])
 
     def test_each_document_is_named(self):
         for d in self.input["documents"]:

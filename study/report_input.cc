@@ -12,10 +12,14 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
+#include <tuple>
 
 #include "analysis/comparison.h"
 #include "analysis/summary.h"
 #include "base/data_dir.h"
+#include "gate/compare.h"
+#include "gate/dataset.h"
 #include "study/metrics.h"
 #include "study/version_legend.h"
 #include "workloads/build_info.h"
@@ -200,21 +204,46 @@ json SummarizeBench(const json& result) {
   return {{"cells", cells}};
 }
 
+namespace {
+
+json SummaryOf(const analysis::Summary& s) {
+  return {{"n", s.n},     {"median", s.median}, {"min", s.min},
+          {"max", s.max}, {"q1", s.q1},         {"q3", s.q3}};
+}
+
+// One timing row of the gate's comparison, for the page.
+json TimingJson(const gate::TimingRow& t) {
+  json j = {{"baseline", SummaryOf(t.baseline)},
+            {"current", SummaryOf(t.current)},
+            {"unit", t.unit},
+            {"ratio", std::isfinite(t.ratio) ? json(t.ratio) : json(nullptr)},
+            {"p_value", t.p_value},
+            {"p_adjusted", t.p_adjusted},
+            {"paired", t.paired},
+            {"verdict", gate::RowVerdictName(t.verdict)},
+            {"reason", t.reason}};
+  if (t.has_interval) {
+    j["low"] = t.low;
+    j["high"] = t.high;
+    j["confidence"] = t.confidence;
+  }
+  if (t.relative_ratio != 1) j["relative_ratio"] = t.relative_ratio;
+  return j;
+}
+
+// "rocksdb h0 z1", "resp h0": the cell as the page names it.
+std::string PageCell(const gate::CellKey& key, const std::string& label) {
+  return label.empty() ? key.backend : key.backend + " " + label;
+}
+
+}  // namespace
+
 json CompareBench(const json& baseline, const json& other, const std::string& baseline_name,
                   const std::string& other_name) {
   json warnings = json::array();
   const json& bc = baseline.value("context", json::object());
   const json& oc = other.value("context", json::object());
   const std::string bd = Describe(bc), od = Describe(oc);
-  const json& bh = bc.value("host", json::object());
-  const json& oh = oc.value("host", json::object());
-  if (bh.value("hostname", "") != oh.value("hostname", "") ||
-      bh.value("cpu_model", "") != oh.value("cpu_model", "")) {
-    warnings.push_back("different machines: " + baseline_name + " ran on " +
-                       bh.value("hostname", "?") + " (" + bh.value("cpu_model", "?") + "), " +
-                       other_name + " on " + oh.value("hostname", "?") + " (" +
-                       oh.value("cpu_model", "?") + "): times are not comparable, KV counts are");
-  }
   const json& bb = bc.value("build", json::object());
   const json& ob = oc.value("build", json::object());
   if (bb.value("commit", "") != ob.value("commit", "") ||
@@ -224,73 +253,98 @@ json CompareBench(const json& baseline, const json& other, const std::string& ba
     warnings.push_back("different builds: " + baseline_name + " is " + bd + "; " + other_name +
                        " is " + od);
   }
-  const auto base = CollectSamples(baseline);
-  const auto cur = CollectSamples(other);
-  json rows = json::array();
-  std::set<std::string> keys;
-  for (const auto& [k, v] : base) keys.insert(k);
-  for (const auto& [k, v] : cur) keys.insert(k);
-  for (const std::string& k : keys) {
-    const auto b = base.find(k);
-    const auto c = cur.find(k);
-    const CellSamples& any = b != base.end() ? b->second : c->second;
-    json row = {{"workload", any.workload}, {"cell", any.cell},   {"backend", any.backend},
-                {"profile", any.profile},   {"phase", any.phase}, {"command", any.command}};
-    if (b == base.end() || c == cur.end()) {
-      row["only_in"] = b == base.end() ? other_name : baseline_name;
-      rows.push_back(row);
-      continue;
+  // The gate's reading and comparison, exactly: the same cells, the same tests, Holm over every
+  // timing row, the same machine-wide shift and loaded-machine rules (docs/gate.md), reported
+  // and never gated.
+  gate::Dataset b, c;
+  gate::LoadOptions load;
+  for (auto [doc, name, out] :
+       {std::tuple{&baseline, &baseline_name, &b}, std::tuple{&other, &other_name, &c}}) {
+    if (Status s = gate::ParseDataset(*doc, *name, load, out); !s.ok()) {
+      return {{"baseline", baseline_name},
+              {"current", other_name},
+              {"error", s.message()},
+              {"warnings", warnings},
+              {"rows", json::array()}};
     }
-    // KV counters per call: exact differences.
-    json kv = json::object();
-    const json& bk = b->second.kv_per_call;
-    const json& ck = c->second.kv_per_call;
-    if (bk.is_object() && ck.is_object()) {
-      for (auto it = bk.begin(); it != bk.end(); ++it) {
-        const double bv = it.value().get<double>();
-        const double cv = ck.value(it.key(), 0.0);
-        if (bv != 0 || cv != 0) kv[it.key()] = {{"baseline", bv}, {"current", cv}};
-      }
-    }
-    row["kv_per_call"] = kv;
-    auto compare = [](const std::vector<double>& bs, const std::vector<double>& cs,
-                      analysis::Direction d) -> json {
-      if (bs.empty() || cs.empty()) return nullptr;
-      analysis::ComparisonOptions o;
-      o.threshold = 0.10;
-      o.alpha = 0.10;
-      o.direction = d;
-      o.confidence = 0.90;
-      try {
-        const analysis::Comparison cmp = analysis::CompareSamples(bs, cs, o);
-        json j = {{"baseline", SummaryJson(bs)},
-                  {"current", SummaryJson(cs)},
-                  {"ratio", std::isfinite(cmp.ratio) ? json(cmp.ratio) : json(nullptr)},
-                  {"p_value", cmp.test.p_value},
-                  {"verdict", std::string(analysis::VerdictName(cmp.verdict))},
-                  {"reason", cmp.reason}};
-        if (cmp.has_interval) {
-          j["low"] = cmp.interval.low;
-          j["high"] = cmp.interval.high;
-          j["confidence"] = cmp.interval.confidence;
-          j["significant"] = cmp.interval.significant;
-        }
-        return j;
-      } catch (const std::exception& e) {
-        return {{"error", e.what()}};
-      }
-    };
-    if (any.command != "*") {
-      row["p50_ns"] = compare(b->second.p50, c->second.p50, analysis::Direction::kLowerIsBetter);
-      row["p99_ns"] = compare(b->second.p99, c->second.p99, analysis::Direction::kLowerIsBetter);
-    }
-    row["throughput"] =
-        compare(b->second.throughput, c->second.throughput, analysis::Direction::kHigherIsBetter);
-    rows.push_back(row);
+    // A partial result is compared for what it holds, and said so (the gate refuses it).
+    for (const std::string& u : out->untrustworthy) warnings.push_back(*name + ": " + u);
+    out->untrustworthy.clear();
   }
-  return {{"baseline", baseline_name}, {"current", other_name}, {"baseline_build", bd},
-          {"current_build", od},       {"threshold", 0.10},     {"alpha", 0.10},
-          {"confidence", 0.90},        {"warnings", warnings},  {"rows", rows}};
+  gate::GateOptions options;
+  options.timings = gate::TimingMode::kReport;
+  gate::GateReport report;
+  if (Status s = gate::Compare(b, c, options, &report); !s.ok()) {
+    return {{"baseline", baseline_name},
+            {"current", other_name},
+            {"error", s.message()},
+            {"warnings", warnings},
+            {"rows", json::array()}};
+  }
+  if (!report.timings_compared && !report.timings_note.empty()) {
+    warnings.push_back(report.timings_note);
+  }
+  if (!report.loaded.empty()) {
+    warnings.push_back(report.loaded +
+                       ": timings that differ are inconclusive there, never better or worse (the "
+                       "load can fake a difference or hide one)");
+  }
+  // Rows by cell: its counters (kv.*, per call) and timings (p50_ns, p99_ns; the phase's
+  // throughput on the row of command "*").
+  std::map<gate::CellKey, json> rows;
+  auto row_of = [&](const gate::CellKey& key, const std::string& label) -> json& {
+    json& row = rows[key];
+    if (row.is_null()) {
+      json profile = json::object();
+      std::istringstream words(key.profile);
+      std::string word;
+      while (words >> word) {
+        const size_t eq = word.find('=');
+        if (eq != std::string::npos) profile[word.substr(0, eq)] = word.substr(eq + 1);
+      }
+      row = {{"workload", key.workload},     {"cell", PageCell(key, label)},
+             {"backend", key.backend},       {"profile", profile},
+             {"phase", key.phase},           {"command", key.command.empty() ? "*" : key.command},
+             {"kv_per_call", json::object()}};
+    }
+    return row;
+  };
+  for (const gate::CounterRow& r : report.counters) {
+    json& row = row_of(r.key, r.profile_label);
+    if (!r.metric.starts_with("kv.") || (r.baseline == 0 && r.current == 0)) continue;
+    row["kv_per_call"][r.metric.substr(3)] = {{"baseline", r.baseline}, {"current", r.current}};
+  }
+  for (const gate::TimingRow& t : report.timings) {
+    row_of(t.key, t.profile_label)[t.metric] = TimingJson(t);
+  }
+  for (const auto& [key, cell] : b.cells) {
+    if (!c.cells.count(key)) row_of(key, cell.profile_label)["only_in"] = baseline_name;
+  }
+  for (const auto& [key, cell] : c.cells) {
+    if (!b.cells.count(key)) row_of(key, cell.profile_label)["only_in"] = other_name;
+  }
+  json list = json::array();
+  for (auto& [key, row] : rows) list.push_back(std::move(row));
+  const analysis::CommonShift& shift = report.common_shift;
+  return {{"baseline", baseline_name},
+          {"current", other_name},
+          {"baseline_build", bd},
+          {"current_build", od},
+          {"threshold", options.threshold},
+          {"alpha", options.alpha},
+          {"confidence", options.confidence},
+          {"family", report.timing_family},
+          {"timings_compared", report.timings_compared},
+          {"common_shift",
+           {{"present", shift.present},
+            {"ratio", shift.ratio},
+            {"rows", shift.rows},
+            {"beyond_threshold", shift.beyond_threshold},
+            {"low", shift.low},
+            {"high", shift.high}}},
+          {"repetitions_needed", report.repetitions_needed},
+          {"warnings", warnings},
+          {"rows", list}};
 }
 
 std::string ReportScriptPath() {

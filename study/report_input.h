@@ -1,6 +1,6 @@
 // `kvlab report`'s C++ half: reads results (bench, conform, study), computes every statistic the
 // page shows with the analysis library (medians and spreads over repetitions; comparisons of two
-// or more results with Mann-Whitney and ratio intervals), and hands one JSON document, the
+// or more results with the CI gate's statistics), and hands one JSON document, the
 // report input, to reports/kvlab_report.py, which lays out the HTML page, the Markdown and the
 // plots. Python computes no statistic: it formats what this file computed.
 //
@@ -35,11 +35,15 @@ Status ReadAnyResult(const std::string& path, nlohmann::json* doc, std::string* 
 // summarized (n, median, min, max, q1, q3), the exact KV operations per call, errors.
 nlohmann::json SummarizeBench(const nlohmann::json& bench_result);
 
-// Compares `other` with `baseline` (two bench results, or the bench results of two studies) per
-// workload, cell and command: the change of each KV counter per call (exact), and of p50, p99
-// and throughput (analysis::CompareSamples: 10% threshold, alpha 0.10, 90% ratio interval).
-// Cells present on one side only are listed as such. Differences of machine or build between
-// the two are named in `warnings`.
+// Compares `other` with `baseline` (two bench results, or the bench results of two studies) with
+// the CI gate's own comparison (gate::Compare, timings reported, never gated; docs/gate.md): per
+// workload, cell and command, each KV counter per call (exact), p50 and p99; per phase (command
+// "*"), its throughput. A timing is better or worse only when Holm's adjusted p over every
+// timing row <= alpha (0.01) and the change is beyond 10%; a machine-wide shift, a loaded
+// machine or too few repetitions make it inconclusive, never better or worse. Each timing
+// carries its summaries, ratio and interval, raw and adjusted p, verdict and reason. Cells
+// present on one side only are listed as such. Differences of machine or build between the two
+// are named in `warnings`.
 nlohmann::json CompareBench(const nlohmann::json& baseline, const nlohmann::json& other,
                             const std::string& baseline_name, const std::string& other_name);
 
