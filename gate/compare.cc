@@ -331,8 +331,9 @@ void FinishTimings(const std::vector<PendingTiming>& pending, GateReport* report
   const analysis::CommonShift& shift = report->common_shift;
   if (any_unpaired && !report->loaded.empty()) {
     // Not only the rows that differ: on a loaded machine the load's noise can hide a change as
-    // well as fake one (docs/gate.md, "Measured": on the loaded machine, unpaired runs saw a
-    // 15% slowdown of HGET as a change of about 1%), so no unpaired timing passes either.
+    // well as fake one (docs/gate.md, "Measured": on the loaded machine the unpaired estimate
+    // missed a 15% slowdown of HGET, and identical builds moved more), so no unpaired timing
+    // passes either.
     report->inconclusive.insert(
         report->inconclusive.begin(),
         fmt::format("loaded machine: {}: an unpaired comparison there can neither pass nor fail "
