@@ -269,9 +269,11 @@ json Score(std::vector<Row>& rows, const RankOptions& options,
             cj["confidence"] = ri.confidence;
             cj["attainable"] = ri.attainable;
             significant = ri.significant;
+            // The ratio of the medians, the one the tables and the verdict show (and the
+            // break-even model uses), against the noise.
             const auto noise = timed_noise.find(name);
-            beyond_noise = noise != timed_noise.end() &&
-                           std::max(ri.estimate, 1 / ri.estimate) > noise->second;
+            beyond_noise = noise != timed_noise.end() && std::isfinite(ratio) && ratio > 0 &&
+                           std::max(ratio, 1 / ratio) > noise->second;
           }
         }
         cj["significant"] = significant;
