@@ -25,10 +25,13 @@ using resp::RequestParser;
 
 namespace {
 
-// An output buffer this large is released once it has been written out.
-constexpr size_t kKeepOutputCapacity = 64 * 1024;
-// Sent bytes are dropped from the front of the output buffer once this many have accumulated.
-constexpr size_t kCompactOutputAfter = 1024 * 1024;
+// A turn of one client ends once its commands have produced this many bytes of replies (see
+// connection.h): a megabyte is far more than a pipeline of small replies produces per read, so
+// those are not split, and a few hundred microseconds of copying, so that the worker's other
+// clients wait little.
+constexpr size_t kTurnOutputBytes = 1024 * 1024;
+// A serialized reply buffer larger than this is not kept for the next reply.
+constexpr size_t kKeepSerializedCapacity = 64 * 1024;
 // A group of pipelined writes runs once its commands' arguments reach this many bytes, whatever
 // group-commit-max-commands allows: the gain is in the number of store writes, not their size,
 // and a bounded group keeps the batch within what every store takes in one write.
@@ -76,6 +79,7 @@ Connection::~Connection() {
     waiter_->connection = nullptr;
   }
   if (block_timer_ != nullptr) event_free(block_timer_);
+  if (resume_event_ != nullptr) event_free(resume_event_);
   if (session_.id != 0) server_->Unregister(session_.id);
   server_->AddClientMemory(-static_cast<int64_t>(memory_.load()));
   server_->OnConnectionClosed();
@@ -94,7 +98,8 @@ Connection::~Connection() {
 bool Connection::Start() {
   read_event_ = event_new(worker_->base(), fd_, EV_READ | EV_PERSIST, &OnReadable, this);
   write_event_ = event_new(worker_->base(), fd_, EV_WRITE | EV_PERSIST, &OnWritable, this);
-  if (read_event_ == nullptr || write_event_ == nullptr) return false;
+  resume_event_ = evtimer_new(worker_->base(), &OnResume, this);
+  if (read_event_ == nullptr || write_event_ == nullptr || resume_event_ == nullptr) return false;
   session_.id = server_->NewClientId();
   // As Redis decides when a client connects: without a password the client is in.
   session_.authenticated = !engine_->AuthRequired();
@@ -107,11 +112,33 @@ bool Connection::Start() {
 
 void Connection::OnReadable(int, short, void* arg) { static_cast<Connection*>(arg)->HandleRead(); }
 
-void Connection::OnWritable(int, short, void* arg) { static_cast<Connection*>(arg)->Flush(); }
+void Connection::OnWritable(int, short, void* arg) {
+  auto* self = static_cast<Connection*>(arg);
+  if (self->Flush() && self->AccountMemory()) self->Publish(nullptr);
+}
+
+void Connection::OnResume(int, short, void* arg) {
+  auto* self = static_cast<Connection*>(arg);
+  if (!self->yielded_) return;
+  self->yielded_ = false;
+  self->Turn();
+}
+
+void Connection::Turn() {
+  turn_output_ = 0;
+  // Published after the send, once per turn, not per command: CLIENT LIST's omem and tot-mem
+  // are what is left unsent, and what it shows of other clients may be a turn behind (a client
+  // listing itself publishes first: ListClients).
+  const std::vector<std::string>* last = nullptr;
+  if (RunCommands(&last) && Flush() && AccountMemory()) Publish(last);
+}
 
 void Connection::HandleRead() {
   size_t room = 0;
   char* buffer = parser_.ReceiveBuffer(&room);
+  // The buffer may just have grown (a big argument arriving): counted before it is filled, so
+  // that maxmemory-clients can evict before the memory is used.
+  if (!AccountMemory(/*arguments=*/false)) return;
   const ssize_t n = ::recv(fd_, buffer, room, 0);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n <= 0) return Close();  // the client closed, or the socket failed
@@ -124,15 +151,20 @@ void Connection::HandleRead() {
     worker_->stats().query_buffer_closes.fetch_add(1, std::memory_order_relaxed);
     return Close();
   }
-  if (RunCommands() && Flush()) AccountMemory();
+  Turn();
 }
 
-bool Connection::AccountMemory() {
-  uint64_t now = parser_.memory() + output_.capacity();
-  for (const std::string& a : argv_) now += a.capacity();
-  for (const std::vector<std::string>& command : group_) {
-    for (const std::string& a : command) now += a.capacity();
+bool Connection::AccountMemory(bool arguments) {
+  if (arguments) {
+    size_t bytes = serialized_.capacity();
+    for (const std::string& a : argv_) bytes += a.capacity();
+    for (const std::vector<std::string>& command : group_) {
+      for (const std::string& a : command) bytes += a.capacity();
+    }
+    arguments_memory_ = bytes;
   }
+  const uint64_t now =
+      parser_.memory() + output_.memory() + output_.spare_memory() + arguments_memory_;
   const uint64_t before = memory_.exchange(now, std::memory_order_relaxed);
   if (now == before) return true;
   if (!server_->AddClientMemory(static_cast<int64_t>(now) - static_cast<int64_t>(before))) {
@@ -145,19 +177,33 @@ bool Connection::AccountMemory() {
   return true;
 }
 
-bool Connection::RunCommands() {
+bool Connection::RunCommands(const std::vector<std::string>** last) {
   WorkerStats& stats = worker_->stats();
-  const std::vector<std::string>* last = nullptr;  // the last command parsed, for CLIENT LIST
-  size_t grouped = 0;                              // group_[0, grouped) wait to run
-  size_t group_bytes = 0;                          // their arguments' bytes
+  size_t grouped = 0;      // group_[0, grouped) wait to run
+  size_t group_bytes = 0;  // their arguments' bytes
   const size_t group_max = server_->group_commit_max_commands();
   // A blocked client's later commands wait, unread from the parser, until it unblocks.
   while (!close_after_reply_ && waiter_ == nullptr) {
+    if (turn_output_ >= kTurnOutputBytes) {
+      // The turn's budget is spent: the rest waits for the next pass of the event loop, and
+      // so does reading (what is buffered is enough to run meanwhile).
+      if (grouped > 0 && !RunGroup(std::exchange(grouped, 0))) return false;
+      if (!yielded_) {
+        yielded_ = true;
+        StopReading();
+        const timeval now = {0, 0};
+        evtimer_add(resume_event_, &now);
+      }
+      break;
+    }
     const RequestParser::Result result = parser_.Next(server_->max_bulk_len(), &argv_);
-    if (result == RequestParser::Result::kNeedMore) break;
+    if (result == RequestParser::Result::kNeedMore) {
+      StartReading();
+      break;
+    }
     if (result == RequestParser::Result::kProtocolError) {
       if (grouped > 0 && !RunGroup(std::exchange(grouped, 0))) return false;
-      output_ += "-ERR " + parser_.error() + "\r\n";
+      output_.Append("-ERR " + parser_.error() + "\r\n");
       stats.protocol_errors.fetch_add(1, std::memory_order_relaxed);
       close_after_reply_ = true;
       break;
@@ -166,8 +212,8 @@ bool Connection::RunCommands() {
       // Swapped, not moved: argv_ takes over an older command's buffers for the next parse.
       if (group_.size() == grouped) group_.emplace_back();
       group_[grouped].swap(argv_);
-      last = &group_[grouped++];
-      group_bytes += ArgumentBytes(*last);
+      *last = &group_[grouped++];
+      group_bytes += ArgumentBytes(**last);
       if (grouped >= group_max || group_bytes >= kGroupMaxArgumentBytes) {
         group_bytes = 0;
         if (!RunGroup(std::exchange(grouped, 0))) return false;
@@ -177,7 +223,7 @@ bool Connection::RunCommands() {
     // The commands gathered before this one run (and reply) first.
     group_bytes = 0;
     if (grouped > 0 && !RunGroup(std::exchange(grouped, 0))) return false;
-    last = &argv_;
+    *last = &argv_;
     Reply reply = engine_->Execute(session_, argv_);
     stats.commands.fetch_add(1, std::memory_order_relaxed);
     if (shutdown_requested_) {
@@ -194,9 +240,6 @@ bool Connection::RunCommands() {
   }
   if (grouped > 0 && !RunGroup(grouped)) return false;
   if (close_after_reply_) StopReading();
-  // Once per read, not per command: what CLIENT LIST shows of other clients may be a pipeline
-  // behind. A client listing itself publishes first (ListClients).
-  Publish(last);
   return true;
 }
 
@@ -212,36 +255,59 @@ bool Connection::RunGroup(size_t n) {
 }
 
 bool Connection::AppendReply(const Reply& reply) {
-  reply.AppendResp(&output_, session_.resp);
-  const uint64_t limit = server_->output_buffer_limit();
-  if (limit != 0 && output_.size() - output_sent_ > limit) {
+  // A big bulk string (GET of a large value) is serialized into a buffer of its size, which
+  // the output buffer then takes over without a copy.
+  if (reply.type() == Reply::Type::kBulk && reply.str().size() >= OutputBuffer::kBlockBytes) {
+    serialized_.reserve(reply.str().size() + 32);
+  }
+  reply.AppendResp(&serialized_, session_.resp);
+  turn_output_ += serialized_.size();
+  output_.Take(&serialized_);
+  if (serialized_.capacity() > kKeepSerializedCapacity) std::string().swap(serialized_);
+  if (OverOutputLimit()) {
     std::fprintf(stderr,
-                 "kvlab: closing client %s: %zu bytes of unread replies are over the "
-                 "client-output-buffer-limit\n",
-                 peer_address_.c_str(), output_.size() - output_sent_);
+                 "kvlab: closing client %s: %zu bytes of unread replies (in %zu bytes of "
+                 "buffers) are over the client-output-buffer-limit\n",
+                 peer_address_.c_str(), output_.pending(), output_.memory());
     worker_->stats().output_buffer_closes.fetch_add(1, std::memory_order_relaxed);
     Close();
     return false;
   }
-  return true;
+  // Evicted by a client of another worker: go now, before adding more.
+  if (evicting_.load(std::memory_order_relaxed)) {
+    Close();
+    return false;
+  }
+  return AccountMemory(/*arguments=*/false);
+}
+
+bool Connection::OverOutputLimit() {
+  const size_t used = output_.memory();
+  const uint64_t hard = server_->output_buffer_limit();
+  if (hard != 0 && used >= hard) return true;
+  const uint64_t soft = server_->output_buffer_soft_limit();
+  if (soft == 0 || used < soft) {
+    soft_limit_since_.reset();
+    return false;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!soft_limit_since_) {
+    soft_limit_since_ = now;  // the first time: the seconds start counting
+    return false;
+  }
+  return now - *soft_limit_since_ > std::chrono::seconds(server_->output_buffer_soft_seconds());
 }
 
 bool Connection::Flush() {
-  while (output_sent_ < output_.size()) {
-    const ssize_t n =
-        ::send(fd_, output_.data() + output_sent_, output_.size() - output_sent_, MSG_NOSIGNAL);
+  while (!output_.empty()) {
+    const ssize_t n = output_.SendTo(fd_);
     if (n > 0) {
-      output_sent_ += static_cast<size_t>(n);
       worker_->stats().net_output_bytes.fetch_add(static_cast<uint64_t>(n),
                                                   std::memory_order_relaxed);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (output_sent_ >= kCompactOutputAfter) {
-        output_.erase(0, output_sent_);
-        output_sent_ = 0;
-      }
       if (!writing_) {
         event_add(write_event_, nullptr);
         writing_ = true;
@@ -250,12 +316,6 @@ bool Connection::Flush() {
     }
     Close();
     return false;
-  }
-  output_.clear();
-  output_sent_ = 0;
-  if (output_.capacity() > kKeepOutputCapacity) {
-    std::string().swap(output_);
-    if (!AccountMemory()) return false;
   }
   if (writing_) {
     event_del(write_event_);
@@ -274,9 +334,15 @@ void Connection::StopReading() {
   reading_ = false;
 }
 
+void Connection::StartReading() {
+  // Not once the connection is closing (QUIT, a protocol error, the server stopping).
+  if (reading_ || close_after_reply_) return;
+  if (event_add(read_event_, nullptr) == 0) reading_ = true;
+}
+
 void Connection::BeginClose() {
-  StopReading();
   close_after_reply_ = true;
+  StopReading();
   Flush();
 }
 
@@ -291,7 +357,9 @@ void Connection::Publish(const std::vector<std::string>* command) {
   snapshot_.last_interaction = std::chrono::steady_clock::now();
   snapshot_.qbuf = parser_.buffered();
   snapshot_.qbuf_free = parser_.free_space();
-  snapshot_.output_bytes = output_.size() - output_sent_;
+  snapshot_.output_memory = output_.memory();
+  snapshot_.output_blocks = output_.blocks();
+  snapshot_.total_memory = memory();
   snapshot_.writing = writing_;
 }
 
@@ -306,11 +374,12 @@ std::string Connection::Describe() const {
   char line[512];
   std::snprintf(line, sizeof(line),
                 " age=%lld idle=%lld flags=N db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu "
-                "qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=0 omem=%zu "
+                "qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=%zu omem=%zu "
                 "tot-mem=%zu events=%s cmd=",
                 seconds(created_), seconds(snapshot_.last_interaction), snapshot_.db,
-                snapshot_.qbuf, snapshot_.qbuf_free, qbuf_total, qbuf_total, snapshot_.output_bytes,
-                qbuf_total + snapshot_.output_bytes, snapshot_.writing ? "rw" : "r");
+                snapshot_.qbuf, snapshot_.qbuf_free, qbuf_total, qbuf_total,
+                snapshot_.output_blocks, snapshot_.output_memory, snapshot_.total_memory,
+                snapshot_.writing ? "rw" : "r");
   return "id=" + std::to_string(session_.id) + " addr=" + peer_address_ +
          " laddr=" + local_address_ + " fd=" + std::to_string(fd_) + " name=" + snapshot_.name +
          line + snapshot_.command + " user=default redir=-1 resp=" + std::to_string(snapshot_.resp);
@@ -389,8 +458,7 @@ void Connection::Unblock(Reply reply) {
   waiter_->connection = nullptr;
   waiter_.reset();
   if (block_timer_ != nullptr) evtimer_del(block_timer_);
-  reply.AppendResp(&output_, session_.resp);
-  if (RunCommands() && Flush()) AccountMemory();
+  if (AppendReply(reply)) Turn();
 }
 
 Status Connection::RequestShutdown() {

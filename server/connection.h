@@ -3,9 +3,22 @@
 //
 // Replies of all the commands parsed from one read go out in one send, so a pipeline of N
 // commands costs one read and one write, not N of each. A reply the socket does not take at
-// once waits in the output buffer until the socket is writable; while it waits, further input
-// is still read and run (as Redis does), and a client whose unread replies pass
-// client-output-buffer-limit is disconnected.
+// once waits in the output buffer (OutputBuffer) until the socket is writable; while it waits,
+// further input is still read and run (as Redis does).
+//
+// Memory, as Redis bounds it: after every reply appended, the output buffer is checked against
+// client-output-buffer-limit (past the hard limit, or past the soft limit for longer than its
+// seconds, the client is closed at once) and the client's memory (query buffer, arguments,
+// output buffer) is added to the server's total, which may evict the biggest clients
+// (maxmemory-clients). Query buffer growth is accounted before the read that fills it.
+//
+// Fairness: one turn of a client (a read, or a resumption) runs its buffered commands until
+// they have produced kTurnOutputBytes of replies; then the worker stops running that client's
+// commands, stops reading its socket (the commands it has are enough), and goes back to its
+// other clients, resuming this one on the next pass of its event loop. A pipeline of GETs of
+// large values thus never holds a worker for more than about a megabyte of replies, and a
+// client that never reads grows its buffer a turn at a time, checked as it grows, until a limit
+// closes it.
 //
 // A Connection is its Session's SessionHost: QUIT, CLIENT, SHUTDOWN and INFO reach the server
 // through it. Only its worker thread touches it, except Describe(), which CLIENT LIST calls
@@ -25,6 +38,7 @@
 #include "engine/session_host.h"
 #include "resp/resp_parser.h"
 #include "server/blocked_clients.h"
+#include "server/output_buffer.h"
 
 struct event;
 
@@ -79,27 +93,38 @@ class Connection final : public engine::SessionHost {
   static void OnReadable(int fd, short what, void* arg);
   static void OnWritable(int fd, short what, void* arg);
   static void OnBlockTimeout(int fd, short what, void* arg);
+  static void OnResume(int fd, short what, void* arg);
+  // A turn: runs the buffered commands (up to the turn's budget), sends what the socket takes,
+  // accounts memory and publishes the CLIENT LIST line.
+  void Turn();
   // Registers the command that just asked to block (block_request_) and arms its timer.
   void StartBlocking(const std::vector<std::string>& argv);
   void HandleRead();
   // Runs every complete command in the parser. Consecutive write commands that may share a
   // store write (Engine::Groupable) are gathered, up to group-commit-max-commands, and run as
   // one group (Engine::ExecuteGroup); every other command runs alone, after the group before
-  // it. Returns false when the connection closed.
-  bool RunCommands();
+  // it. *last: the last command parsed, for CLIENT LIST. Returns false when the connection
+  // closed.
+  bool RunCommands(const std::vector<std::string>** last);
   // Runs group_[0, n) (one command alone through Execute) and appends the replies. Returns
   // false when the connection closed.
   bool RunGroup(size_t n);
-  // Appends a reply to the output, or closes the client past client-output-buffer-limit.
-  // Returns false when the connection closed.
+  // Appends a reply to the output, then checks client-output-buffer-limit and maxmemory-clients;
+  // closes the client (and returns false) when either says so.
   bool AppendReply(const resp::Reply& reply);
+  // Whether the output buffer is past client-output-buffer-limit: the hard limit, or the soft
+  // limit continuously for more than its seconds (Redis's checkClientOutputBufferLimits).
+  bool OverOutputLimit();
   // Sends what the socket takes; arms the write event for the rest. Returns false when the
   // connection closed.
   bool Flush();
   void StopReading();
+  void StartReading();
   // Reports this client's memory to the server's total, and lets the server evict clients when
   // the total passes maxmemory-clients. Returns false when this connection was closed.
-  bool AccountMemory();
+  // `arguments`: count the parsed arguments' buffers again (a walk over the command group);
+  // false reuses the count of the last call, for the check after each reply.
+  bool AccountMemory(bool arguments = true);
   // Copies what CLIENT LIST shows into the locked snapshot. `command` is the command last run
   // or running (nullptr: keep the one published before).
   void Publish(const std::vector<std::string>* command);
@@ -119,8 +144,16 @@ class Connection final : public engine::SessionHost {
   // The write commands gathered for a group commit (RunCommands); kept between reads so that
   // their argument buffers are reused.
   std::vector<std::vector<std::string>> group_;
-  std::string output_;
-  size_t output_sent_ = 0;
+  OutputBuffer output_;
+  std::string serialized_;       // a reply being serialized, before it goes to output_
+  size_t arguments_memory_ = 0;  // the parsed arguments' buffers, as last counted
+  // Replies appended in the current turn; past kTurnOutputBytes the turn ends.
+  size_t turn_output_ = 0;
+  // The turn ended on its budget: reading is paused and resume_event_ is armed.
+  bool yielded_ = false;
+  event* resume_event_ = nullptr;
+  // When the output buffer was first seen over the soft limit, in this run of being over it.
+  std::optional<std::chrono::steady_clock::time_point> soft_limit_since_;
   bool close_after_reply_ = false;   // QUIT, a protocol error, or the server stopping
   bool shutdown_requested_ = false;  // SHUTDOWN: close without a reply
   // Blocking commands (server/blocked_clients.h): the request of the command that just ran,
@@ -140,7 +173,9 @@ class Connection final : public engine::SessionHost {
     std::chrono::steady_clock::time_point last_interaction;
     size_t qbuf = 0;
     size_t qbuf_free = 0;
-    size_t output_bytes = 0;
+    size_t output_memory = 0;  // omem
+    size_t output_blocks = 0;  // oll
+    size_t total_memory = 0;   // tot-mem
     bool writing = false;
   };
   const std::string peer_address_;

@@ -135,6 +135,8 @@ Server::Server(Engine* engine, ServerOptions options)
       max_bulk_len_(options_.max_bulk_len),
       query_limit_(options_.query_buffer_limit),
       output_limit_(options_.output_buffer_limit),
+      output_soft_limit_(options_.output_buffer_soft_limit),
+      output_soft_seconds_(options_.output_buffer_soft_seconds),
       max_clients_(options_.max_clients),
       protected_mode_(options_.protected_mode),
       group_commit_max_(options_.group_commit_max_commands),

@@ -15,9 +15,11 @@
 //
 // Bounds, per connection: the query buffer (client-query-buffer-limit, default 1 GB, as Redis)
 // and a bulk argument (proto-max-bulk-len, 512 MB) bound what a client can make the server
-// hold; the output buffer (client-output-buffer-limit) bounds the replies a client leaves
-// unread: past it the connection is closed. Many idle connections cost a socket and a few
-// hundred bytes each. maxclients bounds the connections.
+// hold; the output buffer (client-output-buffer-limit, hard and soft) bounds the replies a
+// client leaves unread: past it the connection is closed, checked after every reply. Across
+// clients, maxmemory-clients bounds them all together, checked as each client's memory
+// changes: the biggest clients are evicted first. Many idle connections cost a socket and a
+// few hundred bytes each. maxclients bounds the connections.
 #pragma once
 
 #include <atomic>
@@ -53,9 +55,13 @@ struct ServerOptions {
   uint32_t unix_socket_perm = 0;
   int threads = 2;  // worker threads
   uint64_t max_clients = 10000;
-  uint64_t max_bulk_len = 512ull << 20;         // proto-max-bulk-len
-  uint64_t query_buffer_limit = 1ull << 30;     // client-query-buffer-limit
-  uint64_t output_buffer_limit = 256ull << 20;  // client-output-buffer-limit; 0: none
+  uint64_t max_bulk_len = 512ull << 20;      // proto-max-bulk-len
+  uint64_t query_buffer_limit = 1ull << 30;  // client-query-buffer-limit
+  // client-output-buffer-limit of the normal class, as Redis: closed at once at the hard limit,
+  // or after more than soft_seconds continuously at or over the soft limit. 0: none.
+  uint64_t output_buffer_limit = 256ull << 20;
+  uint64_t output_buffer_soft_limit = 0;
+  uint64_t output_buffer_soft_seconds = 0;
   // group-commit-max-commands: the most consecutive write commands of one read of a client's
   // pipeline committed as one store write (Engine::ExecuteGroup); 0 or 1: each on its own.
   uint64_t group_commit_max_commands = 64;
@@ -103,6 +109,12 @@ class Server {
   uint64_t max_bulk_len() const { return max_bulk_len_.load(std::memory_order_relaxed); }
   uint64_t query_buffer_limit() const { return query_limit_.load(std::memory_order_relaxed); }
   uint64_t output_buffer_limit() const { return output_limit_.load(std::memory_order_relaxed); }
+  uint64_t output_buffer_soft_limit() const {
+    return output_soft_limit_.load(std::memory_order_relaxed);
+  }
+  uint64_t output_buffer_soft_seconds() const {
+    return output_soft_seconds_.load(std::memory_order_relaxed);
+  }
   bool protected_mode() const { return protected_mode_.load(std::memory_order_relaxed); }
   uint64_t group_commit_max_commands() const {
     return group_commit_max_.load(std::memory_order_relaxed);
@@ -147,6 +159,8 @@ class Server {
   std::atomic<uint64_t> max_bulk_len_;
   std::atomic<uint64_t> query_limit_;
   std::atomic<uint64_t> output_limit_;
+  std::atomic<uint64_t> output_soft_limit_;
+  std::atomic<uint64_t> output_soft_seconds_;
   std::atomic<uint64_t> max_clients_;
   std::atomic<bool> protected_mode_;
   std::atomic<uint64_t> group_commit_max_;

@@ -38,18 +38,25 @@ uint64_t MemoryValue(std::string_view text) {
   return v;
 }
 
+// The normal class's client-output-buffer-limit.
+struct OutputLimit {
+  uint64_t hard = 0;
+  uint64_t soft = 0;
+  uint64_t soft_seconds = 0;
+};
+
 // client-output-buffer-limit: "<class> <hard> <soft> <soft seconds>" groups, as in Redis. kvlab
-// has only normal clients and only a hard limit: the normal class's soft limit must be 0; the
-// replica and pubsub classes are accepted (a redis.conf may set them) and have no clients.
-Status ParseOutputBufferLimit(std::string_view text, uint64_t* normal_hard) {
+// has only normal clients: the replica and pubsub classes are accepted (a redis.conf may set
+// them) and have no clients.
+Status ParseOutputBufferLimit(std::string_view text, OutputLimit* normal) {
   const std::vector<std::string> words = SplitSpaces(text);
   if (words.empty() || words.size() % 4 != 0) {
     return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
   }
   for (size_t i = 0; i < words.size(); i += 4) {
     const char* cls = words[i].c_str();
-    const bool normal = !strcasecmp(cls, "normal");
-    if (!normal && strcasecmp(cls, "replica") && strcasecmp(cls, "slave") &&
+    const bool is_normal = !strcasecmp(cls, "normal");
+    if (!is_normal && strcasecmp(cls, "replica") && strcasecmp(cls, "slave") &&
         strcasecmp(cls, "pubsub")) {
       return Status::InvalidArgument(
           "Invalid client class specified in buffer limit configuration.");
@@ -62,13 +69,8 @@ Status ParseOutputBufferLimit(std::string_view text, uint64_t* normal_hard) {
           "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
     }
     seconds = std::stoll(words[i + 3]);
-    if (normal) {
-      if (soft != 0 || seconds != 0) {
-        return Status::InvalidArgument(
-            "kvlab has only a hard output buffer limit: the normal class's soft limit and "
-            "seconds must be 0");
-      }
-      if (normal_hard != nullptr) *normal_hard = hard;
+    if (is_normal && normal != nullptr) {
+      *normal = {hard, soft, static_cast<uint64_t>(seconds)};
     }
   }
   return Status::OK();
@@ -191,13 +193,20 @@ void Server::RegisterConfig() {
       [this](std::string_view v) { query_limit_.store(MemoryValue(v)); });
   runtime(
       "client-output-buffer-limit",
-      [this] { return "normal " + std::to_string(output_limit_.load()) + " 0 0"; },
+      [this] {
+        return "normal " + std::to_string(output_limit_.load()) + " " +
+               std::to_string(output_soft_limit_.load()) + " " +
+               std::to_string(output_soft_seconds_.load());
+      },
       [](std::string_view v) { return ParseOutputBufferLimit(v, nullptr); },
       [this](std::string_view v) {
-        uint64_t hard = output_limit_.load();
+        OutputLimit normal{output_limit_.load(), output_soft_limit_.load(),
+                           output_soft_seconds_.load()};
         // The validator above parsed the same text successfully; apply cannot fail.
-        ParseOutputBufferLimit(v, &hard).IgnoreError();
-        output_limit_.store(hard);
+        ParseOutputBufferLimit(v, &normal).IgnoreError();
+        output_limit_.store(normal.hard);
+        output_soft_limit_.store(normal.soft);
+        output_soft_seconds_.store(normal.soft_seconds);
       });
   runtime(
       "maxmemory-clients",

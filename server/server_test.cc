@@ -115,10 +115,14 @@ TEST(Server, ConfigParameters) {
   EXPECT_EQ(c.Call("CONFIG SET client-output-buffer-limit \"normal 10mb 0 0 pubsub 32mb 8mb "
                    "60\"\r\nCONFIG GET client-output-buffer-limit\r\n"),
             "+OK\r\n*2\r\n$26\r\nclient-output-buffer-limit\r\n$19\r\nnormal 10485760 0 0\r\n");
-  EXPECT_EQ(c.Call("CONFIG SET client-output-buffer-limit \"normal 1mb 1mb 10\"\r\n"),
+  // The soft limit and its seconds, as Redis's.
+  EXPECT_EQ(c.Call("CONFIG SET client-output-buffer-limit \"normal 2mb 1mb 10\"\r\n"
+                   "CONFIG GET client-output-buffer-limit\r\n"),
+            "+OK\r\n*2\r\n$26\r\nclient-output-buffer-limit\r\n$25\r\nnormal 2097152 1048576 "
+            "10\r\n");
+  EXPECT_EQ(c.Call("CONFIG SET client-output-buffer-limit \"normal 1mb 1mb -1\"\r\n"),
             "-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - "
-            "kvlab has only a hard output buffer limit: the normal class's soft limit and seconds "
-            "must be 0\r\n");
+            "Error in hard, soft or soft_seconds setting in buffer limit configuration.\r\n");
   EXPECT_EQ(c.Call("CONFIG SET appendonly yes\r\n").rfind("-ERR CONFIG SET failed", 0), 0u);
   // proto-max-bulk-len applies to the next request.
   EXPECT_EQ(c.Call("CONFIG SET proto-max-bulk-len 1mb\r\n"), "+OK\r\n");

@@ -1,6 +1,7 @@
 #include "server/worker.h"
 
 #include <event2/event.h>
+#include <malloc.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -10,6 +11,13 @@
 #include "server/server.h"
 
 namespace kvlab::server {
+
+namespace {
+
+// A connection that held this much returns its memory to the system when it closes.
+constexpr uint64_t kReturnMemoryAfterBytes = 1 << 20;
+
+}  // namespace
 
 Worker::Worker(Server* server, int index) : server_(server), index_(index) {}
 
@@ -167,7 +175,13 @@ void Worker::OnDrainTimeout(int, short, void* arg) {
 }
 
 void Worker::Destroy(Connection* connection) {
+  const uint64_t held = connection->memory();
   connections_.erase(connection);
+  // The buffers of a big client (one evicted, or closed at its output limit) go back to the
+  // system now. Without this, glibc keeps them in this thread's arena, where only this worker
+  // reuses them: the client that replaces it on another worker allocates its own, and the
+  // process holds both, up to twice what maxmemory-clients allows.
+  if (held >= kReturnMemoryAfterBytes) malloc_trim(0);
   if (stopping_) ExitIfIdle();
 }
 
