@@ -26,10 +26,10 @@ using resp::RequestParser;
 namespace {
 
 // A turn of one client ends once its commands have produced this many bytes of replies (see
-// connection.h): a megabyte is far more than a pipeline of small replies produces per read, so
-// those are not split, and a few hundred microseconds of copying, so that the worker's other
-// clients wait little.
-constexpr size_t kTurnOutputBytes = 1024 * 1024;
+// connection.h): far more than a read's pipeline of small replies produces, so those are not
+// split, and tens of microseconds of copying, so that the worker's other clients wait little
+// and the memory all of a worker's clients add in one pass stays small.
+constexpr size_t kTurnOutputBytes = 256 * 1024;
 // A serialized reply buffer larger than this is not kept for the next reply.
 constexpr size_t kKeepSerializedCapacity = 64 * 1024;
 // A group of pipelined writes runs once its commands' arguments reach this many bytes, whatever
@@ -174,6 +174,9 @@ bool Connection::AccountMemory(bool arguments) {
     Close();
     return false;
   }
+  // The clients of this worker chosen go now, not on the worker's next pass: meanwhile the
+  // others would keep growing while their memory is no longer counted against the bound.
+  worker_->CloseEvicted();
   return true;
 }
 

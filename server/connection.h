@@ -13,10 +13,10 @@
 // (maxmemory-clients). Query buffer growth is accounted before the read that fills it.
 //
 // Fairness: one turn of a client (a read, or a resumption) runs its buffered commands until
-// they have produced kTurnOutputBytes of replies; then the worker stops running that client's
-// commands, stops reading its socket (the commands it has are enough), and goes back to its
-// other clients, resuming this one on the next pass of its event loop. A pipeline of GETs of
-// large values thus never holds a worker for more than about a megabyte of replies, and a
+// they have produced kTurnOutputBytes (256 KB) of replies; then the worker stops running that
+// client's commands, stops reading its socket (the commands it has are enough), and goes back to
+// its other clients, resuming this one on the next pass of its event loop. A pipeline of GETs of
+// large values thus never holds a worker for more than a few replies, and a
 // client that never reads grows its buffer a turn at a time, checked as it grows, until a limit
 // closes it.
 //

@@ -9,12 +9,12 @@
 // that.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <deque>
 #include <string>
 #include <string_view>
-
-#include <sys/types.h>
 
 namespace kvlab::server {
 

@@ -4,8 +4,11 @@
 // connection, unknown commands and wrong arity keep it open, and no input grows memory
 // without bound.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -352,41 +355,129 @@ TEST(Protocol, BadInputDoesNotGrowMemory) {
   EXPECT_NE(info.find("client_query_buffer_limit_disconnections:2\r\n"), std::string::npos) << info;
 }
 
+// A number in INFO's text ("name:123\r\n"), or -1.
+int64_t InfoField(const std::string& info, const std::string& name) {
+  const size_t at = info.find(name + ":");
+  if (at == std::string::npos) return -1;
+  return std::stoll(info.substr(at + name.size() + 1));
+}
+
+// The process's resident memory now (VmRSS) or at its peak since ResetPeakRss() (VmHWM), in
+// bytes; -1 when /proc does not say. The servers under test run in this process.
+int64_t ProcessMemory(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1)) * 1024;
+  }
+  return -1;
+}
+
+// Resets VmHWM to the current RSS (Linux's clear_refs "5"), after returning the memory earlier
+// tests freed to the system, so that what the next allocations take shows as growth. False
+// where that is not allowed.
+bool ResetPeakRss() {
+  malloc_trim(0);
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return clear.good() && ProcessMemory("VmHWM") > 0;
+}
+
+// Sends a command whose reply is one bulk string (INFO, CLIENT LIST) and returns its text,
+// read to its announced length rather than until the socket is quiet.
+std::string CallBulk(RawClient& c, const std::string& request) {
+  c.Send(request);
+  std::string got = c.Read(4, std::chrono::milliseconds(5000), std::chrono::milliseconds(5000));
+  size_t header_end = got.find("\r\n");
+  while (header_end == std::string::npos && !got.empty() && got.size() < 32) {
+    const std::string more = c.Read(1, std::chrono::milliseconds(5000));
+    if (more.empty()) break;
+    got += more;
+    header_end = got.find("\r\n");
+  }
+  if (got.empty() || got[0] != '$' || header_end == std::string::npos) return got;
+  const size_t want = header_end + 2 + std::stoull(got.substr(1)) + 2;
+  if (got.size() < want) got += c.Read(want - got.size(), std::chrono::milliseconds(5000));
+  return got.substr(header_end + 2, want - header_end - 4);
+}
+
+std::string Repeat(const std::string& command, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += command;
+  return out;
+}
+
+// A field of the CLIENT LIST line of the client whose last command was `cmd` ("get"), or -1.
+int64_t ClientField(const std::string& list, const std::string& cmd, const std::string& field) {
+  size_t at = 0;
+  while (at < list.size()) {
+    size_t end = list.find('\n', at);
+    if (end == std::string::npos) end = list.size();
+    const std::string line = list.substr(at, end - at);
+    at = end + 1;
+    if (line.find(" cmd=" + cmd + " ") == std::string::npos) continue;
+    const size_t f = line.find(" " + field + "=");
+    if (f == std::string::npos) return -1;
+    return std::stoll(line.substr(f + field.size() + 2));
+  }
+  return -1;
+}
+
+// A client that pipelines GETs of a 100 KB value and never reads. CLIENT LIST counts its
+// replies as the memory that holds them; it is closed once that reaches
+// client-output-buffer-limit, after that reply and not after the pipeline: the process's peak
+// memory grows by the limit (and Redis's one-reply slack), not by the 50 MB asked for.
 TEST(Protocol, ClientThatNeverReadsIsCutOffAtTheOutputLimit) {
-  TestServer kvlab([](ServerOptions* o) { o->output_buffer_limit = 4 << 20; });
+  constexpr int64_t kLimit = 8 << 20;
+  TestServer kvlab([](ServerOptions* o) { o->output_buffer_limit = kLimit; });
   RawClient writer(kvlab.socket_path());
   // A multibulk SET: an inline line over 64 KB is "too big inline request" whenever more than
   // 64 KB of it arrive before its newline (as in Redis), which depends on how the socket splits it.
   ASSERT_EQ(writer.Call("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$100000\r\n" + std::string(100000, 'v') +
                         "\r\n"),
             "+OK\r\n");
+  const bool peak_measured = ResetPeakRss();
+  const int64_t rss_before = ProcessMemory("VmRSS");
   RawClient greedy(kvlab.socket_path());
-  // 500 GETs of 100 KB each, never read: 50 MB of replies against a 4 MB limit. The sends
-  // stop succeeding once the server has closed the connection.
-  std::string gets;
-  for (int i = 0; i < 500; ++i) gets += "GET big\r\n";
-  greedy.Send(gets);
+  // 40 GETs, 4 MB of replies: under the limit, held, and accounted as what holds them (the
+  // socket's buffer takes a few hundred KB of them).
+  greedy.Send(Repeat("GET big\r\n", 40));
+  RawClient after(kvlab.socket_path());
+  int64_t omem = 0;
+  std::string list;
+  for (int i = 0; i < 500 && omem < 3'500'000; ++i) {
+    list = CallBulk(after, "CLIENT LIST\r\n");
+    omem = ClientField(list, "get", "omem");
+  }
+  EXPECT_GE(omem, 3'500'000) << list;
+  EXPECT_LE(omem, 4'000'000 * 11 / 10) << list;
+  EXPECT_GE(ClientField(list, "get", "tot-mem"), omem) << list;
+  EXPECT_GE(ClientField(list, "get", "oll"), 30) << "one block per 100 KB reply: " << list;
+  // 500 more: 50 MB of replies against the 8 MB limit. The sends stop succeeding once the
+  // server has closed the connection.
+  greedy.Send(Repeat("GET big\r\n", 500));
   // Wait for the cut-off (INFO counts it) before greedy reads anything: its reads would drain
   // the replies the limit is about, and a loaded machine may not have run the GETs yet.
-  RawClient after(kvlab.socket_path());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::string stats;
-  while (
-      (stats = after.Call("INFO stats\r\n")).find("client_output_buffer_limit_disconnections:1") ==
-          std::string::npos &&
-      std::chrono::steady_clock::now() < deadline) {
+  while (InfoField(stats = CallBulk(after, "INFO stats\r\n"),
+                   "client_output_buffer_limit_disconnections") < 1 &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  EXPECT_NE(stats.find("client_output_buffer_limit_disconnections:1"), std::string::npos) << stats;
+  EXPECT_EQ(InfoField(stats, "client_output_buffer_limit_disconnections"), 1) << stats;
+  if (peak_measured) {
+    const int64_t growth = ProcessMemory("VmHWM") - rss_before;
+    std::printf("peak RSS growth: %lld bytes\n", static_cast<long long>(growth));
+    // The limit and 10%; the rest of the process (the store, the test's own buffers) is what
+    // it was before the client connected.
+    EXPECT_LE(growth, kLimit * 11 / 10) << "peak RSS grew by " << growth << " bytes";
+  } else {
+    std::printf("note: /proc/self/clear_refs is not writable here: peak RSS not checked\n");
+  }
   EXPECT_TRUE(greedy.Closed());
   EXPECT_EQ(writer.Call("STRLEN big\r\n"), ":100000\r\n");
-}
-
-// A number in INFO's text ("name:123\r\n"), or -1.
-int64_t InfoField(const std::string& info, const std::string& name) {
-  const size_t at = info.find(name + ":");
-  if (at == std::string::npos) return -1;
-  return std::stoll(info.substr(at + name.size() + 1));
 }
 
 // maxmemory-clients: many clients, each under its own limits, together over the global bound.
@@ -442,6 +533,58 @@ TEST(Protocol, TheBiggestClientIsEvictedWhicheverWorkerItIsOn) {
   EXPECT_EQ(setup.Call("CONFIG SET maxmemory-clients 0\r\n"), "+OK\r\n");
   EXPECT_EQ(setup.Call("CONFIG GET maxmemory-clients\r\n"),
             "*2\r\n$17\r\nmaxmemory-clients\r\n$1\r\n0\r\n");
+}
+
+// maxmemory-clients checked as replies are added, not once per read: a client holding 16 MB of
+// unread replies, then two more pipelining 10 MB each, against a 24 MB bound. The total passes
+// the bound while the two are half way: the biggest (the first) is evicted, the two finish,
+// memory never goes much past the bound, and another client of the same worker gets its PING
+// answered meanwhile. One worker: the PING shares it with the pipelines, and every buffer comes
+// from one malloc arena, so that memory freed by the evicted client is what the others reuse
+// and the process's peak RSS is the clients' peak.
+TEST(Protocol, MaxmemoryClientsEvictsTheBiggestAsRepliesGrow) {
+  constexpr int64_t kBound = 24 << 20;
+  TestServer kvlab([](ServerOptions* o) {
+    o->max_client_memory = kBound;
+    o->threads = 1;
+  });
+  RawClient setup(kvlab.socket_path());
+  ASSERT_EQ(
+      setup.Call("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$100000\r\n" + std::string(100000, 'v') + "\r\n"),
+      "+OK\r\n");
+  RawClient bystander(kvlab.socket_path());
+  const bool peak_measured = ResetPeakRss();
+  const int64_t rss_before = ProcessMemory("VmRSS");
+  RawClient biggest(kvlab.socket_path());
+  biggest.Send(Repeat("GET big\r\n", 160));
+  int64_t held = 0;
+  for (int i = 0; i < 500 && held < (15 << 20); ++i) {
+    held = InfoField(CallBulk(setup, "INFO clients\r\n"), "mem_clients_normal");
+  }
+  ASSERT_GE(held, 15 << 20) << "the server should hold the unread replies";
+  RawClient second(kvlab.socket_path()), third(kvlab.socket_path());
+  second.Send(Repeat("GET big\r\n", 100));
+  third.Send(Repeat("GET big\r\n", 100));
+  EXPECT_EQ(bystander.Call("PING\r\n"), "+PONG\r\n");
+  std::string info;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (InfoField(info = CallBulk(setup, "INFO\r\n"), "evicted_clients") < 1 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(InfoField(info, "evicted_clients"), 1) << info;
+  EXPECT_LE(InfoField(info, "mem_clients_normal"), kBound) << info;
+  if (peak_measured) {
+    const int64_t growth = ProcessMemory("VmHWM") - rss_before;
+    std::printf("peak RSS growth: %lld bytes\n", static_cast<long long>(growth));
+    EXPECT_LE(growth, kBound * 11 / 10) << "peak RSS grew by " << growth << " bytes";
+  } else {
+    std::printf("note: /proc/self/clear_refs is not writable here: peak RSS not checked\n");
+  }
+  EXPECT_TRUE(biggest.Closed()) << "the client holding the most should be the one evicted";
+  EXPECT_FALSE(second.Closed());
+  EXPECT_FALSE(third.Closed());
+  EXPECT_EQ(bystander.Call("PING\r\n"), "+PONG\r\n");
 }
 
 TEST(Protocol, MaxClients) {

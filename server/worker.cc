@@ -107,6 +107,26 @@ void Worker::Stop() {
   }
 }
 
+void Worker::CloseEvicted() {
+  std::vector<uint64_t> evictions;
+  {
+    std::lock_guard lock(mu_);
+    evictions.swap(evictions_);
+  }
+  CloseAll(evictions);
+}
+
+void Worker::CloseAll(const std::vector<uint64_t>& ids) {
+  for (uint64_t id : ids) {
+    for (auto& [raw, owned] : connections_) {
+      if (raw->id() == id) {
+        raw->Close();  // erases it from connections_: stop looking
+        break;
+      }
+    }
+  }
+}
+
 void Worker::OnWake(int fd, short, void* arg) {
   uint64_t count = 0;
   if (::read(fd, &count, sizeof(count)) < 0) {
@@ -128,14 +148,7 @@ void Worker::HandleInbox() {
     stop = stop_requested_;
   }
   for (auto& task : tasks) task();
-  for (uint64_t id : evictions) {
-    for (auto& [raw, owned] : connections_) {
-      if (raw->id() == id) {
-        raw->Close();  // erases it from connections_: stop looking
-        break;
-      }
-    }
-  }
+  CloseAll(evictions);
   for (Pending& p : pending) {
     auto connection = std::make_unique<Connection>(this, p.fd, std::move(p.peer_address),
                                                    std::move(p.local_address), p.unix_socket);

@@ -51,6 +51,9 @@ class Worker {
   void Adopt(int fd, std::string peer_address, std::string local_address, bool unix_socket);
   // Asks the worker to close its connection `id` now (maxmemory-clients). Thread-safe.
   void Evict(uint64_t id);
+  // Closes the connections Evict() named so far. Worker thread only, and not from inside a
+  // connection that Evict() may have named (the server never names the one evicting).
+  void CloseEvicted();
   // Runs `task` on the worker's thread, soon (a blocked client's reply). Thread-safe. Tasks
   // posted after Stop() are dropped.
   void Post(std::function<void()> task);
@@ -75,6 +78,8 @@ class Worker {
   static void OnWake(int fd, short what, void* arg);
   static void OnDrainTimeout(int fd, short what, void* arg);
   void HandleInbox();
+  // Closes this worker's connections of these ids (those already closed are skipped).
+  void CloseAll(const std::vector<uint64_t>& ids);
   void BeginStop();
   void ExitIfIdle();
 
