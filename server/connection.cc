@@ -176,7 +176,7 @@ bool Connection::AccountMemory(bool arguments) {
   }
   // The clients of this worker chosen go now, not on the worker's next pass: meanwhile the
   // others would keep growing while their memory is no longer counted against the bound.
-  worker_->CloseEvicted();
+  worker_->CloseEvicted(this);
   return true;
 }
 

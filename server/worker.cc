@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "server/connection.h"
@@ -107,11 +108,16 @@ void Worker::Stop() {
   }
 }
 
-void Worker::CloseEvicted() {
+void Worker::CloseEvicted(const Connection* running) {
   std::vector<uint64_t> evictions;
   {
     std::lock_guard lock(mu_);
     evictions.swap(evictions_);
+    const auto self = std::find(evictions.begin(), evictions.end(), running->id());
+    if (self != evictions.end()) {
+      evictions_.push_back(running->id());
+      evictions.erase(self);
+    }
   }
   CloseAll(evictions);
 }

@@ -51,9 +51,10 @@ class Worker {
   void Adopt(int fd, std::string peer_address, std::string local_address, bool unix_socket);
   // Asks the worker to close its connection `id` now (maxmemory-clients). Thread-safe.
   void Evict(uint64_t id);
-  // Closes the connections Evict() named so far. Worker thread only, and not from inside a
-  // connection that Evict() may have named (the server never names the one evicting).
-  void CloseEvicted();
+  // Closes the connections Evict() named so far, except `running` (the connection whose
+  // command is on the stack, which another worker may have named meanwhile: it stays named,
+  // and goes at its next reply or when the worker handles its inbox). Worker thread only.
+  void CloseEvicted(const Connection* running);
   // Runs `task` on the worker's thread, soon (a blocked client's reply). Thread-safe. Tasks
   // posted after Stop() are dropped.
   void Post(std::function<void()> task);
