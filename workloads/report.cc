@@ -655,7 +655,8 @@ std::string MarkdownReport(const json& result, const std::string& result_path,
     md << "> **Partial result**: " << result.value("partial_reason", std::string("interrupted"))
        << ". Missing cells were not run; the last one may be short.\n\n";
   }
-  if (const json model = ctx.value("load_model", json()); model.value("kind", "") == "open") {
+  if (const json model = ctx.value("load_model", json::object());
+      model.is_object() && model.value("kind", "") == "open") {
     md << "> **Open loop** at " << Num(model.value("rate_per_s", 0.0))
        << " ops/s (`--rate`): the latency tables show the latency from each request's intended "
           "start (coordinated omission corrected); the service times are the result's "
