@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "redis/client.h"
+#include "redis/server_process.h"
 #include "testing/child_run.h"
 #include "testing/kv_test_util.h"
 #include "workloads/build_info.h"
@@ -424,6 +425,104 @@ TEST(BenchCli, ProgressHasOneCounterAndALinePerCell) {
   EXPECT_NE(r.err.find("[3/3] session-store memory: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ops/s; ETA "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kvlab bench: 3 of 3 done in "), std::string::npos) << r.err;
+}
+
+// --rate, -c, -P, -n, -d as a user gives them: what runs is said up front, the latency from the
+// intended start is reported and named as such; bad values and flags that do not fit the target
+// are usage errors (2), before anything runs.
+TEST(BenchCli, OpenLoopOverRespAndItsBadInput) {
+  testing::ScratchDir dir;
+  redis::RedisServerProcess server;
+  ASSERT_TRUE(server.Start().ok()) << server.LogTail();
+  const std::string address = server.endpoint().ToString();
+  const std::string results = dir.Sub("results");
+  ChildRun r = Kvlab(Args({"bench",       "run",       "session-store",
+                           "--resp-only", "--resp",    address,
+                           "-c",          "4",         "-P",
+                           "8",           "-n",        "400",
+                           "-d",          "32",        "--rate",
+                           "4000",        "--records", "50",
+                           "--results",   results}),
+                     dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("session-store: loads 50 strings of 32 bytes (~"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("open loop: 4,000 ops/s in total over 4 client(s) (1,000 ops/s each, "
+                       "constant intervals), pipeline 8; latency is measured from each "
+                       "request's intended start (coordinated omission corrected"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" ops/s asked, p99 "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" from intended start (CO-corrected; service time p99 "), std::string::npos)
+      << r.err;
+  const auto files = ResultFiles(results);
+  ASSERT_EQ(files.size(), 1u);
+  nlohmann::json j = nlohmann::json::parse(ReadFile(files[0]));
+  const auto& model = j["context"]["load_model"];
+  EXPECT_EQ(model["kind"], "open");
+  EXPECT_EQ(model["rate_per_s"], 4000.0);
+  EXPECT_EQ(model["pipeline"], 8);
+  EXPECT_EQ(model["reported_latency"], "intended_latency_ns");
+  EXPECT_EQ(model["coordinated_omission_corrected"], true);
+  EXPECT_EQ(j["context"]["workloads"][0]["threads"], 4);
+  const auto& phase = j["workloads"][0]["runs"][0]["phases"][1];
+  EXPECT_EQ(phase["operations"], 400);
+  EXPECT_EQ(phase["open_loop"]["clients"], 4);
+  EXPECT_EQ(phase["open_loop"]["pipeline"], 8);
+  EXPECT_EQ(phase["open_loop"]["unsent"], 0);
+  uint64_t calls = 0;
+  for (const auto& [name, op] : phase["ops"].items()) {
+    calls += op["calls"].get<uint64_t>();
+    EXPECT_EQ(op["intended_latency_ns"]["relative_precision"],
+              op["latency_ns"]["relative_precision"]);
+    EXPECT_GE(op["intended_latency_ns"]["p99"], op["latency_ns"]["p99"]) << name;
+  }
+  EXPECT_EQ(calls, 400u);
+  // The report's latency tables are the reported latency, and say so.
+  const std::string md = ReadFile(fs::path(files[0]).replace_extension(".md").string());
+  EXPECT_NE(md.find("> **Open loop** at 4000 ops/s (`--rate`): the latency tables show the "
+                    "latency from each request's intended start"),
+            std::string::npos)
+      << md;
+  // The values were --data-size long.
+  {
+    RedisClient client(server.endpoint());
+    Reply reply;
+    ASSERT_TRUE(client.Command({"STRLEN", "session:0"}, &reply).ok());
+    EXPECT_EQ(reply.integer(), 32);
+  }
+
+  const std::vector<std::string> base = {"bench",  "run",       "session-store", "--backend",
+                                         "memory", "--results", dir.Sub("bad")};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--rate", "0"}, "must be a number of operations per second"},
+      {{"--rate=-5"}, "must be a number of operations per second"},
+      {{"--rate", "fast"}, "must be a number of operations per second"},
+      {{"--rate", "inf"}, "must be a number of operations per second"},
+      {{"-P", "4"}, "--pipeline applies to RESP targets only"},
+      {{"--pipeline", "4", "--resp", address, "--allow-flush"},
+       "--pipeline applies to RESP targets only"},
+      {{"-P", "0", "--resp", address, "--resp-only"}, "--pipeline"},
+      {{"-c", "4"}, "--clients applies to --resp targets"},
+      {{"-c", "0", "--resp", address}, "--clients"},
+      {{"-c", "4", "--threads", "2", "--resp", address}, "--clients and --threads were both given"},
+      {{"-d", "0"}, "--data-size"},
+      {{"-n", "0"}, "--operations"},
+  };
+  for (const auto& [extra, message] : bad) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    r = Kvlab(Args(args), dir.path());
+    EXPECT_EQ(r.exit_code, 2) << ::testing::PrintToString(extra) << "\n" << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << ::testing::PrintToString(extra) << "\n"
+                                                      << r.err;
+  }
+  r = Kvlab(Args({"bench", "run", "leaderboard", "-d", "16", "--backend", "memory"}), dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--data-size: workload leaderboard writes no values"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir.Sub("bad")));
+  server.Stop();
 }
 
 // Without --allow-invalid-timing, a debug or sanitizer build refuses to time; a release-like

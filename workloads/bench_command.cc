@@ -14,6 +14,7 @@
 #include "workloads/bench_progress.h"
 #include "workloads/build_info.h"
 #include "workloads/catalogue.h"
+#include "workloads/data_size.h"
 #include "workloads/matrix.h"
 #include "workloads/report.h"
 #include "workloads/result.h"
@@ -66,6 +67,10 @@ struct BenchFlags {
   uint64_t reclaim_interval_ms = 500;
   uint64_t reclaim_sample_ms = 100;
   WorkloadOverrides overrides;
+  // Open loop and the RESP client's shape (workloads/open_loop.h): --rate, --pipeline, --clients.
+  double rate = 0;
+  uint32_t pipeline = 1;
+  int clients = 0;
   // run
   std::vector<std::string> workloads;
   // sweep
@@ -143,6 +148,21 @@ void CheckConflicts(const BenchFlags& f) {
   }
   if (!f.reclaim.empty() && !f.migration_from.empty()) {
     throw UsageError("--reclaim and --migration-from were both given; give one of them");
+  }
+  if (f.Given("--clients") && f.Given("--threads")) {
+    throw UsageError(
+        "--clients and --threads were both given: --clients sets the RESP clients (a thread and "
+        "a connection each), --threads the same in-process; give one of them");
+  }
+  if (f.Given("--clients") && f.resp.empty()) {
+    throw UsageError(
+        "--clients applies to --resp targets (kvlab serve, redis-server); in-process, --threads "
+        "sets the sessions");
+  }
+  if (f.Given("--pipeline") && (f.resp.empty() || !f.resp_only)) {
+    throw UsageError(
+        "--pipeline applies to RESP targets only (the in-process engine has no pipeline): give "
+        "it with --resp ADDRESS --resp-only");
   }
 }
 
@@ -225,6 +245,8 @@ MatrixOptions MakeMatrixOptions(const BenchFlags& f) {
       return NewSlowCommandConnection(std::move(inner), slow);
     };
   }
+  m.open_loop.rate_per_s = f.rate;
+  m.open_loop.pipeline = f.pipeline;
   m.stop = InterruptFlag();
   flags::CheckFreshStoreParent(m.in_process ? f.store.dir : "", "bench");
   CheckResultsDir(f.results_dir);
@@ -265,6 +287,7 @@ RunSettings SettingsOf(const MatrixOptions& m, const BenchFlags& f,
   s.reclaim = m.reclaim;
   s.reclaim_options = m.reclaim_options;
   s.compaction_grace_ms = m.compaction_grace_ms;
+  s.open_loop = m.open_loop;
   return s;
 }
 
@@ -317,6 +340,7 @@ std::string CellOutcome(const CellResult& r) {
   char buf[96];
   std::snprintf(buf, sizeof(buf), "%.1f s, %.0f ops/s", seconds, throughput);
   std::string out = buf;
+  if (const std::string open = OpenLoopOutcome(r.run); !open.empty()) out += "; " + open;
   if (r.run.partial) out += " (interrupted)";
   if (!r.degraded.empty()) out += "; DEGRADED: " + r.degraded;
   return out;
@@ -328,6 +352,19 @@ void AddReclaimNotes(const MatrixOptions& m, BenchResult* result, ProgressPrinte
   for (const std::string& note : ReclaimSkipNotes(m)) {
     result->AddNote(note);
     progress->Note(note);
+  }
+}
+
+// Says up front what each workload loads (a --records that means 10 million members shows
+// before it runs) and, for open loop or a pipeline, the load model and which latency is reported.
+void SayWhatRuns(const std::vector<Workload>& workloads, const MatrixOptions& m,
+                 ProgressPrinter* progress) {
+  for (const Workload& w : workloads) {
+    progress->Note(DescribeDataSize(w));
+    if (const std::string model = DescribeLoadModel(m.open_loop, std::max(1, w.threads));
+        !model.empty()) {
+      progress->Note(w.name + ": " + model);
+    }
   }
 }
 
@@ -413,6 +450,7 @@ void AddSweepToResult(const std::string& kind, const SweepOptions& sweep, const 
 int MainJob(BenchFlags& f, const std::vector<std::string>& command_line) {
   const DefaultSuite suite = MainJobSuite();
   if (f.repetitions == 0) f.repetitions = suite.repetitions;
+  if (f.clients > 0) f.overrides.threads = f.clients;
   std::vector<Workload> workloads;
   for (const SuiteEntry& entry : suite.workloads) {
     Workload w;
@@ -440,6 +478,7 @@ int MainJob(BenchFlags& f, const std::vector<std::string>& command_line) {
   writer.Write();
   for (const Workload& w : workloads) progress.Plan(CountCells(w, m));
   if (m.in_process) progress.Plan(CountSweepPoints("size", sweep, m));
+  SayWhatRuns(workloads, m, &progress);
   bool ok = true;
   for (const Workload& w : workloads) {
     if (Interrupted()) break;
@@ -452,12 +491,18 @@ int MainJob(BenchFlags& f, const std::vector<std::string>& command_line) {
 }
 
 int RunCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
+  if (f.clients > 0) f.overrides.threads = f.clients;
   std::vector<Workload> workloads;
   for (const std::string& name : f.workloads) {
     Workload w;
     Status s = ResolveWorkload(name, &w);
     if (s.ok()) s = ApplyOverrides(f.overrides, &w);
     if (!s.ok()) throw UsageError(s.ToString());
+    if (f.overrides.value_bytes && !UsesValues(w)) {
+      throw UsageError("--data-size: workload " + w.name +
+                       " writes no values ({value}, or a hash's field values): there is nothing "
+                       "for it to size");
+    }
     workloads.push_back(std::move(w));
   }
   const MatrixOptions m = MakeMatrixOptions(f);
@@ -472,6 +517,7 @@ int RunCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
   AddReclaimNotes(m, &result, &progress);
   writer.Write();
   for (const Workload& w : workloads) progress.Plan(CountCells(w, m));
+  SayWhatRuns(workloads, m, &progress);
   bool ok = true;
   for (const Workload& w : workloads) {
     if (Interrupted()) break;
@@ -628,7 +674,7 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
       ->capture_default_str();
   app->add_option("--threads", f->overrides.threads, "Client threads (workload default: 1)")
       ->check(CLI::Range(1, 256));
-  app->add_option("--operations", f->overrides.operations, "Operations per run phase (>= 1)")
+  app->add_option("-n,--operations", f->overrides.operations, "Operations per run phase (>= 1)")
       ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
   app->add_option("--duration", f->overrides.duration_s, "Seconds per run phase (> 0)")
       ->check(Positive());
@@ -638,6 +684,11 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
       ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
   app->add_option("--elements", f->overrides.elements, "Fields or members per record")
       ->check(NonNegative());
+  app->add_option("-d,--data-size", f->overrides.value_bytes,
+                  "Bytes of each value the workload writes ({value}, a hash's field values), "
+                  "replacing its value_bytes")
+      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{64} << 20));
+  AddOpenLoopFlags(app, &f->rate, &f->clients, &f->pipeline);
 }
 
 void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {

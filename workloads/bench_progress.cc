@@ -33,11 +33,35 @@ std::string ProgressPrinter::Counter() const {
   return "[" + done + "/" + total + "]";
 }
 
+double EstimateRemaining(double done_s, size_t done, size_t total, double unit_s,
+                         double unit_fraction) {
+  const size_t after = total > done + 1 ? total - done - 1 : 0;
+  // The running unit's time left, as far as its phase tells: a lower bound, since later
+  // phases of the unit are not known.
+  double unit_left = -1;
+  if (unit_fraction > 0) unit_left = unit_s * (1 - std::min(1.0, unit_fraction)) / unit_fraction;
+  if (done == 0) {
+    if (unit_left < 0) return -1;
+    return unit_left + static_cast<double>(after) * (unit_s + unit_left);
+  }
+  const double mean = done_s / static_cast<double>(done);
+  unit_left = std::max(unit_left, mean - unit_s);
+  if (done >= total) return 0;
+  return std::max(0.0, unit_left) + mean * static_cast<double>(after);
+}
+
 std::string ProgressPrinter::Eta() const {
-  if (done_ == 0 || !started_) return "";
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-  const size_t left = total_ > done_ ? total_ - done_ : 0;
-  return "ETA " + FormatDuration(elapsed / static_cast<double>(done_) * static_cast<double>(left));
+  if (!started_) return "";
+  const Clock::time_point now = Clock::now();
+  const double done_s = std::chrono::duration<double>(unit_start_ - start_).count();
+  const double unit_s = std::chrono::duration<double>(now - unit_start_).count();
+  // Between units (after End, before the next Begin) every unit so far counts as done.
+  const double left = in_unit_
+                          ? EstimateRemaining(done_s, done_, total_, unit_s, unit_fraction_)
+                          : EstimateRemaining(std::chrono::duration<double>(now - start_).count(),
+                                              done_, total_, 0, -1);
+  if (left < 0) return "";
+  return "ETA " + FormatDuration(left);
 }
 
 void ProgressPrinter::ClearLine() {
@@ -54,6 +78,8 @@ void ProgressPrinter::Begin(const std::string& label) {
   }
   label_ = label;
   stage_.clear();
+  unit_fraction_ = -1;
+  in_unit_ = true;
   unit_start_ = now;
   last_line_ = now;
   if (terminal_) {
@@ -70,6 +96,7 @@ void ProgressPrinter::Update(const Progress& p) {
   double fraction = -1;
   if (p.total > 0) fraction = static_cast<double>(p.done) / static_cast<double>(p.total);
   if (p.duration_s > 0) fraction = std::max(fraction, p.elapsed_s / p.duration_s);
+  unit_fraction_ = fraction;
   if (fraction >= 0) {
     fraction = std::min(1.0, fraction);
     const int filled = static_cast<int>(fraction * 20);
@@ -99,6 +126,7 @@ void ProgressPrinter::End(const std::string& outcome) {
   if (!terminal_) {
     const std::string counter = Counter();
     ++done_;
+    in_unit_ = false;
     const std::string eta = Eta();
     std::fprintf(out_, "%s %s: %s%s%s\n", counter.c_str(), label_.c_str(), outcome.c_str(),
                  eta.empty() || done_ >= total_ ? "" : "; ", done_ >= total_ ? "" : eta.c_str());
@@ -106,6 +134,7 @@ void ProgressPrinter::End(const std::string& outcome) {
     return;
   }
   ++done_;
+  in_unit_ = false;
 }
 
 void ProgressPrinter::Note(const std::string& text) {

@@ -7,7 +7,9 @@
 // 2m10s"), a line when a unit enters a phase and every 10 s while it runs, and a last line when
 // the run ends.
 //
-// The ETA is the mean time of the units done so far times the units left: units of one kind
+// The ETA covers the whole run, not the running unit: the running unit's time left (from its
+// phase's progress) plus the mean time of a unit times the units after it; before the first
+// unit is done, the running unit stands for the mean (EstimateRemaining). Units of one kind
 // (cells of a workload, points of a sweep) take similar times, so it firms up as the run goes.
 #pragma once
 
@@ -62,8 +64,16 @@ class ProgressPrinter {
   Clock::time_point last_line_{};
   std::string label_;
   std::string stage_;  // the running unit's phase
+  double unit_fraction_ = -1;
+  bool in_unit_ = false;  // between Begin and End  // of the running unit's phase; < 0: not known
   bool line_shown_ = false;
 };
+
+// Seconds left in a run of `total` units of which `done` are finished, taking `done_s`
+// seconds, and the running one has run `unit_s` seconds with its current phase a fraction
+// `unit_fraction` done (< 0: not known). Negative when nothing is known yet.
+double EstimateRemaining(double done_s, size_t done, size_t total, double unit_s,
+                         double unit_fraction);
 
 // "2m10s", "45s", "1h02m".
 std::string FormatDuration(double seconds);

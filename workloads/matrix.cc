@@ -81,6 +81,7 @@ void RunOnTarget(const Workload& w, const MatrixOptions& options, const Cell& ce
     run_options.progress = [&](const Progress& p) { options.progress(cell, p); };
   }
   run_options.on_loaded = std::move(on_loaded);
+  run_options.open_loop = options.open_loop;
   RunWorkload(w, target, run_options, &out->run);
 }
 

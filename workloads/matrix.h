@@ -142,6 +142,10 @@ struct MatrixOptions {
   std::vector<std::string> reclaim;
   ReclaimOptions reclaim_options;
 
+  // Open loop (--rate) and pipelining (--pipeline) of every cell's run phases
+  // (RunOptions::open_loop); `kvlab bench` gives pipeline > 1 to RESP cells only.
+  OpenLoopOptions open_loop;
+
   // Wraps the connections of every in-process cell (EngineTargetOptions::connection_decorator).
   std::function<std::unique_ptr<TargetConnection>(std::unique_ptr<TargetConnection>)>
       connection_decorator;

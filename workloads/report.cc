@@ -422,7 +422,9 @@ void WorkloadSection(const json& w, std::ostringstream& md) {
           if (p == nullptr || !(*p)["commands"].contains(command)) continue;
           last = &(*p)["commands"][command];
           last_phase = p;
-          const json& lat = (*last)["latency_ns"];
+          // Open loop: the reported latency is the one from the intended start (the header says).
+          const json& lat = (*last).contains("intended_latency_ns") ? (*last)["intended_latency_ns"]
+                                                                    : (*last)["latency_ns"];
           p50.push_back(lat.value("p50", 0.0));
           p99.push_back(lat.value("p99", 0.0));
           p999.push_back(lat.value("p999", 0.0));
@@ -652,6 +654,13 @@ std::string MarkdownReport(const json& result, const std::string& result_path,
   if (result.value("partial", false) && result.value("complete", true)) {
     md << "> **Partial result**: " << result.value("partial_reason", std::string("interrupted"))
        << ". Missing cells were not run; the last one may be short.\n\n";
+  }
+  if (const json model = ctx.value("load_model", json::object());
+      model.is_object() && model.value("kind", "") == "open") {
+    md << "> **Open loop** at " << Num(model.value("rate_per_s", 0.0))
+       << " ops/s (`--rate`): the latency tables show the latency from each request's intended "
+          "start (coordinated omission corrected); the service times are the result's "
+          "`latency_ns`.\n\n";
   }
   for (const std::string& p : plots)
     md << "![" << fs::path(p).stem().string() << "](" << p << ")\n\n";

@@ -164,6 +164,7 @@ json ContextJson(const RunSettings& s) {
           {"physical", s.physical},
           {"allow_degraded", s.allow_degraded},
           {"gc_at_end", s.gc_at_end},
+          {"load_model", LoadModelJson(s.open_loop)},
           // --reclaim: null without the axis.
           {"reclaim", s.reclaim.empty()
                           ? json(nullptr)
@@ -174,21 +175,29 @@ json ContextJson(const RunSettings& s) {
           {"workloads", json::array()}};
 }
 
+namespace {
+
+json LatencyJson(const LatencyHistogram& h) {
+  return {{"min", h.min()},
+          {"p50", h.Percentile(0.50)},
+          {"p90", h.Percentile(0.90)},
+          {"p99", h.Percentile(0.99)},
+          {"p999", h.Percentile(0.999)},
+          {"max", h.max()},
+          {"mean", h.mean()},
+          {"relative_precision", LatencyHistogram::kRelativePrecision}};
+}
+
+}  // namespace
+
 json CallStatsJson(const CallStats& st, double wall_seconds) {
-  const LatencyHistogram& h = st.latency_ns;
   const double calls = static_cast<double>(st.calls);
-  json latency = {{"min", h.min()},
-                  {"p50", h.Percentile(0.50)},
-                  {"p90", h.Percentile(0.90)},
-                  {"p99", h.Percentile(0.99)},
-                  {"p999", h.Percentile(0.999)},
-                  {"max", h.max()},
-                  {"mean", h.mean()},
-                  {"relative_precision", LatencyHistogram::kRelativePrecision}};
   json j = {{"calls", st.calls},
             {"errors", st.errors},
             {"throughput_per_s", wall_seconds > 0 ? calls / wall_seconds : 0.0},
-            {"latency_ns", latency}};
+            {"latency_ns", LatencyJson(st.latency_ns)}};
+  // Open loop: the latency from each call's intended start (coordinated omission corrected).
+  if (st.intended_ns.count() > 0) j["intended_latency_ns"] = LatencyJson(st.intended_ns);
   if (!st.first_error.empty()) j["first_error"] = st.first_error;
   if (st.has_kv && st.calls > 0) {
     json kv = json::object();
@@ -235,6 +244,7 @@ json PhaseJson(const PhaseResult& p) {
             {"ops", ops},
             {"store_counters", CountersJson(p.store_counters)}};
   if (p.at) j["at"] = *p.at;
+  if (p.open_loop) j["open_loop"] = OpenLoopRecordJson(*p.open_loop);
   return j;
 }
 

@@ -47,6 +47,7 @@ struct RunSettings {
   std::vector<std::string> reclaim;
   ReclaimOptions reclaim_options;
   int64_t compaction_grace_ms = 60'000;
+  OpenLoopOptions open_loop;  // --rate, --pipeline
 };
 
 nlohmann::json ContextJson(const RunSettings& settings);

@@ -71,6 +71,7 @@ struct WorkerStats {
   std::atomic<uint64_t> done{0};    // progress, warm-up included
   uint64_t recorded = 0;
   Clock::time_point end;
+  OpenLoopRecord open_loop;  // open-loop or pipelined phases
 };
 
 class WorkloadRun {
@@ -194,6 +195,7 @@ class WorkloadRun {
       WorkerStats& s = *stats[t];
       end = std::max(end, s.end);
       phase->operations += s.recorded;
+      if (phase->open_loop) phase->open_loop->Merge(s.open_loop);
       for (size_t i = 0; i < slots.names.size(); ++i) {
         if (s.commands[i].calls > 0) phase->commands[slots.names[i]].Merge(s.commands[i]);
       }
@@ -294,6 +296,13 @@ class WorkloadRun {
     phase.is_probe = is_probe;
     phase.at = at;
     phase.warmup_operations = spec.warmup_operations;
+    const OpenLoopOptions& paced = options_.open_loop;
+    if (paced.paced_or_pipelined()) {
+      phase.open_loop = OpenLoopRecord{.open = paced.open(),
+                                       .rate_per_s = paced.rate_per_s,
+                                       .pipeline = paced.pipeline,
+                                       .clients = threads_};
+    }
     PhaseShared shared;
     const int64_t clock_start = w_.ClockStart();
     std::barrier warmed_up(threads_, [&shared]() noexcept { shared.window_start = Clock::now(); });
@@ -349,6 +358,11 @@ class WorkloadRun {
               ? shared.window_start + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(spec.duration_s))
               : Clock::time_point::max();
+      if (paced.paced_or_pipelined()) {
+        RunPacedOps(t, spec, slot_of, cumulative, bounded_by_ops ? ops : UINT64_MAX, deadline,
+                    &shared, stats);
+        return;
+      }
       for (uint64_t i = 0; !bounded_by_ops || i < ops; ++i) {
         if (Stopped() || shared.failed.load() || Clock::now() >= deadline) break;
         if (!run_op(true)) break;
@@ -359,6 +373,124 @@ class WorkloadRun {
     RunThreads(spec.name, total, spec.duration_s, slots, spec.ops.size(), &shared, body, &phase);
     if (!shared.failed.load()) CheckErrorRate(spec, phase, &shared);
     return Finish(std::move(phase), shared);
+  }
+
+  // Worker t's recorded operations of an open-loop or pipelined phase (workloads/open_loop.h):
+  // batches of options_.open_loop.pipeline operations, each sent at its intended start (open
+  // loop) or as soon as the previous one is done, until `ops` are done (UINT64_MAX: none) or
+  // the deadline.
+  void RunPacedOps(int t, const PhaseSpec& spec, const std::vector<std::vector<size_t>>& slot_of,
+                   const std::vector<double>& cumulative, uint64_t ops, Clock::time_point deadline,
+                   PhaseShared* shared, WorkerStats* stats) {
+    const OpenLoopOptions& paced = options_.open_loop;
+    OpExpander& x = *expanders_[t];
+    const int64_t clock_start = w_.ClockStart();
+    std::optional<OpenLoopSchedule> schedule;
+    if (paced.open()) {
+      schedule.emplace(paced.rate_per_s, t, threads_, paced.pipeline, shared->window_start);
+    }
+    std::vector<std::vector<std::string>> argvs;
+    std::vector<size_t> op_of;  // per command: its operation's place in the batch
+    std::vector<size_t> picked;
+    std::vector<size_t> first_command;  // per operation of the batch: its first command
+    std::vector<Reply> replies;
+    std::vector<CommandSample> samples;
+    std::vector<std::optional<uint64_t>> inserted;
+    std::vector<std::string> argv;
+    uint64_t sent = 0;
+    for (uint64_t k = 0; sent < ops; ++k) {
+      if (Stopped() || shared->failed.load()) return;
+      const uint64_t n = std::min<uint64_t>(paced.pipeline, ops - sent);
+      std::optional<Clock::time_point> due;
+      if (schedule) {
+        due = schedule->At(k);
+        if (*due >= deadline) return;
+        if (!SleepUntil(*due, options_.stop)) return;
+      }
+      if (Clock::now() >= deadline) {
+        // Behind schedule at the end: what was due and not sent is counted, not dropped.
+        if (schedule) {
+          const uint64_t owed = (schedule->CountBefore(deadline) - k) * paced.pipeline;
+          stats->open_loop.unsent += std::min(owed, ops - sent);
+        }
+        return;
+      }
+      argvs.clear();
+      op_of.clear();
+      picked.clear();
+      first_command.clear();
+      inserted.clear();
+      for (uint64_t j = 0; j < n; ++j) {
+        if (options_.before_operation) options_.before_operation();
+        x.BeginRunOp(clock_start + static_cast<int64_t>(ticks_[t]++ * threads_ + t));
+        const size_t op = x.PickOp(cumulative);
+        picked.push_back(op);
+        first_command.push_back(argvs.size());
+        for (const CommandTemplate& c : spec.ops[op].commands) {
+          x.Expand(c, &argv);
+          argvs.push_back(argv);
+          op_of.push_back(j);
+        }
+        inserted.push_back(x.inserted_id());
+      }
+      const Clock::time_point t0 = Clock::now();
+      const uint64_t lag = due && t0 > *due ? Nanos(t0 - *due) : 0;
+      stats->open_loop.max_lag_ns = std::max(stats->open_loop.max_lag_ns, lag);
+      if (lag > 1'000'000) ++stats->open_loop.late_starts;
+      // Each command's service time: its own round trip, or the batch's when pipelined.
+      std::vector<uint64_t> nanos(argvs.size(), 0);
+      if (paced.pipeline == 1) {
+        replies.resize(argvs.size());
+        samples.resize(argvs.size());
+        for (size_t i = 0; i < argvs.size(); ++i) {
+          const Clock::time_point c0 = Clock::now();
+          Status s = connections_[t]->Execute(argvs[i], &replies[i], &samples[i]);
+          nanos[i] = Nanos(Clock::now() - c0);
+          if (!s.ok()) {
+            shared->Fail("'" + Join(argvs[i]) + "': " + s.ToString());
+            return;
+          }
+        }
+      } else {
+        Status s = connections_[t]->ExecuteBatch(argvs, &replies, &samples);
+        const uint64_t batch_nanos = Nanos(Clock::now() - t0);
+        if (!s.ok()) {
+          shared->Fail("pipeline of " + std::to_string(argvs.size()) + " commands, '" +
+                       Join(argvs[0]) + "', ...: " + s.ToString());
+          return;
+        }
+        nanos.assign(argvs.size(), batch_nanos);
+      }
+      // Record every command, then every operation (service time and, open loop, the time
+      // from the intended start: the service time plus the batch's lag).
+      std::vector<CommandSample> op_samples(n);
+      std::vector<uint64_t> op_nanos(n, 0);
+      std::vector<Reply> op_replies(n, Reply::Ok());
+      for (size_t i = 0; i < argvs.size(); ++i) {
+        const size_t j = op_of[i];
+        const size_t op = picked[j];
+        const size_t nth = i - first_command[j];  // the command's place in its operation
+        CallStats& cs = stats->commands[slot_of[op][nth]];
+        cs.Add(samples[i], nanos[i], replies[i]);
+        if (schedule) cs.AddIntended(lag + nanos[i]);
+        CommandSample& os = op_samples[j];
+        os.has_kv = nth == 0 ? samples[i].has_kv : os.has_kv && samples[i].has_kv;
+        os.kv += samples[i].kv;
+        os.counters.insert(os.counters.end(), samples[i].counters.begin(),
+                           samples[i].counters.end());
+        op_nanos[j] = paced.pipeline == 1 ? op_nanos[j] + nanos[i] : nanos[i];
+        if (replies[i].is_error() && !op_replies[j].is_error()) op_replies[j] = replies[i];
+      }
+      for (uint64_t j = 0; j < n; ++j) {
+        if (inserted[j]) inserts_.Acknowledge(*inserted[j]);
+        CallStats& os = stats->ops[picked[j]];
+        os.Add(op_samples[j], op_nanos[j], op_replies[j]);
+        if (schedule) os.AddIntended(lag + op_nanos[j]);
+        ++stats->recorded;
+        stats->done.fetch_add(1, std::memory_order_relaxed);
+      }
+      sent += n;
+    }
   }
 
   // Fails the run when a command of the phase replied errors to more than kMaxErrorRate of its

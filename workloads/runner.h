@@ -18,6 +18,7 @@
 #include <functional>
 #include <string>
 
+#include "workloads/open_loop.h"
 #include "workloads/stats.h"
 #include "workloads/target.h"
 #include "workloads/workload.h"
@@ -58,6 +59,10 @@ struct RunOptions {
   // the first run phase: starts what must run beside the run phases only (a reclaim
   // mechanism, workloads/reclaim.h).
   std::function<void()> on_loaded;
+  // Open loop (--rate) and pipelining (--pipeline) of the run phases (workloads/open_loop.h).
+  // In-process, a pipeline's commands run one after the other (TargetConnection::ExecuteBatch's
+  // default), so `kvlab bench` gives pipeline > 1 to RESP targets only.
+  OpenLoopOptions open_loop;
 };
 
 // REQUIRES: the workload passed ParseWorkload's validation.

@@ -24,6 +24,7 @@ void CallStats::Merge(const CallStats& other) {
   calls += other.calls;
   errors += other.errors;
   latency_ns.Merge(other.latency_ns);
+  intended_ns.Merge(other.intended_ns);
   has_kv = has_kv && other.has_kv;
   kv += other.kv;
   for (const auto& [name, value] : other.counters) counters[name] += value;

@@ -14,14 +14,18 @@
 
 #include "backends/counting_store.h"
 #include "workloads/histogram.h"
+#include "workloads/open_loop.h"
 #include "workloads/target.h"
 
 namespace kvlab::workloads {
 
 struct CallStats {
   uint64_t calls = 0;
-  uint64_t errors = 0;  // error replies
-  LatencyHistogram latency_ns;
+  uint64_t errors = 0;          // error replies
+  LatencyHistogram latency_ns;  // service time: from the actual send to the reply
+  // Open-loop phases only (workloads/open_loop.h): the latency from each call's intended start,
+  // corrected for coordinated omission. Empty otherwise.
+  LatencyHistogram intended_ns;
   // True when every call came with KV counts (in-process); kv is then the exact sum.
   bool has_kv = true;
   backends::OpCounts kv;
@@ -32,6 +36,8 @@ struct CallStats {
 
   // One call that took `nanos`.
   void Add(const CommandSample& sample, uint64_t nanos, const resp::Reply& reply);
+  // The same call's latency from its intended start (open loop).
+  void AddIntended(uint64_t nanos) { intended_ns.Record(nanos); }
   void Merge(const CallStats& other);
 };
 
@@ -53,6 +59,8 @@ struct PhaseResult {
   std::map<std::string, CallStats> ops;
   // Store-wide counters over the phase (end minus start; see Target::StoreCounters).
   backends::PhysicalCounters store_counters;
+  // Set when the phase ran open loop or pipelined (RunOptions::open_loop).
+  std::optional<OpenLoopRecord> open_loop;
 };
 
 struct WorkloadRunResult {

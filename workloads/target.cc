@@ -62,11 +62,28 @@ class RespConnection final : public TargetConnection {
     return client_.Command(argv, reply);
   }
 
+  Status ExecuteBatch(const std::vector<std::vector<std::string>>& argvs,
+                      std::vector<Reply>* replies, std::vector<CommandSample>* samples) override {
+    samples->assign(argvs.size(), CommandSample());
+    return client_.Pipeline(argvs, replies);
+  }
+
  private:
   RedisClient client_;
 };
 
 }  // namespace
+
+Status TargetConnection::ExecuteBatch(const std::vector<std::vector<std::string>>& argvs,
+                                      std::vector<Reply>* replies,
+                                      std::vector<CommandSample>* samples) {
+  replies->resize(argvs.size());
+  samples->resize(argvs.size());
+  for (size_t i = 0; i < argvs.size(); ++i) {
+    KVLAB_RETURN_IF_ERROR(Execute(argvs[i], &(*replies)[i], &(*samples)[i]));
+  }
+  return Status::OK();
+}
 
 Status EngineTarget::Connect(std::unique_ptr<TargetConnection>* out) {
   *out = std::make_unique<EngineConnection>(engine_, store_ ? store_->remote() : nullptr, options_);

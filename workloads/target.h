@@ -36,6 +36,12 @@ class TargetConnection {
   // connection); an error reply is an OK Status with reply->is_error().
   virtual Status Execute(const std::vector<std::string>& argv, resp::Reply* reply,
                          CommandSample* sample) = 0;
+  // Runs several commands, in order, and returns each one's reply and sample. Over RESP every
+  // command is sent before any reply is read (a pipeline: one round trip); the default runs
+  // them one after the other.
+  virtual Status ExecuteBatch(const std::vector<std::vector<std::string>>& argvs,
+                              std::vector<resp::Reply>* replies,
+                              std::vector<CommandSample>* samples);
 };
 
 class Target {

@@ -520,6 +520,10 @@ Status ApplyOverrides(const WorkloadOverrides& o, Workload* w) {
     return Status::InvalidArgument("--duration: must be more than 0 seconds");
   }
   if (o.threads && *o.threads < 1) return Status::InvalidArgument("--threads: must be at least 1");
+  if (o.value_bytes && (*o.value_bytes < 1 || *o.value_bytes > (64u << 20))) {
+    return Status::InvalidArgument("--data-size: must be 1 to 67108864 bytes (64 MiB)");
+  }
+  if (o.value_bytes) w->keyspace.value_bytes = static_cast<uint32_t>(*o.value_bytes);
   if (o.records) w->keyspace.records = *o.records;
   if (o.elements) w->keyspace.elements = *o.elements;
   if (o.seed) w->seed = *o.seed;

@@ -126,7 +126,8 @@ struct WorkloadOverrides {
   std::optional<double> duration_s;  // > 0
   std::optional<uint64_t> warmup_operations;
   std::optional<uint64_t> seed;
-  std::optional<int> threads;  // >= 1
+  std::optional<int> threads;           // >= 1
+  std::optional<uint64_t> value_bytes;  // --data-size: {value} bytes, 1 .. 64 MiB
 };
 Status ApplyOverrides(const WorkloadOverrides& o, Workload* w);
 
