@@ -1,1 +1,0 @@
-// Compiled only to produce a precompiled header that kvlab's targets reuse (cmake/KvlabPch.cmake).
