@@ -14,6 +14,7 @@
 
 #include "backends/etcd_cluster.h"
 #include "backends/etcd_security.h"
+#include "backends/store_files.h"
 #include "etcd/etcdserver/etcdserverpb/rpc.grpc.pb.h"
 
 namespace kvlab::backends {
@@ -597,6 +598,16 @@ void EtcdIterator::Prev() {
 }
 
 }  // namespace
+
+std::vector<std::string> EtcdFilesIn(const std::string& dir) {
+  const fs::path d(dir);
+  std::vector<std::string> found;
+  if (FileHasBytesAt(d / kPrefixFile, 0, "kvlab/")) found.push_back(kPrefixFile);
+  if (FileHasBytesAt(d / "etcd" / "cluster", 0, "kvlab-etcd-cluster ")) {
+    found.push_back("etcd/cluster");
+  }
+  return found;
+}
 
 Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
                      std::unique_ptr<KvStore>* out) {

@@ -97,4 +97,9 @@ inline constexpr int kEtcdPageRows = 100;
 Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
                      std::unique_ptr<KvStore>* out);
 
+// The files of `dir` that only an etcd store writes, by name (empty: none): its key prefix's
+// file (etcd-prefix) and its private cluster's layout (etcd/cluster). The registry refuses a
+// store whose KVLAB_STORE marker names another backend while they are there (registry.h).
+std::vector<std::string> EtcdFilesIn(const std::string& dir);
+
 }  // namespace kvlab::backends
