@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -333,6 +334,10 @@ class EtcdStore final : public KvStore {
             {"etcd.authentications", authentications_.load()}};
   }
 
+  std::vector<PrivateServer> PrivateServers() const override {
+    return cluster_ != nullptr ? cluster_->Servers() : std::vector<PrivateServer>();
+  }
+
   // Called for every iterator page with the rows in the range it asked (RangeResponse.count):
   // etcd 3.4 walks all of them in its in-memory index to count them, and for a descending page
   // it also reads every one from its backend and sorts them before it applies the limit
@@ -631,6 +636,17 @@ Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
     EtcdClusterOptions co;
     co.dir = (fs::path(options.dir) / "etcd").string();
     if (etcd.max_txn_ops != 0) co.max_txn_ops = static_cast<int>(etcd.max_txn_ops);
+    // Supervised as the Redis tier's private servers are: a member that dies is restarted, so a
+    // cluster that lost its quorum comes back without a hand.
+    co.supervise = true;
+    co.on_event = [log = etcd.log](const std::string& text) {
+      const std::string line = "the private " + text;
+      if (log) {
+        log(line);
+      } else {
+        std::fprintf(stderr, "kvlab: %s\n", line.c_str());
+      }
+    };
     KVLAB_RETURN_IF_ERROR(EtcdCluster::Start(co, &cluster));
     endpoints = cluster->client_endpoints();
   }
