@@ -198,6 +198,16 @@ EtcdCluster::~EtcdCluster() {
   }
 }
 
+std::vector<PrivateServer> EtcdCluster::Servers() const {
+  std::vector<PrivateServer> out;
+  for (int i = 0; i < size(); ++i) {
+    const ChildProcess& p = *members_[i]->process;
+    out.push_back(
+        {"etcd_member" + std::to_string(i), ChildProcessStateName(p.state()), p.restarts()});
+  }
+  return out;
+}
+
 std::vector<std::string> EtcdCluster::client_endpoints() const {
   std::vector<std::string> out;
   for (const auto& m : members_) out.push_back("127.0.0.1:" + std::to_string(m->client_port));

@@ -1,6 +1,8 @@
 // EtcdCluster: a private etcd cluster that kvlab starts under a store's directory, one `etcd`
 // process (Debian's etcd-server) per member, each a kvlab::ChildProcess (base/child_process.h)
-// as the Redis tier's private redis-servers are.
+// as the Redis tier's private redis-servers are. With `supervise` (the etcd backend's private
+// cluster), a member that exits unasked is restarted on its ports and data directory after
+// ChildProcess's backoff, and every exit and restart goes to `on_event`.
 //
 // Layout under `dir`: "cluster" (the members' loopback ports and the cluster token, written at
 // the first start and reused by every later one, since etcd records its peers' addresses in its
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/kv_store.h"
 #include "base/child_process.h"
 #include "base/status.h"
 
@@ -48,6 +51,8 @@ struct EtcdClusterOptions {
   std::string dir;         // created when missing
   int members = 3;         // REQUIRES: >= 1
   bool supervise = false;  // restart a member that exits unasked (ChildProcessOptions)
+  // Told of the members' exits and restarts, one line each ("etcd member0 (pid 123) exited:
+  // signal 9; restarting in 100 ms"), from their monitor threads. Default: nothing.
   std::function<void(const std::string&)> on_event;
   // The members' --max-txn-ops. REQUIRES: >= 1.
   int max_txn_ops = kPrivateMaxTxnOps;
@@ -71,6 +76,8 @@ class EtcdCluster {
   // The member's process, to stop, kill or restart it (tests, fault injection).
   // REQUIRES: 0 <= i < size().
   ChildProcess& member(int i) { return *members_[i]->process; }
+  // Every member as its supervisor sees it, for INFO: "etcd_member<i>", its state, its restarts.
+  std::vector<PrivateServer> Servers() const;
   // Waits up to `timeout` until a member answers as the leader; -1 when none does.
   int Leader(std::chrono::milliseconds timeout) const;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,7 @@
 
 #include "backends/etcd_cluster.h"
 #include "backends/etcd_security.h"
+#include "backends/store_files.h"
 #include "etcd/etcdserver/etcdserverpb/rpc.grpc.pb.h"
 
 namespace kvlab::backends {
@@ -332,6 +334,10 @@ class EtcdStore final : public KvStore {
             {"etcd.authentications", authentications_.load()}};
   }
 
+  std::vector<PrivateServer> PrivateServers() const override {
+    return cluster_ != nullptr ? cluster_->Servers() : std::vector<PrivateServer>();
+  }
+
   // Called for every iterator page with the rows in the range it asked (RangeResponse.count):
   // etcd 3.4 walks all of them in its in-memory index to count them, and for a descending page
   // it also reads every one from its backend and sorts them before it applies the limit
@@ -598,6 +604,16 @@ void EtcdIterator::Prev() {
 
 }  // namespace
 
+std::vector<std::string> EtcdFilesIn(const std::string& dir) {
+  const fs::path d(dir);
+  std::vector<std::string> found;
+  if (FileHasBytesAt(d / kPrefixFile, 0, "kvlab/")) found.push_back(kPrefixFile);
+  if (FileHasBytesAt(d / "etcd" / "cluster", 0, "kvlab-etcd-cluster ")) {
+    found.push_back("etcd/cluster");
+  }
+  return found;
+}
+
 Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
                      std::unique_ptr<KvStore>* out) {
   // Every option is checked, and every file read, before anything is created or connected.
@@ -620,6 +636,17 @@ Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
     EtcdClusterOptions co;
     co.dir = (fs::path(options.dir) / "etcd").string();
     if (etcd.max_txn_ops != 0) co.max_txn_ops = static_cast<int>(etcd.max_txn_ops);
+    // Supervised as the Redis tier's private servers are: a member that dies is restarted, so a
+    // cluster that lost its quorum comes back without a hand.
+    co.supervise = true;
+    co.on_event = [log = etcd.log](const std::string& text) {
+      const std::string line = "the private " + text;
+      if (log) {
+        log(line);
+      } else {
+        std::fprintf(stderr, "kvlab: %s\n", line.c_str());
+      }
+    };
     KVLAB_RETURN_IF_ERROR(EtcdCluster::Start(co, &cluster));
     endpoints = cluster->client_endpoints();
   }

@@ -5,7 +5,8 @@
 // store is created and kept in the store's directory (file "etcd-prefix"), so that one cluster
 // holds several stores. The cluster is EtcdOptions::endpoints, or, when none are given, a
 // private 3-member cluster under the store's directory (etcd_cluster.h) that lives as long as
-// the store.
+// the store, its members supervised: one that exits unasked is restarted after a backoff, each
+// exit and restart is logged (EtcdOptions::log), and PrivateServers() shows their states.
 //
 // How each call maps to etcd (every request is one gRPC round trip):
 // - Get: one Range of one key. MultiGet: one Txn of Ranges, one per key (several Txns when the
@@ -41,6 +42,7 @@
 // etcd.authentications (Auth.Authenticate calls: the one at open, then one per expired token).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +86,12 @@ struct EtcdOptions {
   // etcd.authentications. Only with `endpoints`.
   std::string user;
   std::string password;
+
+  // Where the private cluster's supervisor reports its members' exits and restarts, one line
+  // each ("the private etcd member1 (pid 123) exited: signal 9; restarting in 100 ms"), from
+  // their monitor threads. Default: kvlab's stderr, "kvlab: " and the line, as the Redis tier
+  // reports its private servers.
+  std::function<void(const std::string&)> log;
 };
 
 inline constexpr uint64_t kEtcdMaxRequestBytes = 1536 * 1024;
@@ -96,5 +104,10 @@ inline constexpr int kEtcdPageRows = 100;
 // reached fails here rather than at the first command.
 Status OpenEtcdStore(const StoreOptions& options, const EtcdOptions& etcd,
                      std::unique_ptr<KvStore>* out);
+
+// The files of `dir` that only an etcd store writes, by name (empty: none): its key prefix's
+// file (etcd-prefix) and its private cluster's layout (etcd/cluster). The registry refuses a
+// store whose KVLAB_STORE marker names another backend while they are there (registry.h).
+std::vector<std::string> EtcdFilesIn(const std::string& dir);
 
 }  // namespace kvlab::backends

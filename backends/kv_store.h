@@ -191,6 +191,14 @@ class Iterator {
 // as their current value, counters as cumulative totals.
 using PhysicalCounters = std::vector<std::pair<std::string, uint64_t>>;
 
+// A server process a store runs for itself (the etcd backend's private members), as its
+// supervisor sees it: what INFO shows, in the style of the Redis tier's private servers.
+struct PrivateServer {
+  std::string name;       // the prefix of its INFO fields: "etcd_member0"
+  std::string state;      // "not_started", "running", "restarting" or "stopped" (ChildProcess)
+  uint64_t restarts = 0;  // restarts after exits nobody asked for
+};
+
 class KvStore {
  public:
   virtual ~KvStore() = default;
@@ -220,6 +228,10 @@ class KvStore {
   // so the difference of two readings on one thread is exact for the work in between; for the
   // other backends they are store-wide.
   virtual PhysicalCounters ReadPhysicalCounters() { return {}; }
+
+  // The servers the store runs for itself, in a fixed order: none for the embedded backends
+  // and for a store in a cluster kvlab does not run.
+  virtual std::vector<PrivateServer> PrivateServers() const { return {}; }
 };
 
 // The key check every backend applies before writing: non-empty, at most max_key_bytes.

@@ -44,6 +44,7 @@ class KvStoreWrapper : public KvStore {
   }
   Status Flush() override { return target_->Flush(); }
   PhysicalCounters ReadPhysicalCounters() override { return target_->ReadPhysicalCounters(); }
+  std::vector<PrivateServer> PrivateServers() const override { return target_->PrivateServers(); }
 
  private:
   std::unique_ptr<KvStore> owned_;

@@ -89,6 +89,7 @@
 
 #include "backends/key_spaces.h"
 #include "backends/long_key_store.h"
+#include "backends/store_files.h"
 
 namespace kvlab::backends {
 namespace {
@@ -673,6 +674,24 @@ PhysicalCounters LmdbStore::ReadPhysicalCounters() {
 }
 
 }  // namespace
+
+std::vector<std::string> LmdbFilesIn(const std::string& dir) {
+  // LMDB's data file starts with its two meta pages. A page starts with its header (the page
+  // number, a pgno_t = size_t; 2 bytes of padding; 2 bytes of flags; 4 bytes of free-space
+  // bounds), and a meta page's body with mm_magic (MDB_MAGIC, 0xBEEFC0DE) and mm_version
+  // (MDB_DATA_VERSION, 1), in the machine's byte order (mdb.c: MDB_page, MDB_meta).
+  constexpr uint64_t kMetaOffset = sizeof(size_t) + 8;
+  constexpr uint32_t kMagicAndVersion[2] = {0xBEEFC0DE, 1};
+  const std::filesystem::path d(dir);
+  std::vector<std::string> found;
+  if (FileHasBytesAt(d / "data.mdb", kMetaOffset,
+                     std::string_view(reinterpret_cast<const char*>(kMagicAndVersion),
+                                      sizeof(kMagicAndVersion)))) {
+    found.push_back("data.mdb");
+    if (IsRegularFile(d / "lock.mdb")) found.push_back("lock.mdb");
+  }
+  return found;
+}
 
 Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
   std::unique_ptr<KvStore> lmdb;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "backends/kv_store.h"
 
@@ -11,5 +13,11 @@ namespace kvlab::backends {
 // LMDB's 511-byte limit are kept by a LongKeyStore layer (long_key_store.h).
 // REQUIRES: options.dir exists (OpenStore in registry.h creates it and checks its marker).
 Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+
+// The files of `dir` that only a LMDB store writes, by name (empty: none): data.mdb whose first
+// page is a LMDB meta page (its magic and data version), and lock.mdb beside it. The registry
+// refuses a store whose KVLAB_STORE marker names another backend while they are there
+// (registry.h).
+std::vector<std::string> LmdbFilesIn(const std::string& dir);
 
 }  // namespace kvlab::backends

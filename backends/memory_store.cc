@@ -6,6 +6,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "backends/store_files.h"
+
 namespace kvlab::backends {
 namespace {
 
@@ -155,6 +157,14 @@ Status MemoryStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* 
 MemoryStore::~MemoryStore() {
   Status s = Flush();
   if (!s.ok()) std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
+}
+
+std::vector<std::string> MemoryStore::FilesIn(const std::string& dir) {
+  if (FileHasBytesAt(std::filesystem::path(dir) / kSnapshotFile, 0,
+                     std::string_view(kMagic, sizeof(kMagic)))) {
+    return {kSnapshotFile};
+  }
+  return {};
 }
 
 Capabilities MemoryStore::capabilities() const {

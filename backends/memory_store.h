@@ -18,6 +18,7 @@
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <vector>
 
 #include "backends/kv_store.h"
 
@@ -31,6 +32,10 @@ class MemoryStore final : public KvStore {
   // Opens the store in options.dir, loading its snapshot when present. An empty dir keeps the
   // store purely in memory (nothing is written).
   static Status Open(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+  // The files of `dir` that only a memory store writes, by name (empty: none): its snapshot,
+  // recognised by its magic. The registry refuses a store whose KVLAB_STORE marker names another
+  // backend while it is there (registry.h).
+  static std::vector<std::string> FilesIn(const std::string& dir);
   ~MemoryStore() override;
 
   std::string name() const override { return "memory"; }

@@ -28,19 +28,52 @@ namespace {
 constexpr const char* kMarkerFile = "KVLAB_STORE";
 
 using OpenFn = Status (*)(const StoreOptions&, std::unique_ptr<KvStore>*);
+using FilesInFn = std::vector<std::string> (*)(const std::string& dir);
+
+// A backend as the registry knows it.
+struct BackendRow {
+  const char* name;  // as in BackendNames()
+  // How messages name its files: "the directory holds RocksDB files (CURRENT, IDENTITY)".
+  const char* files_title;
+  OpenFn open;
+  // The files of a directory that only this backend writes (its own FilesIn): a store's marker
+  // must name the backend whose files it holds.
+  FilesInFn files_in;
+};
+
+const BackendRow kBackendRows[] = {
+    {"memory", "memory", &MemoryStore::Open, &MemoryStore::FilesIn},
+    {"rocksdb", "RocksDB", &OpenRocksDbStore, &RocksDbFilesIn},
+    {"lmdb", "LMDB", &OpenLmdbStore, &LmdbFilesIn},
+    {"wiredtiger", "WiredTiger", &OpenWiredTigerStore, &WiredTigerFilesIn},
+    // Opened with its EtcdOptions in OpenStore; this entry says the name is known.
+    {"etcd", "etcd",
+     [](const StoreOptions& options, std::unique_ptr<KvStore>* out) {
+       return OpenEtcdStore(options, EtcdOptions(), out);
+     },
+     &EtcdFilesIn},
+};
 
 OpenFn FindBackend(const std::string& name) {
-  if (name == "memory") return &MemoryStore::Open;
-  if (name == "rocksdb") return &OpenRocksDbStore;
-  if (name == "lmdb") return &OpenLmdbStore;
-  if (name == "wiredtiger") return &OpenWiredTigerStore;
-  if (name == "etcd") {
-    // Opened with its EtcdOptions in OpenStore; this entry says the name is known.
-    return [](const StoreOptions& options, std::unique_ptr<KvStore>* out) {
-      return OpenEtcdStore(options, EtcdOptions(), out);
-    };
+  for (const BackendRow& row : kBackendRows) {
+    if (name == row.name) return row.open;
   }
   return nullptr;
+}
+
+// "RocksDB files (CURRENT, IDENTITY)" for every backend but `except` whose files dir holds,
+// joined with " and "; empty when there are none.
+std::string ForeignFiles(const std::string& dir, const std::string& except) {
+  std::string out;
+  for (const BackendRow& row : kBackendRows) {
+    if (row.name == except) continue;
+    const std::vector<std::string> files = row.files_in(dir);
+    if (files.empty()) continue;
+    std::string names;
+    for (const std::string& f : files) names += (names.empty() ? "" : ", ") + f;
+    out += (out.empty() ? "" : " and ") + std::string(row.files_title) + " files (" + names + ")";
+  }
+  return out;
 }
 
 using FormatRecord = std::vector<std::pair<std::string, std::string>>;
@@ -134,8 +167,10 @@ Status CheckDirectory(const std::string& backend, const std::string& dir,
   *fresh = false;
   std::ifstream marker(fs::path(dir) / kMarkerFile);
   if (!marker) {
+    const std::string found = ForeignFiles(dir, "");
     return Status::InvalidArgument(where + "not a kvlab store (no " + kMarkerFile +
-                                   " file, and the directory is not empty)");
+                                   " file, and the directory is not empty" +
+                                   (found.empty() ? "" : ": it holds " + found) + ")");
   }
   std::stringstream text;
   text << marker.rdbuf();
@@ -145,10 +180,20 @@ Status CheckDirectory(const std::string& backend, const std::string& dir,
   if (!ParseMarker(text.str(), &version, &stored_backend, &stored)) {
     return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
   }
+  if (FindBackend(stored_backend) == nullptr) {
+    return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
+  }
+  // The marker is the store's word, its files are the facts: a marker edited or copied to name
+  // another backend would have that backend open over files it cannot read, serve an empty
+  // store and write its own files beside them.
+  if (const std::string found = ForeignFiles(dir, stored_backend); !found.empty()) {
+    return Status::InvalidArgument(where + "the directory holds " + found + " but its " +
+                                   kMarkerFile + " marker names " + stored_backend +
+                                   ": the marker must name the backend whose files these are "
+                                   "(was it edited, or were files copied in from another "
+                                   "store?); nothing was opened");
+  }
   if (stored_backend != backend) {
-    if (FindBackend(stored_backend) == nullptr) {
-      return Status::InvalidArgument(where + "unrecognised " + kMarkerFile + " file");
-    }
     return Status::InvalidArgument(where + "is a " + stored_backend + " store, not a " + backend +
                                    " store");
   }
@@ -217,8 +262,11 @@ Status LockDirectory(const std::string& backend, const std::string& dir, bool fr
 }  // namespace
 
 const std::vector<std::string>& BackendNames() {
-  static const std::vector<std::string> kNames = {"memory", "rocksdb", "lmdb", "wiredtiger",
-                                                  "etcd"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const BackendRow& row : kBackendRows) names.push_back(row.name);
+    return names;
+  }();
   return kNames;
 }
 

@@ -4,6 +4,10 @@
 // - creates a fresh temporary directory when spec.options.dir is empty (removed on close);
 // - refuses a directory that is not a kvlab store of the requested backend, without changing a
 //   file in it: a kvlab store holds a marker file, KVLAB_STORE, that names its backend;
+// - refuses a store whose marker names a backend other than the one whose files it holds (each
+//   backend recognises its own: RocksDbFilesIn, LmdbFilesIn, WiredTigerFilesIn,
+//   MemoryStore::FilesIn, EtcdFilesIn), naming what it found, so that an edited or copied marker
+//   never has one engine open over another's files, serve an empty store and write beside them;
 // - keeps the store's format record in that file: the layout and options of what is written in
 //   it (for the engine: the key layout version, the namespace prefix, the md5 prefix), given by
 //   the opener as opaque name/value pairs. Opening with another record is refused with an error

@@ -231,6 +231,61 @@ TEST_P(RegistryTest, AStoreWithoutARecordTakesItsFirstOpeners) {
 INSTANTIATE_TEST_SUITE_P(AllBackends, RegistryTest, ::testing::ValuesIn(EmbeddedBackendNames()),
                          [](const auto& info) { return info.param; });
 
+// Every backend recognises its own files: with the marker edited to name any other backend, the
+// store is refused whichever backend opens it, naming the files found and the marker's backend,
+// and nothing is created (the named backend never opens: an etcd marker starts no cluster).
+TEST(Registry, AMarkerThatNamesAnotherBackendThanTheFilesIsRefused) {
+  ScratchDir scratch;
+  const std::vector<std::pair<std::string, std::string>> files_of = {
+      {"memory", "memory files (memory.snapshot)"},
+      {"rocksdb", "RocksDB files (CURRENT, IDENTITY)"},
+      {"lmdb", "LMDB files (data.mdb, lock.mdb)"},
+      {"wiredtiger", "WiredTiger files (WiredTiger, WiredTiger.turtle)"},
+  };
+  ASSERT_EQ(files_of.size(), EmbeddedBackendNames().size());
+  for (const auto& [backend, files] : files_of) {
+    const std::string dir = scratch.Sub(backend);
+    const std::string marker = dir + "/KVLAB_STORE";
+    {
+      std::unique_ptr<OpenedStore> opened;
+      ASSERT_TRUE(OpenStore(SpecFor(backend, dir), &opened).ok());
+      ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+    }
+    for (const std::string& named : BackendNames()) {
+      if (named == backend) continue;
+      std::ofstream(marker, std::ios::trunc) << "kvlab-store 2\nbackend " + named + "\n";
+      const auto before = Listing(dir);
+      for (const std::string& opener : {named, backend}) {
+        std::unique_ptr<OpenedStore> opened;
+        const Status s = OpenStore(SpecFor(opener, dir), &opened);
+        ASSERT_TRUE(s.IsInvalidArgument()) << backend << " named " << named << ": " << s.ToString();
+        EXPECT_NE(s.message().find(opener + ": " + dir + ": the directory holds " + files +
+                                   " but its KVLAB_STORE marker names " + named + ": "),
+                  std::string::npos)
+            << s.ToString();
+        EXPECT_EQ(Listing(dir), before)
+            << backend << " named " << named << ", opened as " << opener;
+      }
+    }
+    // Without a marker, the message says whose files the directory holds.
+    fs::remove(marker);
+    std::unique_ptr<OpenedStore> opened;
+    Status s = OpenStore(SpecFor(backend, dir), &opened);
+    EXPECT_NE(s.message().find("not a kvlab store (no KVLAB_STORE file, and the directory is not "
+                               "empty: it holds " +
+                               files + ")"),
+              std::string::npos)
+        << s.ToString();
+    // The marker put back: the store opens with its data.
+    std::ofstream(marker, std::ios::trunc) << "kvlab-store 2\nbackend " + backend + "\n";
+    s = OpenStore(SpecFor(backend, dir), &opened);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::string v;
+    EXPECT_TRUE(opened->store()->Get("k", &v).ok()) << backend;
+    EXPECT_EQ(v, "v");
+  }
+}
+
 TEST(Registry, UnknownBackendIsAClearError) {
   std::unique_ptr<OpenedStore> opened;
   Status s = OpenStore(SpecFor("leveldb", ""), &opened);

@@ -86,6 +86,7 @@
 #include <cstdio>
 
 #include "backends/key_spaces.h"
+#include "backends/store_files.h"
 
 namespace kvlab::backends {
 namespace {
@@ -586,6 +587,16 @@ class RocksDbStore final : public KvStore, private ScanObserver {
 };
 
 }  // namespace
+
+std::vector<std::string> RocksDbFilesIn(const std::string& dir) {
+  // RocksDB writes both when it creates a DB: CURRENT holds the name of the live MANIFEST
+  // ("MANIFEST-000005\n"), IDENTITY the DB's unique id.
+  const std::filesystem::path d(dir);
+  std::vector<std::string> found;
+  if (FileHasBytesAt(d / "CURRENT", 0, "MANIFEST-")) found.push_back("CURRENT");
+  if (IsRegularFile(d / "IDENTITY")) found.push_back("IDENTITY");
+  return found;
+}
 
 Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
   return OpenRocksDbStore(options, nullptr, store, nullptr);

@@ -3,6 +3,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "backends/compaction_filter.h"
 #include "backends/kv_store.h"
@@ -21,5 +23,10 @@ Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* s
 Status OpenRocksDbStore(const StoreOptions& options,
                         std::shared_ptr<const CompactionFilterPolicy> filter,
                         std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all);
+
+// The files of `dir` that only a RocksDB store writes, by name (empty: none): CURRENT naming a
+// MANIFEST, IDENTITY. The registry refuses a store whose KVLAB_STORE marker names another
+// backend while they are there (registry.h).
+std::vector<std::string> RocksDbFilesIn(const std::string& dir);
 
 }  // namespace kvlab::backends

@@ -63,6 +63,7 @@
 #include <thread>
 
 #include "backends/key_spaces.h"
+#include "backends/store_files.h"
 
 namespace kvlab::backends {
 namespace {
@@ -725,6 +726,16 @@ PhysicalCounters WiredTigerStore::ReadPhysicalCounters() {
 }
 
 }  // namespace
+
+std::vector<std::string> WiredTigerFilesIn(const std::string& dir) {
+  const std::filesystem::path d(dir);
+  std::vector<std::string> found;
+  if (FileHasBytesAt(d / "WiredTiger", 0, "WiredTiger\n")) found.push_back("WiredTiger");
+  if (FileHasBytesAt(d / "WiredTiger.turtle", 0, "WiredTiger version string\n")) {
+    found.push_back("WiredTiger.turtle");
+  }
+  return found;
+}
 
 Status OpenWiredTigerStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
   return WiredTigerStore::Open(options, store);

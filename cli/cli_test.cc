@@ -9,8 +9,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "backends/registry.h"
 #include "flags/conventions.h"
 #include "testing/child_run.h"
 #include "testing/kv_test_util.h"
@@ -271,6 +273,37 @@ TEST(Cli, ServeRefusesATierVersionWithoutItsTier) {
   r = Kvlab(with({"--hash-encoding", "3"}), dir.path(), "/nonexistent");
   EXPECT_EQ(r.exit_code, kExitCannotRun) << r.err;
   EXPECT_TRUE(Has(r.err, "cannot start the private redis-server")) << r.err;
+}
+
+// A store whose KVLAB_STORE marker was edited to name another backend than its files: `serve`
+// refuses it as an unusable --dir (exit 2), naming both, and creates no file.
+TEST(Cli, ServeRefusesAStoreWhoseMarkerContradictsItsFiles) {
+  testing::ScratchDir dir;
+  const std::string store = dir.Sub("store");
+  {
+    backends::StoreSpec spec;
+    spec.backend = "rocksdb";
+    spec.options.dir = store;
+    std::unique_ptr<backends::OpenedStore> opened;
+    ASSERT_TRUE(backends::OpenStore(spec, &opened).ok());
+    ASSERT_TRUE(opened->store()->Put("k", "v").ok());
+  }
+  std::ofstream(store + "/KVLAB_STORE", std::ios::trunc) << "kvlab-store 2\nbackend lmdb\n";
+  auto names = [&] {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(store)) out.insert(e.path().filename().string());
+    return out;
+  };
+  const std::set<std::string> before = names();
+  const ChildRun r = Kvlab({"serve", "--backend", "lmdb", "--dir", store, "--port", "0",
+                            "--unixsocket", dir.Sub("kvlab.sock")},
+                           dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_TRUE(Has(r.err, "lmdb: " + store +
+                             ": the directory holds RocksDB files (CURRENT, IDENTITY) but its "
+                             "KVLAB_STORE marker names lmdb"))
+      << r.err;
+  EXPECT_EQ(names(), before);
 }
 
 // What users read cites nothing outside the repository, and no placeholder of work since done.

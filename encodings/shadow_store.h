@@ -53,6 +53,9 @@ class ShadowStore : public backends::KvStore {
   backends::PhysicalCounters ReadPhysicalCounters() override {
     return base_->ReadPhysicalCounters();
   }
+  std::vector<backends::PrivateServer> PrivateServers() const override {
+    return base_->PrivateServers();
+  }
 
  private:
   bool Shadowed(std::string_view key) const;

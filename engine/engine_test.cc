@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "backends/kv_store_wrapper.h"
 #include "encodings/coding.h"
 #include "encodings/key_meta.h"
 #include "testing/engine_test_util.h"
@@ -277,6 +278,30 @@ TEST(EngineOptions, NamespacePrefixSeparatesDatabasesAndEngines) {
   EXPECT_EQ(e.Run("GET k"), "\"1\"");
   EXPECT_EQ(e.Run("FLUSHALL"), "OK");
   EXPECT_EQ(other.Execute(s, {"GET", "k"}).Describe(), "\"2\"");
+}
+
+// A store that runs servers of its own, as the etcd backend's private cluster does.
+class StoreWithServers : public backends::KvStoreWrapper {
+ public:
+  using KvStoreWrapper::KvStoreWrapper;
+  std::vector<backends::PrivateServer> PrivateServers() const override {
+    return {{"etcd_member0", "running", 0}, {"etcd_member1", "restarting", 2}};
+  }
+};
+
+// INFO kvlab shows the servers the store runs for itself as their supervisor sees them, in the
+// Redis tier's style (<name>_state, <name>_restarts), through the engine's own decorators.
+TEST(EngineInfo, ShowsTheServersTheStoreRuns) {
+  EngineHarness e;
+  EXPECT_EQ(e.Exec("INFO kvlab").str().find("etcd_member"), std::string::npos);
+  StoreWithServers store(e.store());
+  Engine engine(&store, EngineOptions());
+  Session s;
+  const std::string info = engine.Execute(s, {"INFO", "kvlab"}).str();
+  EXPECT_NE(info.find("\r\netcd_member0_state:running\r\netcd_member0_restarts:0\r\n"
+                      "etcd_member1_state:restarting\r\netcd_member1_restarts:2\r\n"),
+            std::string::npos)
+      << info;
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 //   large_commands:0
 //   group_commits:0
 //   group_commit_commands:0
+//   etcd_member0_state:running       (one pair per server the store runs for itself: the etcd
+//   etcd_member0_restarts:0           backend's private members)
 //   redis_cache:private redis-server
 //   redis_cache_state:running
 //   redis_cache_restarts:0
@@ -46,6 +48,9 @@
 // describe the SCAN cursor table; large_commands counts commands over more than 1,000 keys
 // (engine/key_locks.h); group_commits counts the groups of pipelined writes committed as one
 // store write, group_commit_commands the commands in them (Engine::ExecuteGroup).
+// <server>_state and <server>_restarts are what the supervisor of a server the store runs for
+// itself saw (KvStore::PrivateServers: the etcd backend's private members), as redis_<role>_state
+// and _restarts are for the Redis tier's.
 #include <strings.h>
 
 #include <algorithm>
@@ -185,6 +190,10 @@ void AppendKvlab(Engine& engine, std::string* out) {
   *out += "large_commands:" + std::to_string(engine.key_locks().large_commands()) + "\r\n";
   *out += "group_commits:" + std::to_string(engine.group_commits()) + "\r\n";
   *out += "group_commit_commands:" + std::to_string(engine.group_commit_commands()) + "\r\n";
+  for (const backends::PrivateServer& server : engine.store()->PrivateServers()) {
+    *out += server.name + "_state:" + server.state + "\r\n";
+    *out += server.name + "_restarts:" + std::to_string(server.restarts) + "\r\n";
+  }
   if (RedisTier* tier = engine.tier()) {
     for (const auto& [role, name] :
          {std::pair{TierRole::kCache, "cache"}, std::pair{TierRole::kStore, "store"}}) {
