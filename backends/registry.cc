@@ -392,6 +392,7 @@ void OpenedStore::Close() {
   base_ = nullptr;
   store_.reset();
   remote_ = nullptr;
+  disk_guard_ = nullptr;
   if (lock_fd_ >= 0) {
     ::close(lock_fd_);
     lock_fd_ = -1;
@@ -459,6 +460,11 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
     KVLAB_RETURN_IF_ERROR(open(options, &store));
   }
   opened->base_ = store.get();
+  if (spec.disk_reserve.enabled() && spec.backend != "memory" && spec.backend != "etcd") {
+    auto guard = std::make_unique<DiskGuardStore>(std::move(store), options.dir, spec.disk_reserve);
+    opened->disk_guard_ = guard.get();
+    store = std::move(guard);
+  }
   if (spec.no_reverse_scan) store = std::make_unique<NoReverseScanStore>(std::move(store));
   if (spec.remote_latency) {
     auto remote = std::make_unique<RemoteLatencyStore>(std::move(store), spec.remote);

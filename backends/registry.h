@@ -19,7 +19,8 @@
 //   records would be out of view;
 // - takes an exclusive lock (flock on the marker) so that a second process cannot open the same
 //   store; LMDB alone would allow it, and RocksDB and WiredTiger would each word it differently;
-// - stacks the decorators the spec asks for: NoReverseScan, then RemoteLatency.
+// - stacks the decorators the spec asks for: DiskGuard (on a persistent embedded backend, when
+//   the spec has a reserve), NoReverseScan, then RemoteLatency.
 //
 // Marker file layout (text): "kvlab-store 2\nbackend <name>\n" then one "format <name> <value>\n"
 // line per record entry (values are hex when they hold bytes outside printable ASCII). Version 1
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "backends/compaction_filter.h"
+#include "backends/disk_guard_store.h"
 #include "backends/etcd_store.h"
 #include "backends/kv_store.h"
 #include "backends/remote_store.h"
@@ -53,6 +55,11 @@ struct StoreSpec {
   std::shared_ptr<const CompactionFilterPolicy> compaction_filter;
   // The etcd backend's cluster and limits (etcd_store.h); ignored by the others.
   EtcdOptions etcd;
+  // The free space writes leave on the store's filesystem (disk_guard_store.h): writes are
+  // refused below it. Applies to the persistent embedded backends (rocksdb, lmdb, wiredtiger);
+  // the memory backend writes no files and etcd's members keep their own quota. Off by default
+  // here; kvlab's subcommands default to 256 MiB (--disk-reserve, flags/common_flags.h).
+  DiskReserve disk_reserve;
 };
 
 // The names OpenStore accepts, in a fixed order.
@@ -95,6 +102,8 @@ class OpenedStore {
   // The backend's own store, below every decorator: what a compaction filter reads through,
   // so that its reads are neither delayed nor counted as the workload's round trips.
   KvStore* base() const { return base_; }
+  // The DiskGuardStore of the chain, or nullptr.
+  DiskGuardStore* disk_guard() const { return disk_guard_; }
   // The RemoteLatencyStore of the chain, or nullptr.
   RemoteLatencyStore* remote() const { return remote_; }
   const std::string& dir() const { return dir_; }
@@ -119,6 +128,7 @@ class OpenedStore {
   std::function<Status()> compact_all_;  // set by a backend that compacts
   KvStore* base_ = nullptr;
   RemoteLatencyStore* remote_ = nullptr;
+  DiskGuardStore* disk_guard_ = nullptr;
   std::string dir_;
   std::string backend_;
   bool temporary_ = false;

@@ -47,6 +47,17 @@ void StoreFlags::AddTo(CLI::App* app) {
                   "dropped (longer than any command runs; docs/gc.md says why)")
       ->check(NonNegative())
       ->capture_default_str();
+  app->add_option("--disk-reserve", disk_reserve,
+                  "Free space to keep on the store's filesystem: below it writes get a 'disk "
+                  "full' error, reads still work, and writes resume once space returns (rocksdb, "
+                  "lmdb, wiredtiger). A size (256mb, 1gb), a percentage of the filesystem (5%), "
+                  "or 0 for none (docs/engine.md)")
+      ->check([](const std::string& text) {
+        backends::DiskReserve reserve;
+        const Status s = backends::ParseDiskReserve(text, &reserve);
+        return s.ok() ? std::string() : s.message();
+      })
+      ->capture_default_str();
 }
 
 StoreSpec StoreFlags::ToSpec() const {
@@ -60,6 +71,8 @@ StoreSpec StoreFlags::ToSpec() const {
   spec.remote.round_trip = std::chrono::microseconds(rtt_us);
   spec.remote.scan_page_rows = scan_page_rows;
   spec.etcd = etcd.ToOptions();
+  // Checked while parsing (AddTo), so the parse cannot fail here.
+  backends::ParseDiskReserve(disk_reserve, &spec.disk_reserve).IgnoreError();
   if (column_families) {
     spec.options.key_spaces =
         encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags());

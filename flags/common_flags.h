@@ -29,12 +29,18 @@ struct StoreFlags {
   // for expired keys.
   bool compaction_filter = false;
   int64_t compaction_grace_ms = 60'000;
+  // The free space writes leave on the store's filesystem (backends/disk_guard_store.h): a size
+  // or a percentage of the filesystem, checked while parsing. 256 MiB leaves room for RocksDB's
+  // memtable flushes (64 MiB each) and compactions and for WiredTiger's checkpoints and log
+  // files while writes are refused.
+  std::string disk_reserve = "256mb";
   // --etcd-endpoints, --etcd-max-txn-ops, TLS and authentication: the etcd cluster of
   // --backend etcd (etcd_flags.h).
   EtcdFlags etcd;
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
-  // --column-families, --compaction-filter, --compaction-grace-ms, and the etcd flags.
+  // --column-families, --compaction-filter, --compaction-grace-ms, --disk-reserve, and the etcd
+  // flags.
   void AddTo(CLI::App* app);
   // Throws UsageError when the etcd flags cannot give a password (EtcdFlags::ToOptions).
   backends::StoreSpec ToSpec() const;

@@ -1,0 +1,164 @@
+#include "backends/disk_guard_store.h"
+
+#include <strings.h>
+#include <sys/statvfs.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <string>
+
+namespace kvlab::backends {
+namespace {
+
+// "12.3 MiB", for messages.
+std::string Mib(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+// A size as Redis's memory values take it (engine/config.h's ParseMemoryValue, which backends/
+// cannot include): digits, then an optional unit b, k, kb, m, mb, g, gb, any case.
+bool ParseSize(std::string_view text, uint64_t* bytes) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 19) return false;
+  const std::string unit(text.substr(digits));
+  uint64_t multiplier = 0;
+  if (unit.empty() || !strcasecmp(unit.c_str(), "b")) {
+    multiplier = 1;
+  } else if (!strcasecmp(unit.c_str(), "k")) {
+    multiplier = 1000;
+  } else if (!strcasecmp(unit.c_str(), "kb")) {
+    multiplier = 1024;
+  } else if (!strcasecmp(unit.c_str(), "m")) {
+    multiplier = 1000 * 1000;
+  } else if (!strcasecmp(unit.c_str(), "mb")) {
+    multiplier = 1024 * 1024;
+  } else if (!strcasecmp(unit.c_str(), "g")) {
+    multiplier = 1000ull * 1000 * 1000;
+  } else if (!strcasecmp(unit.c_str(), "gb")) {
+    multiplier = 1024ull * 1024 * 1024;
+  } else {
+    return false;
+  }
+  uint64_t number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
+  if (ec != std::errc() || number > UINT64_MAX / multiplier) return false;
+  *bytes = number * multiplier;
+  return true;
+}
+
+// What a record costs on disk beyond its key and value, counted so that a stream of small
+// records is not taken for almost nothing between two statvfs calls: RocksDB's WAL record and
+// batch headers, WiredTiger's log record, LMDB's node header. A round over-estimate.
+constexpr uint64_t kRecordOverhead = 64;
+
+}  // namespace
+
+uint64_t DiskReserve::BytesOn(uint64_t filesystem_bytes) const {
+  if (percent > 0) return static_cast<uint64_t>(static_cast<double>(filesystem_bytes) * percent / 100);
+  return bytes;
+}
+
+std::string DiskReserve::Describe() const {
+  if (percent > 0) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g%% of the filesystem", percent);
+    return text;
+  }
+  return Mib(bytes);
+}
+
+Status ParseDiskReserve(std::string_view text, DiskReserve* out) {
+  auto bad = [&](std::string why) {
+    return Status::InvalidArgument("bad disk reserve '" + std::string(text) + "': " + why +
+                                   " (expected 0 for none, a size such as 256mb or 1gb, or a "
+                                   "percentage of the filesystem below 100 such as 5%)");
+  };
+  DiskReserve reserve;
+  if (text.ends_with('%')) {
+    const std::string_view number = text.substr(0, text.size() - 1);
+    double percent = 0;
+    const auto [end, ec] =
+        std::from_chars(number.data(), number.data() + number.size(), percent,
+                        std::chars_format::fixed);
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size()) {
+      return bad("not a number before the %");
+    }
+    if (!(percent >= 0 && percent < 100)) return bad("a percentage must be at least 0 and below 100");
+    reserve.percent = percent;
+  } else if (!ParseSize(text, &reserve.bytes)) {
+    return bad("not a size");
+  }
+  *out = reserve;
+  return Status::OK();
+}
+
+DiskGuardStore::DiskGuardStore(std::unique_ptr<KvStore> target, std::string dir,
+                               DiskReserve reserve)
+    : KvStoreWrapper(std::move(target)), dir_(std::move(dir)), reserve_(reserve) {}
+
+uint64_t DiskGuardStore::refused() const {
+  std::lock_guard lock(mu_);
+  return refused_;
+}
+
+Status DiskGuardStore::Admit(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (!checked_ || now - checked_at_ >= kRecheckInterval || written_since_ >= kRecheckBytes) {
+    struct statvfs vfs;
+    if (::statvfs(dir_.c_str(), &vfs) == 0) {
+      free_bytes_ = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+      reserve_bytes_ = reserve_.BytesOn(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
+      statvfs_error_.clear();
+    } else {
+      // The directory vanished or cannot be read: say so, rather than guess at the space.
+      statvfs_error_ = std::strerror(errno);
+    }
+    checked_ = true;
+    checked_at_ = now;
+    written_since_ = 0;
+  }
+  if (!statvfs_error_.empty()) {
+    ++refused_;
+    return Status::IOError(target()->name() + ": cannot read the free space of " + dir_ + ": " +
+                           statvfs_error_ + "; writes are refused");
+  }
+  const uint64_t used = written_since_ + bytes;
+  if (free_bytes_ < reserve_bytes_ || free_bytes_ - reserve_bytes_ < used) {
+    ++refused_;
+    return Status::IOError("disk full: " + target()->name() + ": " + dir_ + " has " +
+                           Mib(free_bytes_ > written_since_ ? free_bytes_ - written_since_ : 0) +
+                           " free, and the store keeps a reserve of " + reserve_.Describe() +
+                           " (" + Mib(reserve_bytes_) +
+                           ", --disk-reserve): writes are refused until space returns; reads "
+                           "still work");
+  }
+  written_since_ = used;
+  return Status::OK();
+}
+
+Status DiskGuardStore::Put(std::string_view key, std::string_view value) {
+  KVLAB_RETURN_IF_ERROR(Admit(kRecordOverhead + key.size() + value.size()));
+  return target()->Put(key, value);
+}
+
+Status DiskGuardStore::Delete(std::string_view key) {
+  KVLAB_RETURN_IF_ERROR(Admit(kRecordOverhead + key.size()));
+  return target()->Delete(key);
+}
+
+Status DiskGuardStore::DeleteRange(std::string_view begin, std::string_view end) {
+  KVLAB_RETURN_IF_ERROR(Admit(kRecordOverhead + begin.size() + end.size()));
+  return target()->DeleteRange(begin, end);
+}
+
+Status DiskGuardStore::Write(const WriteBatch& batch) {
+  KVLAB_RETURN_IF_ERROR(Admit(kRecordOverhead * (batch.size() + 1) + batch.bytes()));
+  return target()->Write(batch);
+}
+
+}  // namespace kvlab::backends
