@@ -6,6 +6,7 @@
 #include "server/serve_command.h"
 #include "study/study_command.h"
 #include "workloads/bench_command.h"
+#include "workloads/profile_command.h"
 
 namespace kvlab::cli {
 
@@ -15,8 +16,10 @@ using workloads::AddBenchCommand;
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
-      &AddServeCommand,        &AddBenchCommand,         &AddConformCommand, &gate::AddGateCommand,
-      &study::AddStudyCommand, &study::AddReportCommand, &AddGcCommand,
+      &AddServeCommand,        &AddBenchCommand,
+      &AddConformCommand,      &gate::AddGateCommand,
+      &study::AddStudyCommand, &study::AddReportCommand,
+      &AddGcCommand,           &workloads::AddProfileCommand,
   };
 }
 

@@ -541,5 +541,51 @@ TEST(BenchCli, TimingValidityIsEnforced) {
   }
 }
 
+// `kvlab profile` as a user runs it: the files it writes (no source name or value in them),
+// the workload run by `kvlab bench`, and bad input (exit 2; TLS not built: exit 3).
+TEST(ProfileCli, ProfileWritesAWorkloadThatBenchRuns) {
+  testing::ScratchDir dir;
+  redis::RedisServerProcess server;
+  ASSERT_TRUE(server.Start().ok());
+  const std::string address = server.endpoint().host + ":" + std::to_string(server.endpoint().port);
+  ChildRun r = Kvlab({"profile", address}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds no keys in database 0"), std::string::npos) << r.err;
+
+  RedisClient c(server.endpoint());
+  std::vector<std::vector<std::string>> cmds;
+  for (int i = 0; i < 50; ++i) {
+    cmds.push_back({"HSET", "SECRETkey" + std::to_string(i), "SECRETfield", "SECRETvalue"});
+    cmds.push_back({"SET", "SECRETstr" + std::to_string(i), "SECRETvalue", "EX", "600"});
+    cmds.push_back({"HGET", "SECRETkey" + std::to_string(i), "SECRETfield"});
+  }
+  std::vector<Reply> replies;
+  ASSERT_TRUE(c.Pipeline(cmds, &replies).ok());
+  const std::string prefix = dir.Sub("p");
+  r = Kvlab({"profile", address, "--out", prefix, "--rate", "100000", "--scale", "0.5"},
+            dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("keys sampled"), std::string::npos) << r.err;
+  for (const char* suffix : {".profile.json", ".workload.json"}) {
+    const std::string text = ReadFile(prefix + suffix);
+    ASSERT_FALSE(text.empty()) << suffix;
+    EXPECT_EQ(text.find("SECRET"), std::string::npos) << suffix;
+  }
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(prefix + ".profile.json"))["types"]["hash"]["share"],
+            0.5);
+  r = Kvlab(
+      Args({"bench", "run", prefix + ".workload.json", "--backend", "memory", "--hash-versions",
+            "0", "--operations", "200", "--results", dir.Sub("r"), "--no-report"}),
+      dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+
+  r = Kvlab({"profile", "127.0.0.1:1", "--out", prefix}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r.err;
+  r = Kvlab({"profile", address, "--tls"}, dir.path());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("TLS is not built"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kvlab::workloads

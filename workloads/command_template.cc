@@ -20,6 +20,39 @@ bool ParseInt(std::string_view s, int64_t* out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+std::vector<std::string> SplitColons(std::string_view s) {
+  std::vector<std::string> out;
+  for (;;) {
+    const size_t colon = s.find(':');
+    out.emplace_back(s.substr(0, colon));
+    if (colon == std::string_view::npos) return out;
+    s = s.substr(colon + 1);
+  }
+}
+
+// "{fields:N:L:V}", "{members:N:L}", "{scored:N:L}": a whole argument. False when arg is none.
+bool ParseCollection(const std::string& arg, CollectionExpansion* out) {
+  using K = CollectionExpansion::Kind;
+  if (arg.size() < 2 || arg.front() != '{' || arg.back() != '}') return false;
+  std::vector<std::string> names = SplitColons(std::string_view(arg).substr(1, arg.size() - 2));
+  const std::string kind = names[0];
+  names.erase(names.begin());
+  if (kind == "fields" && names.size() == 3) {
+    out->kind = K::kFields;
+  } else if ((kind == "members" || kind == "scored") && names.size() == 2) {
+    out->kind = kind == "members" ? K::kMembers : K::kScored;
+  } else {
+    return false;
+  }
+  for (const std::string& n : names) {
+    if (n.empty()) return false;
+  }
+  out->size = names[0];
+  out->length = names[1];
+  if (names.size() == 3) out->value_length = names[2];
+  return true;
+}
+
 // Parses the name inside braces into a part. Returns false for an unknown placeholder.
 bool ParsePlaceholder(std::string_view name, TemplatePart* part) {
   using K = TemplatePart::Kind;
@@ -48,6 +81,18 @@ bool ParsePlaceholder(std::string_view name, TemplatePart* part) {
     if (rest[0] != '+' && rest[0] != '-') return false;
     return ParseInt(rest, &part->a);
   }
+  if (name.starts_with("draw:") || name.starts_with("bytes:")) {
+    const size_t colon = name.find(':');
+    part->kind = name[0] == 'd' ? K::kDraw : K::kBytes;
+    part->distributions = {std::string(name.substr(colon + 1))};
+    return !part->distributions[0].empty() && part->distributions[0].find(':') == std::string::npos;
+  }
+  if (name.starts_with("member:")) {
+    std::vector<std::string> names = SplitColons(name.substr(7));
+    part->kind = K::kMember;
+    part->distributions = names;
+    return names.size() == 2 && !names[0].empty() && !names[1].empty();
+  }
   if (name.starts_with("int:")) {
     std::string_view rest = name.substr(4);
     const size_t colon = rest.find(':');
@@ -66,6 +111,7 @@ Status CompileArg(const std::string& arg, const std::string& where, TemplateArg*
     out->expand_elements = true;
     return Status::OK();
   }
+  if (ParseCollection(arg, &out->collection)) return Status::OK();
   std::string literal;
   size_t i = 0;
   while (i < arg.size()) {
@@ -78,7 +124,15 @@ Status CompileArg(const std::string& arg, const std::string& where, TemplateArg*
       return Status::InvalidArgument(where + ": unclosed '{' in argument '" + arg + "'");
     }
     const std::string name = arg.substr(i + 1, close - i - 1);
-    if (name == "elements") {
+    if (name == "elements" || name.starts_with("fields:") || name.starts_with("members:") ||
+        name.starts_with("scored:")) {
+      if (name != "elements") {
+        return Status::InvalidArgument(where + ": {" + name +
+                                       "} must be a whole argument on its own, with its "
+                                       "distributions (fields:N:L:V, members:N:L, scored:N:L), "
+                                       "in '" +
+                                       arg + "'");
+      }
       return Status::InvalidArgument(where +
                                      ": {elements} must be a whole argument on its own, not "
                                      "part of '" +
@@ -90,14 +144,14 @@ Status CompileArg(const std::string& arg, const std::string& where, TemplateArg*
                                      "' (see docs/workloads.md)");
     }
     if (!literal.empty()) {
-      out->parts.push_back({TemplatePart::Kind::kLiteral, literal});
+      out->parts.push_back({TemplatePart::Kind::kLiteral, literal, 0, 0, {}});
       literal.clear();
     }
     out->parts.push_back(std::move(part));
     i = close + 1;
   }
   if (!literal.empty() || out->parts.empty()) {
-    out->parts.push_back({TemplatePart::Kind::kLiteral, literal});
+    out->parts.push_back({TemplatePart::Kind::kLiteral, literal, 0, 0, {}});
   }
   return Status::OK();
 }
@@ -109,6 +163,28 @@ bool CommandTemplate::Uses(TemplatePart::Kind kind) const {
     return std::any_of(a.parts.begin(), a.parts.end(),
                        [kind](const TemplatePart& p) { return p.kind == kind; });
   });
+}
+
+bool CommandTemplate::UsesCollection() const {
+  return std::any_of(args.begin(), args.end(), [](const TemplateArg& a) {
+    return a.collection.kind != CollectionExpansion::Kind::kNone;
+  });
+}
+
+std::vector<std::string> CommandTemplate::Distributions() const {
+  std::vector<std::string> out;
+  for (const TemplateArg& a : args) {
+    if (a.collection.kind != CollectionExpansion::Kind::kNone) {
+      for (const std::string* n :
+           {&a.collection.size, &a.collection.length, &a.collection.value_length}) {
+        if (!n->empty()) out.push_back(*n);
+      }
+    }
+    for (const TemplatePart& p : a.parts) {
+      out.insert(out.end(), p.distributions.begin(), p.distributions.end());
+    }
+  }
+  return out;
 }
 
 bool CommandTemplate::UsesElements() const {

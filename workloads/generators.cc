@@ -132,6 +132,59 @@ uint64_t InsertCounter::claimed() const {
   return next_;
 }
 
+// EmpiricalDistribution ---------------------------------------------------------------------------
+
+Status EmpiricalDistribution::Make(std::vector<Point> points, EmpiricalDistribution* out) {
+  if (points.size() < 2) {
+    return Status::InvalidArgument("a quantiles distribution needs at least two points");
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Point& pt = points[i];
+    const std::string where = "point " + std::to_string(i) + ": ";
+    if (!std::isfinite(pt.p) || !std::isfinite(pt.value) || pt.value < 0) {
+      return Status::InvalidArgument(where + "p and value must be finite, value >= 0");
+    }
+    if (i > 0 && pt.p <= points[i - 1].p) {
+      return Status::InvalidArgument(where + "p must increase strictly");
+    }
+    if (i > 0 && pt.value < points[i - 1].value) {
+      return Status::InvalidArgument(where + "values must not decrease");
+    }
+  }
+  if (points.front().p != 0 || points.back().p != 1) {
+    return Status::InvalidArgument("the first point's p must be 0 and the last one's 1");
+  }
+  out->points_ = std::move(points);
+  return Status::OK();
+}
+
+uint64_t EmpiricalDistribution::Quantile(double u) const {
+  // The first point whose p is above u; u lies between it and the one before.
+  const auto it = std::upper_bound(points_.begin(), points_.end(), u,
+                                   [](double x, const Point& pt) { return x < pt.p; });
+  if (it == points_.end()) return static_cast<uint64_t>(std::llround(points_.back().value));
+  if (it == points_.begin()) return static_cast<uint64_t>(std::llround(points_.front().value));
+  const Point& a = *(it - 1);
+  const Point& b = *it;
+  const double v = a.value + (b.value - a.value) * (u - a.p) / (b.p - a.p);
+  return static_cast<uint64_t>(std::llround(v));
+}
+
+double WeylPoint(uint64_t i, double offset) {
+  constexpr double kGolden = 0.6180339887498949;  // (sqrt(5) - 1) / 2
+  const double x = static_cast<double>(i % (uint64_t{1} << 40)) * kGolden + offset;
+  return x - std::floor(x);
+}
+
+uint64_t MixHash(std::string_view bytes) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return SplitMix64(h);
+}
+
 // DistributionSpec and Chooser ------------------------------------------------------------------
 
 Status DistributionSpec::Parse(const std::string& name, DistributionSpec* out) {

@@ -21,6 +21,8 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -155,6 +157,37 @@ struct DistributionSpec {
   static Status Parse(const std::string& name, DistributionSpec* out);
   std::string Name() const;
 };
+
+// An empirical distribution of non-negative integers (collection sizes, lengths, TTLs), given by
+// its quantiles: points (p, value) with p strictly increasing from 0 to 1 and value
+// non-decreasing; between two points the quantile function is linear. A workload file's
+// "distributions" member holds them (`kvlab profile` writes the measured ones there).
+class EmpiricalDistribution {
+ public:
+  struct Point {
+    double p = 0;
+    double value = 0;
+  };
+  // Checks the points: at least two, p from exactly 0 to exactly 1 and strictly increasing,
+  // values finite, >= 0 and non-decreasing. The message names the offending point.
+  static Status Make(std::vector<Point> points, EmpiricalDistribution* out);
+
+  // The value at quantile u, rounded to the nearest integer. REQUIRES: 0 <= u <= 1.
+  uint64_t Quantile(double u) const;
+  uint64_t Next(Rng& rng) const { return Quantile(rng.NextDouble()); }
+  const std::vector<Point>& points() const { return points_; }
+
+ private:
+  std::vector<Point> points_;
+};
+
+// A point of [0, 1) for draw number i of a sequence: the golden-ratio (Weyl) sequence, frac(i *
+// (sqrt(5) - 1) / 2 + offset). Any run of consecutive i covers [0, 1) evenly (its discrepancy
+// is O(log n / n)), so sizes drawn at these points for consecutive keys follow the distribution
+// closely, not just on average; `offset` separates sequences (a key's members from its size).
+double WeylPoint(uint64_t i, double offset = 0);
+// A well-mixed 64-bit hash of bytes (FNV-1a, then SplitMix64's finalizer).
+uint64_t MixHash(std::string_view bytes);
 
 // A generator of one DistributionSpec, owned by one thread.
 class Chooser {

@@ -254,5 +254,52 @@ TEST(InsertCounter, LimitWaitsForTheOldestInsertInFlight) {
   EXPECT_EQ(shared.limit(), 4000u);
 }
 
+TEST(EmpiricalDistribution, InterpolatesBetweenItsQuantiles) {
+  EmpiricalDistribution d;
+  ASSERT_TRUE(EmpiricalDistribution::Make({{0, 1}, {0.5, 11}, {0.9, 51}, {1, 101}}, &d).ok());
+  EXPECT_EQ(d.Quantile(0), 1u);
+  EXPECT_EQ(d.Quantile(0.25), 6u);
+  EXPECT_EQ(d.Quantile(0.5), 11u);
+  EXPECT_EQ(d.Quantile(0.7), 31u);
+  EXPECT_EQ(d.Quantile(0.95), 76u);
+  EXPECT_EQ(d.Quantile(1), 101u);
+  // Draws follow it: a draw is below 11 when the interpolated value rounds below it, i.e. is
+  // below 10.5, which is u < 0.475 (a binomial's 5 sigma: 0.0125).
+  Rng rng(7);
+  int below = 0;
+  constexpr int kDraws = 40000;
+  for (int i = 0; i < kDraws; ++i) below += d.Next(rng) < 11 ? 1 : 0;
+  EXPECT_NEAR(static_cast<double>(below) / kDraws, 0.475, 0.0125);
+}
+
+TEST(EmpiricalDistribution, RefusesBadPoints) {
+  EmpiricalDistribution d;
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0, 1}}, &d).ok());
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0.1, 1}, {1, 2}}, &d).ok());
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0, 1}, {0.9, 2}}, &d).ok());
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0, 1}, {0.5, 2}, {0.5, 3}, {1, 4}}, &d).ok());
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0, 5}, {1, 4}}, &d).ok());
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0, -1}, {1, 4}}, &d).ok());
+  EXPECT_FALSE(EmpiricalDistribution::Make({{0, 1}, {1, NAN}}, &d).ok());
+  EXPECT_TRUE(EmpiricalDistribution::Make({{0, 3}, {1, 3}}, &d).ok());
+}
+
+TEST(WeylPoint, ConsecutivePointsCoverTheUnitIntervalEvenly) {
+  // Any 1000 consecutive points put between 90 and 110 in each tenth of [0, 1).
+  for (uint64_t start : {0ull, 12345ull, 1ull << 35}) {
+    std::vector<int> tenths(10);
+    for (uint64_t i = start; i < start + 1000; ++i) {
+      const double x = WeylPoint(i, 0.3);
+      ASSERT_GE(x, 0);
+      ASSERT_LT(x, 1);
+      ++tenths[static_cast<size_t>(x * 10)];
+    }
+    for (int n : tenths) {
+      EXPECT_GE(n, 90);
+      EXPECT_LE(n, 110);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kvlab::workloads

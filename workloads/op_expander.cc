@@ -1,6 +1,7 @@
 #include "workloads/op_expander.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kvlab::workloads {
 namespace {
@@ -9,7 +10,48 @@ namespace {
 // draws printable characters). Large enough that slices rarely repeat exactly.
 constexpr size_t kValuePoolBytes = 64 * 1024;
 
+// The number of a synthetic key: its trailing decimal digits (at most 18), or a hash of it.
+uint64_t KeyNumber(const std::string& key, bool* numbered) {
+  size_t i = key.size();
+  while (i > 0 && key.size() - i < 18 && key[i - 1] >= '0' && key[i - 1] <= '9') --i;
+  *numbered = i < key.size();
+  if (!*numbered) return MixHash(key);
+  return std::stoull(key.substr(i));
+}
+
+double Frac(double x) { return x - std::floor(x); }
+
 }  // namespace
+
+SyntheticCollection::SyntheticCollection(const std::string& key, const EmpiricalDistribution& size,
+                                         const EmpiricalDistribution& length)
+    : length_(length) {
+  bool numbered = false;
+  const uint64_t n = KeyNumber(key, &numbered);
+  // Consecutive keys take consecutive points of the golden-ratio sequence, so the sizes of any
+  // run of keys follow the distribution; members of one key take their own sequence.
+  const double u = numbered ? WeylPoint(n, 0.5) : static_cast<double>(n >> 11) * 0x1.0p-53;
+  size_ = std::max<uint64_t>(1, size.Quantile(u));
+  member_offset_ = Frac(static_cast<double>(n % 1000003) * 1.4142135623730951);
+  value_offset_ = Frac(static_cast<double>(n % 1000003) * 1.7320508075688772 + 0.25);
+}
+
+std::string SyntheticCollection::Member(uint64_t index) const {
+  std::string name = std::to_string(index);
+  const uint64_t length = length_.Quantile(WeylPoint(index, member_offset_));
+  if (length > name.size()) {
+    name.push_back('_');
+    for (uint64_t i = name.size(); i < length; ++i) {
+      name.push_back(static_cast<char>('a' + (index + i) % 26));
+    }
+  }
+  return name;
+}
+
+uint64_t SyntheticCollection::ValueLength(uint64_t index,
+                                          const EmpiricalDistribution& value_length) const {
+  return value_length.Quantile(WeylPoint(index, value_offset_));
+}
 
 OpExpander::OpExpander(const Workload& workload, uint64_t stream, int thread, int threads,
                        InsertCounter* inserts)
@@ -63,6 +105,38 @@ void OpExpander::BeginRunOp(int64_t now) {
   score_.reset();
   value_.reset();
   ints_.clear();
+  draws_.clear();
+  bytes_.clear();
+  member_draws_.clear();
+}
+
+const EmpiricalDistribution& OpExpander::Dist(const std::string& name) const {
+  // Validate() checked that every distribution a template names exists.
+  return w_.distributions.at(name);
+}
+
+std::string OpExpander::RandomBytes(uint64_t n) {
+  std::string out;
+  out.reserve(n);
+  while (out.size() < n) {
+    const size_t chunk = std::min<uint64_t>(n - out.size(), kValuePoolBytes);
+    const size_t offset = rng_.Uniform(value_pool_.size() - chunk + 1);
+    out.append(value_pool_, offset, chunk);
+  }
+  return out;
+}
+
+void OpExpander::AppendCollection(const CollectionExpansion& c, const std::string& key,
+                                  std::vector<std::string>* argv) {
+  using K = CollectionExpansion::Kind;
+  const SyntheticCollection coll(key, Dist(c.size), Dist(c.length));
+  for (uint64_t i = 0; i < coll.size(); ++i) {
+    if (c.kind == K::kScored)
+      argv->push_back(std::to_string(rng_.Uniform(w_.keyspace.score_range)));
+    argv->push_back(coll.Member(i));
+    if (c.kind == K::kFields)
+      argv->push_back(RandomBytes(coll.ValueLength(i, Dist(c.value_length))));
+  }
 }
 
 size_t OpExpander::PickOp(const std::vector<double>& cumulative_weights) {
@@ -111,7 +185,7 @@ int64_t OpExpander::Int(int64_t a, int64_t b) {
   return v;
 }
 
-void OpExpander::AppendPart(const TemplatePart& p, std::string* out) {
+void OpExpander::AppendPart(const TemplatePart& p, const std::string& key, std::string* out) {
   using K = TemplatePart::Kind;
   switch (p.kind) {
     case K::kLiteral:
@@ -152,6 +226,38 @@ void OpExpander::AppendPart(const TemplatePart& p, std::string* out) {
       if (!scan_length_) scan_length_ = 1 + scan_chooser_->Next(rng_, scan_max_);
       out->append(std::to_string(*scan_length_));
       return;
+    case K::kDraw: {
+      const std::string& d = p.distributions[0];
+      auto it =
+          std::find_if(draws_.begin(), draws_.end(), [&](const auto& x) { return x.first == d; });
+      if (it == draws_.end()) it = draws_.insert(draws_.end(), {d, Dist(d).Next(rng_)});
+      out->append(std::to_string(it->second));
+      return;
+    }
+    case K::kBytes: {
+      const std::string& d = p.distributions[0];
+      auto it =
+          std::find_if(bytes_.begin(), bytes_.end(), [&](const auto& x) { return x.first == d; });
+      if (it == bytes_.end())
+        it = bytes_.insert(bytes_.end(), {d, RandomBytes(Dist(d).Next(rng_))});
+      out->append(it->second);
+      return;
+    }
+    case K::kMember: {
+      // The index is drawn as a point of [0, 1) once per operation, so that two commands of one
+      // operation on the same key reach the same member.
+      const std::string id = p.distributions[0] + ":" + p.distributions[1];
+      auto it = std::find_if(member_draws_.begin(), member_draws_.end(),
+                             [&](const auto& x) { return x.first == id; });
+      if (it == member_draws_.end()) {
+        it = member_draws_.insert(member_draws_.end(), {id, rng_.NextDouble()});
+      }
+      const SyntheticCollection coll(key, Dist(p.distributions[0]), Dist(p.distributions[1]));
+      const auto index = std::min<uint64_t>(
+          coll.size() - 1, static_cast<uint64_t>(it->second * static_cast<double>(coll.size())));
+      out->append(coll.Member(index));
+      return;
+    }
   }
 }
 
@@ -178,12 +284,20 @@ void OpExpander::Expand(const CommandTemplate& t, std::vector<std::string>* argv
   argv->clear();
   argv->push_back(t.name);
   for (const TemplateArg& arg : t.args) {
+    // The command's key, for synthetic collections: its first argument (Validate() keeps them
+    // out of it).
+    const std::string& key = argv->size() > 1 ? (*argv)[1] : t.name;
     if (arg.expand_elements) {
       AppendElements(argv);
       continue;
     }
+    if (arg.collection.kind != CollectionExpansion::Kind::kNone) {
+      const std::string key_copy = key;  // argv grows below
+      AppendCollection(arg.collection, key_copy, argv);
+      continue;
+    }
     std::string s;
-    for (const TemplatePart& p : arg.parts) AppendPart(p, &s);
+    for (const TemplatePart& p : arg.parts) AppendPart(p, key, &s);
     argv->push_back(std::move(s));
   }
 }

@@ -14,6 +14,31 @@
 
 namespace kvlab::workloads {
 
+// Synthetic collections (docs/workloads.md, "Synthetic collections"): what a profile workload's
+// keys hold is a function of the key's number (its trailing decimal digits; a key without
+// them is hashed) and of the member's index, so a load and every later read agree.
+struct SyntheticCollection {
+  // REQUIRES: the distributions outlive it.
+  SyntheticCollection(const std::string& key, const EmpiricalDistribution& size,
+                      const EmpiricalDistribution& length);
+  uint64_t size() const { return size_; }
+  // The name of member `index`: its decimal digits, then '_' and filler letters up to the length
+  // drawn for it (never shorter than the digits: names stay distinct).
+  std::string Member(uint64_t index) const;
+  // The length of the value of member `index` under `value_length`.
+  uint64_t ValueLength(uint64_t index, const EmpiricalDistribution& value_length) const;
+
+ private:
+  const EmpiricalDistribution& length_;
+  double member_offset_;
+  double value_offset_;
+  uint64_t size_;
+};
+
+}  // namespace kvlab::workloads
+
+namespace kvlab::workloads {
+
 class OpExpander {
  public:
   // Streams: the worker's random stream comes from (seed, stream). `inserts` is shared by the
@@ -53,8 +78,14 @@ class OpExpander {
   int64_t Int(int64_t a, int64_t b);
   // A fresh value_bytes slice of the random pool.
   std::string_view RandomValue();
-  void AppendPart(const TemplatePart& p, std::string* out);
+  void AppendPart(const TemplatePart& p, const std::string& key, std::string* out);
   void AppendElements(std::vector<std::string>* argv);
+  // {fields:N:L:V}, {members:N:L}, {scored:N:L} of `key`.
+  void AppendCollection(const CollectionExpansion& c, const std::string& key,
+                        std::vector<std::string>* argv);
+  // n random printable bytes.
+  std::string RandomBytes(uint64_t n);
+  const EmpiricalDistribution& Dist(const std::string& name) const;
 
   const Workload& w_;
   const int thread_;
@@ -81,6 +112,10 @@ class OpExpander {
   std::optional<uint64_t> score_;
   std::optional<std::string> value_;
   std::vector<std::tuple<int64_t, int64_t, int64_t>> ints_;  // (a, b, drawn)
+  // {draw:D} and {bytes:D} by D, {member:N:L}'s draw of u by "N:L".
+  std::vector<std::pair<std::string, uint64_t>> draws_;
+  std::vector<std::pair<std::string, std::string>> bytes_;
+  std::vector<std::pair<std::string, double>> member_draws_;
 };
 
 }  // namespace kvlab::workloads

@@ -257,7 +257,9 @@ class WorkloadRun {
           const uint64_t b = from + u * batch;
           x.BeginLoadOp(r, b, std::min(elements, b + batch));
           for (size_t i = 0; i < w_.load.commands.size(); ++i) {
-            x.Expand(w_.load.commands[i], &argv);
+            const CommandTemplate& c = w_.load.commands[i];
+            if (r < c.records_from || r >= c.records_to) continue;  // another record range's
+            x.Expand(c, &argv);
             if (!Execute(*connections_[t], argv, &stats->commands[slot_of[i]], &sample, &reply,
                          &nanos, &shared)) {
               return;

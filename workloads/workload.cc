@@ -127,8 +127,9 @@ json DistributionJson(const DistributionSpec& d) {
 }
 
 // A command is a string in redis-cli quoting or an array of arguments.
+// Load commands (allow_records) may also be {"records": [from, to], "command": ...}.
 void ParseCommands(const json* j, const std::string& path, std::vector<CommandTemplate>* out,
-                   Status* status) {
+                   Status* status, bool allow_records = false) {
   if (j == nullptr) return;
   if (!j->is_array()) {
     if (status->ok()) *status = Status::InvalidArgument(path + ": expected an array of commands");
@@ -139,6 +140,32 @@ void ParseCommands(const json* j, const std::string& path, std::vector<CommandTe
     const json& c = (*j)[i];
     CommandTemplate t;
     Status s;
+    if (allow_records && c.is_object()) {
+      // {"records": [from, to], "command": ...}: a load command for some records only.
+      ObjectReader r(c, where, status);
+      const json* range = r.Raw("records");
+      const json* command = r.Raw("command");
+      r.CheckNoOthers();
+      if (!status->ok()) return;
+      if (range == nullptr || command == nullptr || !range->is_array() || range->size() != 2 ||
+          !(*range)[0].is_number_unsigned() || !(*range)[1].is_number_unsigned() ||
+          (*range)[0].get<uint64_t>() >= (*range)[1].get<uint64_t>()) {
+        *status = Status::InvalidArgument(
+            where +
+            ": a load command object is {\"records\": [from, to], \"command\": ...} "
+            "with from < to");
+        return;
+      }
+      json inner = json::array({*command});
+      std::vector<CommandTemplate> one;
+      ParseCommands(&inner, where + ".command", &one, status, false);
+      if (!status->ok()) return;
+      t = std::move(one[0]);
+      t.records_from = (*range)[0].get<uint64_t>();
+      t.records_to = (*range)[1].get<uint64_t>();
+      out->push_back(std::move(t));
+      continue;
+    }
     if (c.is_string()) {
       s = CompileTemplateLine(c.get<std::string>(), where, &t);
     } else if (c.is_array() &&
@@ -181,8 +208,54 @@ void ParseOps(const json* j, const std::string& path, std::vector<OpSpec>* out, 
 
 json CommandsJson(const std::vector<CommandTemplate>& commands) {
   json a = json::array();
-  for (const auto& c : commands) a.push_back(c.text);
+  for (const auto& c : commands) {
+    if (c.records_from == 0 && c.records_to == UINT64_MAX) {
+      a.push_back(c.text);
+    } else {
+      a.push_back({{"records", {c.records_from, c.records_to}}, {"command", c.text}});
+    }
+  }
   return a;
+}
+
+void ParseDistributions(const json* j, Workload* w, Status* status) {
+  if (j == nullptr) return;
+  if (!status->ok()) return;
+  if (!j->is_object()) {
+    *status = Status::InvalidArgument("workload.distributions: expected an object");
+    return;
+  }
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    const std::string path = "workload.distributions." + it.key();
+    ObjectReader dr(it.value(), path, status);
+    const json* q = dr.Raw("quantiles");
+    dr.CheckNoOthers();
+    if (!status->ok()) return;
+    std::vector<EmpiricalDistribution::Point> points;
+    bool shape_ok = q != nullptr && q->is_array();
+    for (size_t i = 0; shape_ok && i < q->size(); ++i) {
+      const json& pt = (*q)[i];
+      shape_ok = pt.is_array() && pt.size() == 2 && pt[0].is_number() && pt[1].is_number();
+      if (shape_ok) points.push_back({pt[0].get<double>(), pt[1].get<double>()});
+    }
+    Status s = shape_ok
+                   ? EmpiricalDistribution::Make(std::move(points), &w->distributions[it.key()])
+                   : Status::InvalidArgument("expected {\"quantiles\": [[p, value], ...]}");
+    if (!s.ok()) {
+      *status = Status::InvalidArgument(path + ": " + s.message());
+      return;
+    }
+  }
+}
+
+json DistributionsJson(const std::map<std::string, EmpiricalDistribution>& ds) {
+  json j = json::object();
+  for (const auto& [name, d] : ds) {
+    json q = json::array();
+    for (const auto& pt : d.points()) q.push_back({pt.p, pt.value});
+    j[name] = {{"quantiles", q}};
+  }
+  return j;
 }
 
 json OpsJson(const std::vector<OpSpec>& ops) {
@@ -223,6 +296,22 @@ Status Validate(const Workload& w) {
   }
   if (w.phases.empty()) return Status::InvalidArgument("workload.run: at least one phase");
   auto check_elements = [&](const CommandTemplate& c, const std::string& where) {
+    for (const std::string& d : c.Distributions()) {
+      if (w.distributions.count(d) == 0) {
+        return Status::InvalidArgument(where + ": '" + c.text + "' names distribution '" + d +
+                                       "', which workload.distributions does not define");
+      }
+    }
+    // A synthetic collection belongs to the command's key: its first argument.
+    const bool collection_first =
+        !c.args.empty() &&
+        (c.args[0].collection.kind != CollectionExpansion::Kind::kNone ||
+         std::any_of(c.args[0].parts.begin(), c.args[0].parts.end(),
+                     [](const TemplatePart& p) { return p.kind == TemplatePart::Kind::kMember; }));
+    if (collection_first) {
+      return Status::InvalidArgument(where + ": '" + c.text +
+                                     "': a synthetic collection's key is the first argument");
+    }
     if ((c.UsesElements() || c.Uses(TemplatePart::Kind::kElement) ||
          c.Uses(TemplatePart::Kind::kElementId)) &&
         w.keyspace.elements == 0) {
@@ -386,6 +475,7 @@ std::string Workload::ToJson() const {
             {"keyspace", ks},
             {"load", {{"batch", load.batch}, {"commands", CommandsJson(load.commands)}}},
             {"run", run}};
+  if (!distributions.empty()) j["distributions"] = DistributionsJson(distributions);
   return j.dump(2);
 }
 
@@ -405,6 +495,7 @@ Status ParseWorkload(const std::string& json_text, const std::string& source, Wo
   top.String("name", &w.name);
   top.String("description", &w.description);
   top.Unsigned("seed", &w.seed);
+  ParseDistributions(top.Raw("distributions"), &w, &status);
   uint64_t threads = 1;
   top.Unsigned("threads", &threads, 1);
   w.threads = static_cast<int>(std::min<uint64_t>(threads, 1024));
@@ -454,7 +545,7 @@ Status ParseWorkload(const std::string& json_text, const std::string& source, Wo
   if (const json* load = top.Raw("load")) {
     ObjectReader r(*load, "workload.load", &status);
     r.Unsigned("batch", &w.load.batch, 1);
-    ParseCommands(r.Raw("commands"), "workload.load.commands", &w.load.commands, &status);
+    ParseCommands(r.Raw("commands"), "workload.load.commands", &w.load.commands, &status, true);
     r.CheckNoOthers();
   }
   if (const json* run = top.Raw("run")) {

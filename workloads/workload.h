@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,9 @@ struct Workload {
   KeyspaceSpec keyspace;
   LoadSpec load;
   std::vector<PhaseSpec> phases;
+  // Named empirical distributions, for {draw:D}, {bytes:D}, {member:N:L} and the synthetic
+  // collections ({fields:N:L:V}, {members:N:L}, {scored:N:L}).
+  std::map<std::string, EmpiricalDistribution> distributions;
 
   // The file (or catalogue text) the workload came from, and its SHA-256.
   std::string source;  // "builtin:ycsb-a" or "file:<path>"
