@@ -19,6 +19,9 @@
 //   records would be out of view;
 // - takes an exclusive lock (flock on the marker) so that a second process cannot open the same
 //   store; LMDB alone would allow it, and RocksDB and WiredTiger would each word it differently;
+// - puts a ChecksumStore under a new LMDB store's long-key layer (checksum_store.h), and keeps
+//   "checksums crc32" in its format record, so that an LMDB store from before checksums opens
+//   as it was written (StoreSpec::checksums);
 // - stacks the decorators the spec asks for: NoReverseScan, then RemoteLatency.
 //
 // Marker file layout (text): "kvlab-store 2\nbackend <name>\n" then one "format <name> <value>\n"
@@ -32,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/checksum_store.h"
 #include "backends/compaction_filter.h"
 #include "backends/etcd_store.h"
 #include "backends/kv_store.h"
@@ -53,6 +57,12 @@ struct StoreSpec {
   std::shared_ptr<const CompactionFilterPolicy> compaction_filter;
   // The etcd backend's cluster and limits (etcd_store.h); ignored by the others.
   EtcdOptions etcd;
+  // A new LMDB store's values carry checksums (checksum_store.h), written in its format record
+  // as "checksums crc32". An existing store keeps what its record says, whatever this is: a
+  // store written before checksums existed has none and opens without them. The other backends
+  // ignore it (RocksDB and WiredTiger checksum their own blocks; the memory backend persists
+  // nothing). False only to measure what checksums cost (kv_bench).
+  bool checksums = true;
 };
 
 // The names OpenStore accepts, in a fixed order.
@@ -97,6 +107,9 @@ class OpenedStore {
   KvStore* base() const { return base_; }
   // The RemoteLatencyStore of the chain, or nullptr.
   RemoteLatencyStore* remote() const { return remote_; }
+  // The ChecksumStore of the chain (an LMDB store with checksums), or nullptr: `kvlab verify`
+  // scrubs through it.
+  ChecksumStore* checksums() const { return checksums_; }
   const std::string& dir() const { return dir_; }
   bool temporary() const { return temporary_; }
   const std::string& backend() const { return backend_; }
@@ -119,6 +132,7 @@ class OpenedStore {
   std::function<Status()> compact_all_;  // set by a backend that compacts
   KvStore* base_ = nullptr;
   RemoteLatencyStore* remote_ = nullptr;
+  ChecksumStore* checksums_ = nullptr;
   std::string dir_;
   std::string backend_;
   bool temporary_ = false;
