@@ -1,6 +1,7 @@
 #include "cli/subcommands.h"
 
 #include "cli/gc_command.h"
+#include "cli/verify_command.h"
 #include "conformance/conform_command.h"
 #include "gate/gate_command.h"
 #include "server/serve_command.h"
@@ -16,7 +17,7 @@ using workloads::AddBenchCommand;
 std::vector<SubcommandFactory> Subcommands() {
   return {
       &AddServeCommand,        &AddBenchCommand,         &AddConformCommand, &gate::AddGateCommand,
-      &study::AddStudyCommand, &study::AddReportCommand, &AddGcCommand,
+      &study::AddStudyCommand, &study::AddReportCommand, &AddGcCommand,      &AddVerifyCommand,
   };
 }
 
