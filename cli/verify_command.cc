@@ -46,6 +46,8 @@ struct VerifyFlags {
 
 // The findings of one kind: how many, and the first few lines naming them.
 struct Findings {
+  explicit Findings(const char* what) : kind(what) {}
+
   const char* kind;
   uint64_t count = 0;
   std::vector<std::string> lines;
