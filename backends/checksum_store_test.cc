@@ -119,8 +119,8 @@ TEST(ChecksumStoreTest, AnIteratorStopsAtADamagedRecordWithItsStatus) {
 
   std::vector<std::string> bad;
   uint64_t records = 0;
-  ASSERT_TRUE(store.Scrub([&](std::string_view k, const Status&) { bad.emplace_back(k); }, &records)
-                  .ok());
+  ASSERT_TRUE(
+      store.Scrub([&](std::string_view k, const Status&) { bad.emplace_back(k); }, &records).ok());
   EXPECT_EQ(records, 4u);
   EXPECT_EQ(bad, std::vector<std::string>{"c"});
 }

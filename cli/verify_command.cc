@@ -169,7 +169,8 @@ class Verifier {
          });
   }
 
-  void CheckCount(uint8_t db, const std::string& key, const KeyMeta& meta, const EncodingSpec& row) {
+  void CheckCount(uint8_t db, const std::string& key, const KeyMeta& meta,
+                  const EncodingSpec& row) {
     ++counts_checked_;
     const encodings::TypeSpec* type = engine_->registry().FindType(row.type);
     for (SubKeyTag tag : row.sub_keys) {
@@ -202,7 +203,8 @@ class Verifier {
 };
 
 int RunVerify(VerifyFlags f) {
-  if (f.store.dir.empty()) throw UsageError("kvlab verify scrubs an existing store: give its --dir");
+  if (f.store.dir.empty())
+    throw UsageError("kvlab verify scrubs an existing store: give its --dir");
   std::error_code ec;
   if (!std::filesystem::is_directory(f.store.dir, ec)) {
     throw UsageError("--dir " + f.store.dir + ": no such directory, so no store to verify");
@@ -222,10 +224,11 @@ int RunVerify(VerifyFlags f) {
     std::printf("checksums: %llu records read, crc32 verified\n",
                 static_cast<unsigned long long>(records));
   } else {
-    std::printf("checksums: none kept by kvlab in this %s store%s\n", opened->backend().c_str(),
-                opened->backend() == "lmdb"
-                    ? " (written before checksums existed)"
-                    : (opened->backend() == "memory" ? "" : " (the backend checks its own blocks)"));
+    std::printf(
+        "checksums: none kept by kvlab in this %s store%s\n", opened->backend().c_str(),
+        opened->backend() == "lmdb"
+            ? " (written before checksums existed)"
+            : (opened->backend() == "memory" ? "" : " (the backend checks its own blocks)"));
   }
   // 2 and 3. Metas and counts.
   verifier.CheckKeys();
