@@ -801,8 +801,20 @@ std::vector<std::string> LmdbFilesIn(const std::string& dir) {
 }
 
 Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  ChecksumStore* none = nullptr;
+  return OpenLmdbStoreWith(options, /*checksums=*/false, store, &none);
+}
+
+Status OpenLmdbStoreWith(const StoreOptions& options, bool checksums,
+                         std::unique_ptr<KvStore>* store, ChecksumStore** checksum_layer) {
   std::unique_ptr<KvStore> lmdb;
   KVLAB_RETURN_IF_ERROR(LmdbStore::Open(options, &lmdb));
+  *checksum_layer = nullptr;
+  if (checksums) {
+    auto layer = std::make_unique<ChecksumStore>(std::move(lmdb));
+    *checksum_layer = layer.get();
+    lmdb = std::move(layer);
+  }
   *store = std::make_unique<LongKeyStore>(std::move(lmdb));
   return Status::OK();
 }

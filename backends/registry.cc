@@ -150,9 +150,10 @@ std::string EntryOf(const FormatRecord& format, std::string_view name) {
 // directory is absent or empty, i.e. a new store will be created, and *adopt when the store has
 // no format record yet (marker version 1) and `format` is to be written into it.
 Status CheckDirectory(const std::string& backend, const std::string& dir,
-                      const FormatRecord& format, bool* fresh, bool* adopt) {
+                      const FormatRecord& format, bool* fresh, bool* adopt, bool* checksums) {
   const std::string where = backend + ": " + dir + ": ";
   *adopt = false;
+  *checksums = false;
   std::error_code ec;
   fs::file_status st = fs::status(dir, ec);
   if (!fs::exists(st)) {
@@ -196,6 +197,19 @@ Status CheckDirectory(const std::string& backend, const std::string& dir,
   if (stored_backend != backend) {
     return Status::InvalidArgument(where + "is a " + stored_backend + " store, not a " + backend +
                                    " store");
+  }
+  // Whether values carry checksums is the store's, written at its creation (checksum_store.h);
+  // the opener does not name it, so it is not part of the comparison below.
+  for (auto it = stored.begin(); it != stored.end(); ++it) {
+    if (it->first != ChecksumStore::kFormatEntry) continue;
+    if (it->second != ChecksumStore::kFormatValue) {
+      return Status::InvalidArgument(where + "the store's values carry checksums of kind '" +
+                                     it->second + "', which this kvlab does not know (it knows " +
+                                     ChecksumStore::kFormatValue + ")");
+    }
+    *checksums = true;
+    stored.erase(it);
+    break;
   }
   // Checked for every opener, raw KV tools included: without its key spaces a store shows only
   // part of its records.
@@ -390,6 +404,7 @@ Status OpenedStore::CompactAll() {
 void OpenedStore::Close() {
   compact_all_ = nullptr;
   base_ = nullptr;
+  checksums_ = nullptr;
   store_.reset();
   remote_ = nullptr;
   disk_guard_ = nullptr;
@@ -440,9 +455,18 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   if (!options.key_spaces.empty()) {
     format.emplace_back(kKeySpacesEntry, KeySpacesValue(options.key_spaces));
   }
-  bool fresh = false, adopt = false;
-  KVLAB_RETURN_IF_ERROR(CheckDirectory(spec.backend, options.dir, format, &fresh, &adopt));
-  KVLAB_RETURN_IF_ERROR(LockDirectory(spec.backend, options.dir, fresh, format, &opened->lock_fd_));
+  bool fresh = false, adopt = false, checksums = false;
+  KVLAB_RETURN_IF_ERROR(
+      CheckDirectory(spec.backend, options.dir, format, &fresh, &adopt, &checksums));
+  // A new LMDB store gets checksums (spec.checksums); an existing one keeps what its record says:
+  // an LMDB store from before checksums has none and keeps opening, without them.
+  if (fresh) checksums = spec.backend == "lmdb" && spec.checksums;
+  FormatRecord written = format;
+  if (fresh && checksums) {
+    written.emplace_back(ChecksumStore::kFormatEntry, ChecksumStore::kFormatValue);
+  }
+  KVLAB_RETURN_IF_ERROR(
+      LockDirectory(spec.backend, options.dir, fresh, written, &opened->lock_fd_));
   if (adopt) {
     // A store from before format records: it takes the opener's (see registry.h).
     KVLAB_RETURN_IF_ERROR(
@@ -454,6 +478,8 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   if (spec.backend == "rocksdb") {
     KVLAB_RETURN_IF_ERROR(
         OpenRocksDbStore(options, spec.compaction_filter, &store, &opened->compact_all_));
+  } else if (spec.backend == "lmdb") {
+    KVLAB_RETURN_IF_ERROR(OpenLmdbStoreWith(options, checksums, &store, &opened->checksums_));
   } else if (spec.backend == "etcd") {
     KVLAB_RETURN_IF_ERROR(OpenEtcdStore(options, spec.etcd, &store));
   } else {

@@ -19,6 +19,9 @@
 //   records would be out of view;
 // - takes an exclusive lock (flock on the marker) so that a second process cannot open the same
 //   store; LMDB alone would allow it, and RocksDB and WiredTiger would each word it differently;
+// - puts a ChecksumStore under a new LMDB store's long-key layer (checksum_store.h), and keeps
+//   "checksums crc32" in its format record, so that an LMDB store from before checksums opens
+//   as it was written (StoreSpec::checksums);
 // - stacks the decorators the spec asks for: DiskGuard (on a persistent embedded backend, when
 //   the spec has a reserve), NoReverseScan, then RemoteLatency.
 //
@@ -33,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/checksum_store.h"
 #include "backends/compaction_filter.h"
 #include "backends/disk_guard_store.h"
 #include "backends/etcd_store.h"
@@ -60,6 +64,12 @@ struct StoreSpec {
   // the memory backend writes no files and etcd's members keep their own quota. Off by default
   // here; kvlab's subcommands default to 256 MiB (--disk-reserve, flags/common_flags.h).
   DiskReserve disk_reserve;
+  // A new LMDB store's values carry checksums (checksum_store.h), written in its format record
+  // as "checksums crc32". An existing store keeps what its record says, whatever this is: a
+  // store written before checksums existed has none and opens without them. The other backends
+  // ignore it (RocksDB and WiredTiger checksum their own blocks; the memory backend persists
+  // nothing). False only to measure what checksums cost (kv_bench).
+  bool checksums = true;
 };
 
 // The names OpenStore accepts, in a fixed order.
@@ -106,6 +116,9 @@ class OpenedStore {
   DiskGuardStore* disk_guard() const { return disk_guard_; }
   // The RemoteLatencyStore of the chain, or nullptr.
   RemoteLatencyStore* remote() const { return remote_; }
+  // The ChecksumStore of the chain (an LMDB store with checksums), or nullptr: `kvlab verify`
+  // scrubs through it.
+  ChecksumStore* checksums() const { return checksums_; }
   const std::string& dir() const { return dir_; }
   bool temporary() const { return temporary_; }
   const std::string& backend() const { return backend_; }
@@ -129,6 +142,7 @@ class OpenedStore {
   KvStore* base_ = nullptr;
   RemoteLatencyStore* remote_ = nullptr;
   DiskGuardStore* disk_guard_ = nullptr;
+  ChecksumStore* checksums_ = nullptr;
   std::string dir_;
   std::string backend_;
   bool temporary_ = false;

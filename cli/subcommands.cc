@@ -1,6 +1,7 @@
 #include "cli/subcommands.h"
 
 #include "cli/gc_command.h"
+#include "cli/verify_command.h"
 #include "conformance/conform_command.h"
 #include "gate/gate_command.h"
 #include "server/serve_command.h"
@@ -19,7 +20,8 @@ std::vector<SubcommandFactory> Subcommands() {
       &AddServeCommand,        &AddBenchCommand,
       &AddConformCommand,      &gate::AddGateCommand,
       &study::AddStudyCommand, &study::AddReportCommand,
-      &AddGcCommand,           &workloads::AddProfileCommand,
+      &AddGcCommand,           &AddVerifyCommand,
+      &workloads::AddProfileCommand,
   };
 }
 
