@@ -140,7 +140,8 @@ class Tmpfs {
 bool WriteFiller(const std::string& path, uint64_t bytes) {
   std::ofstream out(path, std::ios::binary);
   const std::string block(1 << 16, 'f');
-  for (uint64_t done = 0; done < bytes && out; done += block.size()) out.write(block.data(), block.size());
+  for (uint64_t done = 0; done < bytes && out; done += block.size())
+    out.write(block.data(), block.size());
   out.flush();
   return static_cast<bool>(out);
 }

@@ -58,7 +58,8 @@ constexpr uint64_t kRecordOverhead = 64;
 }  // namespace
 
 uint64_t DiskReserve::BytesOn(uint64_t filesystem_bytes) const {
-  if (percent > 0) return static_cast<uint64_t>(static_cast<double>(filesystem_bytes) * percent / 100);
+  if (percent > 0)
+    return static_cast<uint64_t>(static_cast<double>(filesystem_bytes) * percent / 100);
   return bytes;
 }
 
@@ -81,13 +82,13 @@ Status ParseDiskReserve(std::string_view text, DiskReserve* out) {
   if (text.ends_with('%')) {
     const std::string_view number = text.substr(0, text.size() - 1);
     double percent = 0;
-    const auto [end, ec] =
-        std::from_chars(number.data(), number.data() + number.size(), percent,
-                        std::chars_format::fixed);
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), percent,
+                                           std::chars_format::fixed);
     if (number.empty() || ec != std::errc() || end != number.data() + number.size()) {
       return bad("not a number before the %");
     }
-    if (!(percent >= 0 && percent < 100)) return bad("a percentage must be at least 0 and below 100");
+    if (!(percent >= 0 && percent < 100))
+      return bad("a percentage must be at least 0 and below 100");
     reserve.percent = percent;
   } else if (!ParseSize(text, &reserve.bytes)) {
     return bad("not a size");
@@ -132,8 +133,8 @@ Status DiskGuardStore::Admit(uint64_t bytes) {
     ++refused_;
     return Status::IOError("disk full: " + target()->name() + ": " + dir_ + " has " +
                            Mib(free_bytes_ > written_since_ ? free_bytes_ - written_since_ : 0) +
-                           " free, and the store keeps a reserve of " + reserve_.Describe() +
-                           " (" + Mib(reserve_bytes_) +
+                           " free, and the store keeps a reserve of " + reserve_.Describe() + " (" +
+                           Mib(reserve_bytes_) +
                            ", --disk-reserve): writes are refused until space returns; reads "
                            "still work");
   }
