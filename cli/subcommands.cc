@@ -5,6 +5,7 @@
 #include "gate/gate_command.h"
 #include "server/serve_command.h"
 #include "study/study_command.h"
+#include "traces/trace_command.h"
 #include "workloads/bench_command.h"
 
 namespace kvlab::cli {
@@ -15,8 +16,9 @@ using workloads::AddBenchCommand;
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
-      &AddServeCommand,        &AddBenchCommand,         &AddConformCommand, &gate::AddGateCommand,
-      &study::AddStudyCommand, &study::AddReportCommand, &AddGcCommand,
+      &AddServeCommand,      &AddBenchCommand,         &AddConformCommand,
+      &gate::AddGateCommand, &study::AddStudyCommand,  &study::AddReportCommand,
+      &AddGcCommand,         &traces::AddTraceCommand,
   };
 }
 
