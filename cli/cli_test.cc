@@ -64,6 +64,55 @@ TEST(Cli, BadArgumentsExitTwoEverywhere) {
   }
 }
 
+// `kvlab trace` and a trace workload: MONITOR output imported, summarised and replayed; a
+// MONITOR line with unbalanced quotes and a truncated or corrupt trace exit 2 naming the line or
+// the byte offset.
+TEST(Cli, TracesImportSummariseReplayAndRefuseBadInput) {
+  testing::ScratchDir dir;
+  const std::string good = dir.Sub("monitor.txt");
+  std::ofstream(good) << "OK\n"
+                      << "1700000000.000001 [0 127.0.0.1:5000] \"hset\" \"h\" \"f\" \"v\\n\"\n"
+                      << "1700000000.000500 [0 127.0.0.1:5001] \"hget\" \"h\" \"f\"\n"
+                      << "1700000000.001000 [0 127.0.0.1:5000] \"xadd\" \"s\" \"*\" \"a\" \"1\"\n";
+  const std::string trace = dir.Sub("t.kvt");
+  ChildRun r = Kvlab({"trace", "import", good, "-o", trace}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Kvlab({"trace", "info", trace}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "commands 3, clients 2")) << r.out;
+  EXPECT_TRUE(Has(r.out, "hset")) << r.out;
+  r = Kvlab({"bench", "run", "trace:" + trace, "--backend", "memory", "--hash-versions", "0",
+             "--repetitions", "1", "--results", dir.Sub("results")},
+            dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+
+  const std::string unbalanced = dir.Sub("bad.txt");
+  std::ofstream(unbalanced) << "1700000000.000001 [0 127.0.0.1:5000] \"get\" \"k\"\n"
+                            << "1700000000.000002 [0 127.0.0.1:5000] \"set\" \"k \"v\"\n";
+  r = Kvlab({"trace", "import", unbalanced, "-o", dir.Sub("bad.kvt")}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_TRUE(Has(r.err, "bad.txt:2: unbalanced quotes")) << r.err;
+
+  std::string bytes = ReadFile(trace);
+  const std::string truncated = dir.Sub("truncated.kvt");
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() - 4);
+  const std::string corrupt = dir.Sub("corrupt.kvt");
+  bytes[bytes.size() / 2] ^= 0x01;
+  std::ofstream(corrupt, std::ios::binary) << bytes;
+  for (const std::string& bad : {truncated, corrupt}) {
+    r = Kvlab({"trace", "info", bad}, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << bad;
+    EXPECT_TRUE(Has(r.err, "at byte")) << r.err;
+    r = Kvlab({"bench", "run", "trace:" + bad, "--backend", "memory"}, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << bad << "\n" << r.err;
+  }
+  r = Kvlab({"bench", "run", "ycsb-a", "--pace", "recorded"}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage);
+  EXPECT_TRUE(Has(r.err, "--pace applies to trace workloads")) << r.err;
+  r = Kvlab({"serve", "--anonymize"}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage);
+}
+
 // "-5" is no way to say "not given": negative numbers are refused, not read as the default.
 TEST(Cli, NegativeNumbersAreRefused) {
   testing::ScratchDir dir;

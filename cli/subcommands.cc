@@ -6,6 +6,7 @@
 #include "gate/gate_command.h"
 #include "server/serve_command.h"
 #include "study/study_command.h"
+#include "traces/trace_command.h"
 #include "workloads/bench_command.h"
 #include "workloads/profile_command.h"
 
@@ -20,6 +21,7 @@ std::vector<SubcommandFactory> Subcommands() {
       &AddServeCommand,      &AddBenchCommand,        &AddConformCommand,
       &gate::AddGateCommand, &study::AddStudyCommand, &study::AddReportCommand,
       &AddGcCommand,         &AddVerifyCommand,       &workloads::AddProfileCommand,
+      &traces::AddTraceCommand,
   };
 }
 

@@ -15,6 +15,7 @@
 #include "engine/command_table.h"
 #include "server/server.h"
 #include "server/worker.h"
+#include "traces/recorder.h"
 
 namespace kvlab::server {
 
@@ -65,6 +66,7 @@ Connection::Connection(Worker* worker, int fd, std::string peer_address, std::st
     : worker_(worker),
       server_(worker->server()),
       engine_(worker->server()->engine()),
+      recorder_(worker->server()->options().recorder),
       fd_(fd),
       peer_address_(std::move(peer_address)),
       local_address_(std::move(local_address)),
@@ -227,6 +229,7 @@ bool Connection::RunCommands(const std::vector<std::string>** last) {
     group_bytes = 0;
     if (grouped > 0 && !RunGroup(std::exchange(grouped, 0))) return false;
     *last = &argv_;
+    if (recorder_ != nullptr) recorder_->Record(session_.id, session_.db, argv_);
     Reply reply = engine_->Execute(session_, argv_);
     stats.commands.fetch_add(1, std::memory_order_relaxed);
     if (shutdown_requested_) {
@@ -248,6 +251,9 @@ bool Connection::RunCommands(const std::vector<std::string>** last) {
 
 bool Connection::RunGroup(size_t n) {
   worker_->stats().commands.fetch_add(n, std::memory_order_relaxed);
+  if (recorder_ != nullptr) {
+    for (size_t i = 0; i < n; ++i) recorder_->Record(session_.id, session_.db, group_[i]);
+  }
   if (n == 1) return AppendReply(engine_->Execute(session_, group_[0]));
   // The group's writes are in the store when ExecuteGroup returns: its replies go out after.
   for (const Reply& reply : engine_->ExecuteGroup(

@@ -42,6 +42,10 @@
 
 struct event;
 
+namespace kvlab::traces {
+class TraceRecorder;
+}
+
 namespace kvlab::server {
 
 class Server;
@@ -132,6 +136,7 @@ class Connection final : public engine::SessionHost {
   Worker* const worker_;
   Server* const server_;
   engine::Engine* const engine_;
+  traces::TraceRecorder* const recorder_;  // --record; null when off
   const int fd_;
   event* read_event_ = nullptr;
   event* write_event_ = nullptr;

@@ -15,6 +15,7 @@
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
 #include "server/server.h"
+#include "traces/recorder.h"
 
 namespace kvlab::server {
 
@@ -50,6 +51,8 @@ struct ServeFlags {
   // The scheduled garbage collector (engine/collector.h, docs/gc.md).
   double gc_interval_s = 300;
   uint64_t gc_rate = 10000;
+  // --record (docs/traces.md).
+  traces::RecorderOptions record;
 };
 
 // (flag, CONFIG name) of every flag that has a CONFIG parameter.
@@ -116,6 +119,18 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
   if (!flags.engine.config_file.empty()) {
     options.config_file = std::filesystem::absolute(flags.engine.config_file).string();
   }
+  std::unique_ptr<traces::TraceRecorder> recorder;
+  if (!flags.record.path.empty()) {
+    traces::RecorderOptions record = flags.record;
+    record.context = "store: " + opened->store()->name() + "\nkvlab: " + kKvlabVersion + "\n";
+    record.log = [](const std::string& line) { std::fprintf(stderr, "kvlab: %s\n", line.c_str()); };
+    Status rs = traces::TraceRecorder::Open(std::move(record), &recorder);
+    if (!rs.ok()) {
+      std::fprintf(stderr, "kvlab: --record: %s\n", rs.message().c_str());
+      return kExitUsage;
+    }
+    options.recorder = recorder.get();
+  }
   Server server(&engine, options);
   // The defaults that are not the in-process server's; the config file and flags win.
   Status s = engine.config().Set({{"maxmemory-clients", flags.max_client_memory}});
@@ -173,6 +188,17 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
                                               engine::ActiveExpiryOptions());
   }
   server.Run();
+  if (recorder != nullptr) {
+    // Every worker has stopped: no command can reach the recorder any more.
+    const uint64_t recorded = recorder->recorded();
+    Status rs = recorder->Close();
+    if (rs.ok()) {
+      std::fprintf(stderr, "kvlab: --record: %llu commands in %s\n",
+                   static_cast<unsigned long long>(recorded), flags.record.path.c_str());
+    } else {
+      std::fprintf(stderr, "kvlab: --record: %s\n", rs.ToString().c_str());
+    }
+  }
   gc.reset();  // stops a running pass after its current batch
   if (active_expiry != nullptr) {
     const engine::GcStats expired = active_expiry->totals();
@@ -253,7 +279,33 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
                   "Most records a second the scheduled collector reads (0: no limit)")
       ->check(flags::NonNegative())
       ->capture_default_str();
-  cmd->callback([cmd, flags, exit_code] { *exit_code = RunServe(*cmd, *flags); });
+  cmd->add_option("--record", flags->record.path,
+                  "Record every command clients send, with its time, client and database, into "
+                  "this trace file (docs/traces.md; replay with `kvlab bench run trace:FILE`)");
+  cmd->add_option("--record-sample", flags->record.sample,
+                  "Record this share of the clients, each whole (per client, chosen by a hash "
+                  "of its id), so that transactions stay intact")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--record-max-bytes", flags->record.max_bytes,
+                  "Stop recording before the trace passes this many bytes (0: no bound); the "
+                  "trace stays valid and says it stopped")
+      ->check(flags::NonNegative());
+  cmd->add_flag("--anonymize", flags->record.anonymize,
+                "With --record: hash keys and members with a keyed hash and keep only values' "
+                "lengths (docs/traces.md says exactly what)");
+  cmd->callback([cmd, flags, exit_code] {
+    if (flags->record.path.empty()) {
+      for (const char* flag : {"--record-sample", "--record-max-bytes", "--anonymize"}) {
+        if (cmd->get_option(flag)->count() > 0) {
+          throw flags::UsageError(std::string(flag) + " applies to --record FILE");
+        }
+      }
+    } else if (!(flags->record.sample > 0)) {
+      throw flags::UsageError("--record-sample: a share of clients in (0, 1]");
+    }
+    *exit_code = RunServe(*cmd, *flags);
+  });
 }
 
 }  // namespace kvlab::server

@@ -41,6 +41,10 @@ struct event;
 struct evconnlistener;
 struct sockaddr;
 
+namespace kvlab::traces {
+class TraceRecorder;
+}
+
 namespace kvlab::server {
 
 class Connection;
@@ -76,6 +80,9 @@ struct ServerOptions {
   // Reported by INFO server.
   std::string version;
   std::string config_file;
+  // `kvlab serve --record`: every command a client sends goes to it just before it runs
+  // (traces/recorder.h). Null: no recording. REQUIRES: outlives the server.
+  traces::TraceRecorder* recorder = nullptr;
 };
 
 class Server {

@@ -624,6 +624,9 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.001, 1e6));
   cmd->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  cmd->add_option("--pace", f->overrides.pace,
+                  "A trace:FILE workload's pace: closed loop by default, 'recorded', or a "
+                  "speed-up of it such as 2x (docs/traces.md)");
   cmd->add_option("--records", f->overrides.records, "Records loaded")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--elements", f->overrides.elements, "Fields or members per record")

@@ -680,6 +680,9 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
       ->check(Positive());
   app->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase")
       ->check(NonNegative());
+  app->add_option("--pace", f->overrides.pace,
+                  "A trace:FILE workload's pace: closed loop by default, 'recorded', or a "
+                  "speed-up of it such as 2x (docs/traces.md)");
   app->add_option("--records", f->overrides.records, "Records loaded (>= 1)")
       ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
   app->add_option("--elements", f->overrides.elements, "Fields or members per record")

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "workloads/trace_replay.h"
+
 namespace kvlab::workloads {
 namespace {
 
@@ -376,6 +378,7 @@ Status BuiltinWorkload(const std::string& name, Workload* out) {
 }
 
 Status ResolveWorkload(const std::string& name_or_path, Workload* out) {
+  if (name_or_path.starts_with("trace:")) return TraceWorkload(name_or_path.substr(6), out);
   std::error_code ec;
   if (std::filesystem::is_regular_file(name_or_path, ec) || name_or_path.ends_with(".json")) {
     return LoadWorkloadFile(name_or_path, out);

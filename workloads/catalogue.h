@@ -23,7 +23,8 @@ const std::vector<CatalogueEntry>& Catalogue();
 // Parses the catalogue workload `name` (source "builtin:<name>"). NotFound when unknown.
 Status BuiltinWorkload(const std::string& name, Workload* out);
 
-// A catalogue workload, or a file when `name_or_path` names an existing file or ends in .json.
+// A catalogue workload, a file when `name_or_path` names an existing file or ends in .json, or
+// a trace to replay when it is `trace:FILE` (trace_replay.h).
 Status ResolveWorkload(const std::string& name_or_path, Workload* out);
 
 // One workload of the default suite, scaled down so that the whole suite runs in about a minute

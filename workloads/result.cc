@@ -245,6 +245,13 @@ json PhaseJson(const PhaseResult& p) {
             {"store_counters", CountersJson(p.store_counters)}};
   if (p.at) j["at"] = *p.at;
   if (p.open_loop) j["open_loop"] = OpenLoopRecordJson(*p.open_loop);
+  if (!p.not_replayed.empty()) {
+    json skipped = json::object();
+    for (const auto& [name, n] : p.not_replayed) {
+      skipped[name] = {{"count", n.count}, {"reason", n.reason}};
+    }
+    j["not_replayed"] = skipped;
+  }
   return j;
 }
 

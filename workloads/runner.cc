@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "workloads/op_expander.h"
+#include "workloads/trace_replay.h"
 
 namespace kvlab::workloads {
 
@@ -563,6 +564,7 @@ class WorkloadRun {
 
 void RunWorkload(const Workload& workload, Target& target, const RunOptions& options,
                  WorkloadRunResult* result) {
+  if (workload.trace) return ReplayTrace(workload, target, options, result);
   WorkloadRun(workload, target, options, result).Run();
 }
 

@@ -61,6 +61,13 @@ struct PhaseResult {
   backends::PhysicalCounters store_counters;
   // Set when the phase ran open loop or pipelined (RunOptions::open_loop).
   std::optional<OpenLoopRecord> open_loop;
+  // A trace replay's commands that were not sent, by lower-case command name, with the reason
+  // (trace_replay.h): counted and named, never dropped silently.
+  struct NotReplayed {
+    uint64_t count = 0;
+    std::string reason;
+  };
+  std::map<std::string, NotReplayed> not_replayed;
 };
 
 struct WorkloadRunResult {

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -410,6 +411,8 @@ std::string Workload::ElementPrefix() const {
 }
 
 bool Workload::UsesType(const encodings::TypeSpec& type) const {
+  // A trace's keyspace is whatever its commands make: its types are its commands' groups.
+  if (trace) return GroupUsed(*this, std::string(type.command_group));
   const bool keyspace_of_type =
       (keyspace.type == KeyspaceSpec::Type::kHash && type.type == encodings::KeyType::kHash) ||
       (keyspace.type == KeyspaceSpec::Type::kZset && type.type == encodings::KeyType::kZset) ||
@@ -476,6 +479,9 @@ std::string Workload::ToJson() const {
             {"load", {{"batch", load.batch}, {"commands", CommandsJson(load.commands)}}},
             {"run", run}};
   if (!distributions.empty()) j["distributions"] = DistributionsJson(distributions);
+  if (trace) {
+    j["trace"] = {{"path", trace->path}, {"commands", trace->commands}, {"pace", trace->pace}};
+  }
   return j.dump(2);
 }
 
@@ -615,6 +621,36 @@ Status ApplyOverrides(const WorkloadOverrides& o, Workload* w) {
     return Status::InvalidArgument("--data-size: must be 1 to 67108864 bytes (64 MiB)");
   }
   if (o.value_bytes) w->keyspace.value_bytes = static_cast<uint32_t>(*o.value_bytes);
+  if (o.pace && !w->trace) {
+    return Status::InvalidArgument("--pace applies to trace workloads (trace:FILE), not to '" +
+                                   w->name + "'");
+  }
+  if (w->trace && (o.records || o.elements || o.value_bytes)) {
+    return Status::InvalidArgument(
+        "--records, --elements and --data-size do not apply to a trace: its keyspace and values "
+        "are what it recorded");
+  }
+  if (o.pace) {
+    double pace = 0;
+    if (*o.pace == "recorded") {
+      pace = 1;
+    } else {
+      std::string text = *o.pace;
+      for (const std::string suffix : {"x", "X", "\u00d7"}) {
+        if (text.size() > suffix.size() && text.ends_with(suffix)) {
+          text.resize(text.size() - suffix.size());
+          break;
+        }
+      }
+      char* end = nullptr;
+      pace = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !(pace > 0) || pace > 1e6) {
+        return Status::InvalidArgument("--pace: 'recorded' or a speed-up of it such as 2x, not '" +
+                                       *o.pace + "'");
+      }
+    }
+    w->trace->pace = pace;
+  }
   if (o.records) w->keyspace.records = *o.records;
   if (o.elements) w->keyspace.elements = *o.elements;
   if (o.seed) w->seed = *o.seed;

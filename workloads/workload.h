@@ -85,6 +85,15 @@ struct PhaseSpec {
   std::optional<ProbeSpec> probe;
 };
 
+// A recorded trace replayed in place of generated phases (`trace:FILE`, trace_replay.h).
+struct TraceSpec {
+  std::string path;
+  uint64_t commands = 0;  // in the file
+  // 0: closed loop (each command as soon as the one before it replied); otherwise the recorded
+  // pace sped up by this factor (1: as recorded, 2: twice as fast).
+  double pace = 0;
+};
+
 struct Workload {
   std::string name;
   std::string description;
@@ -100,6 +109,10 @@ struct Workload {
   // The file (or catalogue text) the workload came from, and its SHA-256.
   std::string source;  // "builtin:ycsb-a" or "file:<path>"
   std::string source_sha256;
+  // Set for a trace: the run replays it (RunWorkload), with no load phase; `phases` then holds
+  // one phase "replay" whose operations bound the commands replayed and whose ops (one per
+  // command name of the trace) say which types the trace uses.
+  std::optional<TraceSpec> trace;
 
   // The workload as canonical JSON (every default spelled out, overrides applied); the result
   // records it and its SHA-256, so a run can be repeated exactly.
@@ -132,6 +145,8 @@ struct WorkloadOverrides {
   std::optional<uint64_t> seed;
   std::optional<int> threads;           // >= 1
   std::optional<uint64_t> value_bytes;  // --data-size: {value} bytes, 1 .. 64 MiB
+  // Trace workloads only: "recorded", or a speed-up of the recorded pace ("2x", "0.5x").
+  std::optional<std::string> pace;
 };
 Status ApplyOverrides(const WorkloadOverrides& o, Workload* w);
 
