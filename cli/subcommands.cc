@@ -18,9 +18,15 @@ using workloads::AddBenchCommand;
 
 std::vector<SubcommandFactory> Subcommands() {
   return {
-      &AddServeCommand,      &AddBenchCommand,        &AddConformCommand,
-      &gate::AddGateCommand, &study::AddStudyCommand, &study::AddReportCommand,
-      &AddGcCommand,         &AddVerifyCommand,       &workloads::AddProfileCommand,
+      &AddServeCommand,
+      &AddBenchCommand,
+      &AddConformCommand,
+      &gate::AddGateCommand,
+      &study::AddStudyCommand,
+      &study::AddReportCommand,
+      &AddGcCommand,
+      &AddVerifyCommand,
+      &workloads::AddProfileCommand,
       &traces::AddTraceCommand,
   };
 }
