@@ -1,12 +1,13 @@
 #include "backends/disk_guard_store.h"
 
-#include <strings.h>
 #include <sys/statvfs.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <string>
+
+#include "base/memory_value.h"
 
 namespace kvlab::backends {
 namespace {
@@ -16,38 +17,6 @@ std::string Mib(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return text;
-}
-
-// A size as Redis's memory values take it (engine/config.h's ParseMemoryValue, which backends/
-// cannot include): digits, then an optional unit b, k, kb, m, mb, g, gb, any case.
-bool ParseSize(std::string_view text, uint64_t* bytes) {
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 19) return false;
-  const std::string unit(text.substr(digits));
-  uint64_t multiplier = 0;
-  if (unit.empty() || !strcasecmp(unit.c_str(), "b")) {
-    multiplier = 1;
-  } else if (!strcasecmp(unit.c_str(), "k")) {
-    multiplier = 1000;
-  } else if (!strcasecmp(unit.c_str(), "kb")) {
-    multiplier = 1024;
-  } else if (!strcasecmp(unit.c_str(), "m")) {
-    multiplier = 1000 * 1000;
-  } else if (!strcasecmp(unit.c_str(), "mb")) {
-    multiplier = 1024 * 1024;
-  } else if (!strcasecmp(unit.c_str(), "g")) {
-    multiplier = 1000ull * 1000 * 1000;
-  } else if (!strcasecmp(unit.c_str(), "gb")) {
-    multiplier = 1024ull * 1024 * 1024;
-  } else {
-    return false;
-  }
-  uint64_t number = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
-  if (ec != std::errc() || number > UINT64_MAX / multiplier) return false;
-  *bytes = number * multiplier;
-  return true;
 }
 
 // What a record costs on disk beyond its key and value, counted so that a stream of small
@@ -90,7 +59,7 @@ Status ParseDiskReserve(std::string_view text, DiskReserve* out) {
     if (!(percent >= 0 && percent < 100))
       return bad("a percentage must be at least 0 and below 100");
     reserve.percent = percent;
-  } else if (!ParseSize(text, &reserve.bytes)) {
+  } else if (!ParseMemoryValue(text, &reserve.bytes)) {
     return bad("not a size");
   }
   *out = reserve;

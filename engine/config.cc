@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "base/memory_value.h"
 #include "engine/glob.h"
 #include "resp/redis_numbers.h"
 #include "resp/split_args.h"
@@ -152,35 +153,6 @@ std::function<Status(std::string_view)> MemoryValidator(uint64_t min, uint64_t m
     }
     return Status::OK();
   };
-}
-
-bool ParseMemoryValue(std::string_view text, uint64_t* bytes) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 19) return false;
-  const std::string unit(text.substr(digits));
-  uint64_t multiplier = 0;
-  if (unit.empty() || !strcasecmp(unit.c_str(), "b")) {
-    multiplier = 1;
-  } else if (!strcasecmp(unit.c_str(), "k")) {
-    multiplier = 1000;
-  } else if (!strcasecmp(unit.c_str(), "kb")) {
-    multiplier = 1024;
-  } else if (!strcasecmp(unit.c_str(), "m")) {
-    multiplier = 1000 * 1000;
-  } else if (!strcasecmp(unit.c_str(), "mb")) {
-    multiplier = 1024 * 1024;
-  } else if (!strcasecmp(unit.c_str(), "g")) {
-    multiplier = 1000ull * 1000 * 1000;
-  } else if (!strcasecmp(unit.c_str(), "gb")) {
-    multiplier = 1024ull * 1024 * 1024;
-  } else {
-    return false;
-  }
-  const uint64_t number = std::stoull(std::string(text.substr(0, digits)));
-  if (number > UINT64_MAX / multiplier) return false;
-  *bytes = number * multiplier;
-  return true;
 }
 
 }  // namespace kvlab::engine

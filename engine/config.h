@@ -63,9 +63,6 @@ std::function<Status(std::string_view)> IntegerValidator(int64_t min, int64_t ma
 // one it accepted.
 std::function<Status(std::string_view)> BoolValidator();
 inline bool BoolValue(std::string_view v) { return v == "true" || v == "yes"; }
-// Redis's memory values (memtoull): a number with an optional unit b, k, kb, m, mb, g, gb
-// (k = 1000, kb = 1024; any case). Returns false on anything else.
-bool ParseMemoryValue(std::string_view text, uint64_t* bytes);
 // The validator of a memory parameter in [min, max] bytes, with Redis's messages.
 std::function<Status(std::string_view)> MemoryValidator(uint64_t min, uint64_t max);
 // Case-insensitive ASCII equality (command and parameter names).

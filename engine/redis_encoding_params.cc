@@ -4,6 +4,8 @@
 #include <climits>
 #include <memory>
 
+#include "base/memory_value.h"
+
 namespace kvlab::engine {
 
 void AddRedisEncodingParams(EngineConfig* config) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "base/memory_value.h"
 #include "engine/config.h"
 #include "server/server.h"
 
@@ -20,7 +21,6 @@ namespace kvlab::server {
 using engine::EngineConfig;
 using engine::IntegerValidator;
 using engine::MemoryValidator;
-using engine::ParseMemoryValue;
 
 namespace {
 
