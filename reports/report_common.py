@@ -150,6 +150,15 @@ def versions_section(versions, used_labels=None):
         ("table", Table(["version", "type", "what it is", "needs"], rows, numeric=set()))])
 
 
+def load_command_text(c):
+    """A load command as the workload file has it: a template, or {"command", "records": [from,
+    to]} when it loads only part of the keyspace (a profile's workload, one range per type)."""
+    if isinstance(c, dict):
+        r = c.get("records")
+        return c.get("command", "") + (" (records %s-%s)" % (fmt(r[0]), fmt(r[1])) if r else "")
+    return c
+
+
 def workload_blocks(bench):
     blocks = []
     for w in bench.get("workloads", []):
@@ -158,7 +167,7 @@ def workload_blocks(bench):
         blocks.append(("p", "`%s`: %s. %s records of %s %s elements; load `%s`." % (
             w.get("name"), d.get("description", ""), fmt(ks.get("records")),
             fmt(ks.get("elements")), ks.get("type"),
-            "`, `".join(d.get("load", {}).get("commands", [])))))
+            "`, `".join(load_command_text(c) for c in d.get("load", {}).get("commands", [])))))
         for ph in d.get("run", []):
             ops = ", ".join("%s %s%% `%s`" % (o["name"], fmt(o["weight"]), "; ".join(o["commands"]))
                             for o in ph.get("ops", []))
