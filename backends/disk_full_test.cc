@@ -21,6 +21,7 @@
 #include <tuple>
 
 #include "backends/registry.h"
+#include "backends/wiredtiger_store.h"
 #include "testing/kv_test_util.h"
 
 namespace kvlab::backends {
@@ -83,7 +84,7 @@ TEST(DiskGuardTest, RefusesEveryWriteKindBelowTheReserveAndKeepsReads) {
   batch.Put("a", "1");
   for (const Status& s : {store->Put("k", "w"), store->Delete("k"), store->DeleteRange("a", "z"),
                           store->Write(batch)}) {
-    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
     EXPECT_EQ(s.message().rfind("disk full: rocksdb: ", 0), 0u) << s.message();
     EXPECT_NE(s.message().find("--disk-reserve"), std::string::npos) << s.message();
   }
@@ -96,6 +97,48 @@ TEST(DiskGuardTest, RefusesEveryWriteKindBelowTheReserveAndKeepsReads) {
   spec.disk_reserve.bytes = 1;
   ASSERT_TRUE(OpenStore(spec, &opened).ok());
   EXPECT_TRUE(opened->store()->Put("k", "w").ok());
+}
+
+// WiredTiger panics when its own writes meet a full disk, so a reserve below what it may write
+// while writes are refused (its cache, two log files, its metadata) is refused at open, naming
+// the minimum, before any file is written; at the minimum the store opens.
+TEST(DiskGuardTest, RefusesAWiredTigerReserveBelowWhatItWritesOnItsOwn) {
+  ScratchDir scratch;
+  StoreSpec spec;
+  spec.backend = "wiredtiger";
+  spec.options.dir = scratch.Sub("store");
+  spec.options.cache_bytes = 8 << 20;
+  const DiskNeeds needs = WiredTigerDiskNeeds(spec.options);
+  // 8 MiB of cache, two 2 MiB log files (a quarter of the cache) and 4 MiB of metadata.
+  EXPECT_EQ(needs.min_reserve, 16u << 20);
+  EXPECT_EQ(needs.copies, 2u);
+  spec.disk_reserve.bytes = needs.min_reserve - (1 << 20);
+  std::unique_ptr<OpenedStore> opened;
+  Status s = OpenStore(spec, &opened);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  for (const char* part : {"wiredtiger: a disk reserve of 15.0 MiB (--disk-reserve) is below the "
+                           "16.0 MiB",
+                           "its cache of 8 MiB (--cache-mb)", "log files of 2 MiB",
+                           "use --disk-reserve 16mb or more"}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << " in " << s.message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(spec.options.dir + "/WiredTiger")) << "refused before open";
+
+  // A percentage is taken of the filesystem's size.
+  struct statvfs vfs;
+  ASSERT_EQ(::statvfs(scratch.path().c_str(), &vfs), 0);
+  const double filesystem = static_cast<double>(vfs.f_blocks) * vfs.f_frsize;
+  spec.disk_reserve.bytes = 0;
+  spec.disk_reserve.percent = static_cast<double>(needs.min_reserve) / 2 / filesystem * 100;
+  s = OpenStore(spec, &opened);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("% of the filesystem ("), std::string::npos) << s.message();
+
+  spec.disk_reserve.percent = 0;
+  spec.disk_reserve.bytes = needs.min_reserve;
+  s = OpenStore(spec, &opened);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NE(opened->disk_guard(), nullptr);
 }
 
 TEST(DiskGuardTest, NoGuardOnTheMemoryBackend) {
@@ -148,13 +191,13 @@ bool WriteFiller(const std::string& path, uint64_t bytes) {
 
 class DiskFullTest : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
-// Fills a 16 MiB tmpfs (4 MiB of it a filler file) through the guard with `threads` writers
+// Fills a 24 MiB tmpfs (4 MiB of it a filler file) through the guard with `threads` writers
 // until every writer is refused; checks that each refusal names the disk, that reads work, that
 // writes resume once the filler is deleted, and that every acknowledged write is there after
 // a reopen.
 TEST_P(DiskFullTest, FullDiskRefusesWritesKeepsReadsAndResumes) {
   const auto& [backend, threads] = GetParam();
-  Tmpfs tmpfs(16);
+  Tmpfs tmpfs(24);
   if (!tmpfs.skip().empty()) GTEST_SKIP() << tmpfs.skip();
   const std::string filler = tmpfs.dir() + "/filler";
   ASSERT_TRUE(WriteFiller(filler, 4 << 20));
@@ -162,10 +205,11 @@ TEST_P(DiskFullTest, FullDiskRefusesWritesKeepsReadsAndResumes) {
   spec.backend = backend;
   spec.options.dir = tmpfs.dir() + "/store";
   // The reserve covers what the backend writes on its own while writes are refused: WiredTiger
-  // evicts and checkpoints the dirty part of its cache (1 MiB here), RocksDB's memtable (64 MiB)
+  // evicts and checkpoints the dirty part of its cache (1 MiB here) and switches to a new log
+  // file (1 MiB), 7 MiB with its metadata (WiredTigerDiskNeeds); RocksDB's memtable (64 MiB)
   // never fills on this small disk (docs/engine.md, "A full disk").
   spec.options.cache_bytes = 1 << 20;
-  spec.disk_reserve.bytes = 3 << 20;
+  spec.disk_reserve.bytes = 8 << 20;
   std::unique_ptr<OpenedStore> opened;
   Status s = OpenStore(spec, &opened);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -198,7 +242,7 @@ TEST_P(DiskFullTest, FullDiskRefusesWritesKeepsReadsAndResumes) {
   }
   for (std::thread& w : writers) w.join();
   ASSERT_EQ(errors.size(), static_cast<size_t>(threads));
-  for (const std::string& e : errors) EXPECT_NE(e.find("disk full: "), std::string::npos) << e;
+  for (const std::string& e : errors) EXPECT_EQ(e.rfind("NoSpace: disk full: ", 0), 0u) << e;
   ASSERT_GT(acked.size(), 100u) << "the store took almost nothing before the disk filled";
 
   // Reads keep working on the full disk.

@@ -2,9 +2,11 @@
 
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "base/memory_value.h"
@@ -66,9 +68,44 @@ Status ParseDiskReserve(std::string_view text, DiskReserve* out) {
   return Status::OK();
 }
 
+Status CheckDiskReserve(const std::string& backend, const std::string& dir,
+                        const DiskReserve& reserve, const DiskNeeds& needs) {
+  if (needs.min_reserve == 0) return Status::OK();
+  uint64_t filesystem_bytes = 0;
+  if (reserve.percent > 0) {
+    // The directory may not exist yet (a new store): its nearest existing parent is on the same
+    // filesystem unless a mount point is created in between, which a store's opener does not do.
+    std::filesystem::path at = std::filesystem::absolute(dir);
+    std::error_code ec;
+    while (!std::filesystem::exists(at, ec) && at.has_parent_path() && at != at.parent_path()) {
+      at = at.parent_path();
+    }
+    struct statvfs vfs;
+    if (::statvfs(at.c_str(), &vfs) != 0) {
+      return Status::IOError(backend + ": cannot read the size of the filesystem of " + dir +
+                             " for --disk-reserve " + reserve.Describe() + ": " +
+                             std::strerror(errno));
+    }
+    filesystem_bytes = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+  }
+  const uint64_t bytes = reserve.BytesOn(filesystem_bytes);
+  if (bytes >= needs.min_reserve) return Status::OK();
+  const uint64_t min_mb = (needs.min_reserve + (1 << 20) - 1) >> 20;
+  std::string given = reserve.Describe();
+  if (reserve.percent > 0) given += " (" + Mib(bytes) + ")";
+  return Status::InvalidArgument(
+      backend + ": a disk reserve of " + given + " (--disk-reserve) is below the " +
+      Mib(needs.min_reserve) + " the store may still write while writes are refused (" + needs.why +
+      "), and " + backend + " does not survive running out of space; use " + "--disk-reserve " +
+      std::to_string(min_mb) + "mb or more, or 0 for no guard");
+}
+
 DiskGuardStore::DiskGuardStore(std::unique_ptr<KvStore> target, std::string dir,
-                               DiskReserve reserve)
-    : KvStoreWrapper(std::move(target)), dir_(std::move(dir)), reserve_(reserve) {}
+                               DiskReserve reserve, DiskNeeds needs)
+    : KvStoreWrapper(std::move(target)),
+      dir_(std::move(dir)),
+      reserve_(reserve),
+      copies_(std::max<uint64_t>(needs.copies, 1)) {}
 
 uint64_t DiskGuardStore::refused() const {
   std::lock_guard lock(mu_);
@@ -97,10 +134,10 @@ Status DiskGuardStore::Admit(uint64_t bytes) {
     return Status::IOError(target()->name() + ": cannot read the free space of " + dir_ + ": " +
                            statvfs_error_ + "; writes are refused");
   }
-  const uint64_t used = written_since_ + bytes;
+  const uint64_t used = written_since_ + bytes * copies_;
   if (free_bytes_ < reserve_bytes_ || free_bytes_ - reserve_bytes_ < used) {
     ++refused_;
-    return Status::IOError("disk full: " + target()->name() + ": " + dir_ + " has " +
+    return Status::NoSpace("disk full: " + target()->name() + ": " + dir_ + " has " +
                            Mib(free_bytes_ > written_since_ ? free_bytes_ - written_since_ : 0) +
                            " free, and the store keeps a reserve of " + reserve_.Describe() + " (" +
                            Mib(reserve_bytes_) +

@@ -20,8 +20,14 @@
 // tombstone, LMDB's copy-on-write pages, WiredTiger's log record; none returns space to the
 // filesystem before a compaction or a checkpoint). Reads, iterators and Flush pass through. A
 // refused write applies nothing, so an error reply never hides an applied write.
-// The error is an IOError whose message starts with "disk full:" and names the directory, the
-// free space and the reserve.
+// The error is a NoSpace Status (the engine replies MISCONF, as Redis does to a write it cannot
+// persist) whose message starts with "disk full:" and names the directory, the free space and
+// the reserve.
+//
+// What the backend writes on its own decides how small the reserve may be (DiskNeeds): a
+// backend whose background writes are bounded by its settings (WiredTiger: its cache and its
+// log files) states the least reserve that covers them, and CheckDiskReserve refuses a smaller
+// one when the store opens, naming the minimum, rather than letting the backend panic later.
 //
 // The guard bounds what kvlab writes; something else filling the filesystem can still take the
 // reserve away between two checks. LMDB additionally preallocates the pages a write transaction
@@ -57,6 +63,25 @@ struct DiskReserve {
 // expected.
 Status ParseDiskReserve(std::string_view text, DiskReserve* out);
 
+// What a backend writes on its own, which the guard's reserve must cover.
+struct DiskNeeds {
+  // The least reserve that covers what the backend may still write while writes are refused
+  // (0: any reserve will do). OpenStore refuses a smaller reserve (CheckDiskReserve).
+  uint64_t min_reserve = 0;
+  // What min_reserve is made of, for the error that refuses a smaller reserve.
+  std::string why;
+  // How many times a written byte lands on the disk in the window between two readings of the
+  // free space: the guard charges each write this many times its bytes. WiredTiger writes a
+  // record to its log and later to its table, and a record larger than its cache is not covered
+  // by min_reserve.
+  uint64_t copies = 1;
+};
+
+// OK when `reserve`, on the filesystem of `dir` (a percentage is taken of its size), is at least
+// needs.min_reserve; otherwise InvalidArgument naming the backend, both sizes and needs.why.
+Status CheckDiskReserve(const std::string& backend, const std::string& dir,
+                        const DiskReserve& reserve, const DiskNeeds& needs);
+
 class DiskGuardStore : public KvStoreWrapper {
  public:
   // The longest time a cached free-space reading is trusted.
@@ -64,8 +89,10 @@ class DiskGuardStore : public KvStoreWrapper {
   // The most bytes written through the guard before the free space is read again.
   static constexpr uint64_t kRecheckBytes = 1 << 20;
 
-  // dir: the store's directory, whose filesystem is checked. REQUIRES: reserve.enabled().
-  DiskGuardStore(std::unique_ptr<KvStore> target, std::string dir, DiskReserve reserve);
+  // dir: the store's directory, whose filesystem is checked. REQUIRES: reserve.enabled(),
+  // needs.copies >= 1.
+  DiskGuardStore(std::unique_ptr<KvStore> target, std::string dir, DiskReserve reserve,
+                 DiskNeeds needs = {});
 
   std::string name() const override { return target()->name(); }
   Status Put(std::string_view key, std::string_view value) override;
@@ -82,6 +109,7 @@ class DiskGuardStore : public KvStoreWrapper {
 
   const std::string dir_;
   const DiskReserve reserve_;
+  const uint64_t copies_;
   mutable std::mutex mu_;
   std::chrono::steady_clock::time_point checked_at_;  // guarded by mu_
   bool checked_ = false;                              // guarded by mu_

@@ -77,7 +77,7 @@
 // blocks for every page the transaction can touch (fallocate(2), see Back): the pages up to the
 // last one in use are already backed, and the new pages a transaction allocates come after it,
 // at most BoundNewPages of them. When fallocate fails for lack of space, the transaction is
-// aborted before it touched a page and the write is refused with a "disk full" IOError; nothing
+// aborted before it touched a page and the write is refused with a "disk full" NoSpace; nothing
 // is applied, and the next write tries again. The file is backed kBackAhead beyond what a
 // transaction needs, so fallocate runs about once per kBackAhead written, and the space the
 // store takes (DirectorySize) is at most that much above its pages. On a filesystem without
@@ -568,7 +568,7 @@ Status LmdbStore::Back(uint64_t new_pages, std::string_view what) {
     return Status::OK();
   }
   if (err == ENOSPC || err == EDQUOT) {
-    return Status::IOError("disk full: lmdb: " + dir_ + ": " + std::string(what) +
+    return Status::NoSpace("disk full: lmdb: " + dir_ + ": " + std::string(what) +
                            ": no space for the " + std::to_string(need - backed_bytes_) +
                            " bytes of pages the write may need (" + std::strerror(err) +
                            "); nothing was written: writes are refused until space returns, "

@@ -448,6 +448,17 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   }
   opened->dir_ = options.dir;
 
+  // The reserve must cover what the backend writes on its own while writes are refused; one
+  // too small for it is refused before the backend opens (disk_guard_store.h).
+  const bool guarded =
+      spec.disk_reserve.enabled() && spec.backend != "memory" && spec.backend != "etcd";
+  DiskNeeds disk_needs;
+  if (spec.backend == "wiredtiger") disk_needs = WiredTigerDiskNeeds(options);
+  if (guarded) {
+    KVLAB_RETURN_IF_ERROR(
+        CheckDiskReserve(spec.backend, options.dir, spec.disk_reserve, disk_needs));
+  }
+
   // Key spaces decide where the backend looks for records, so they are part of the record
   // whoever opens the store: a store opened with other spaces is refused by the record check
   // before the backend sees it.
@@ -486,8 +497,9 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
     KVLAB_RETURN_IF_ERROR(open(options, &store));
   }
   opened->base_ = store.get();
-  if (spec.disk_reserve.enabled() && spec.backend != "memory" && spec.backend != "etcd") {
-    auto guard = std::make_unique<DiskGuardStore>(std::move(store), options.dir, spec.disk_reserve);
+  if (guarded) {
+    auto guard = std::make_unique<DiskGuardStore>(std::move(store), options.dir, spec.disk_reserve,
+                                                  disk_needs);
     opened->disk_guard_ = guard.get();
     store = std::move(guard);
   }

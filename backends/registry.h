@@ -158,8 +158,9 @@ uint64_t DirectorySize(const std::string& dir);
 // The space a store's files take, split by what they hold. Measured after Flush(), data_bytes
 // is the store's live data as its files hold it (tables, pages, snapshots, and their metadata);
 // log_bytes is its write-ahead log or journal, whose size follows the backend's log settings
-// rather than the data: WiredTiger preallocates 100 MB log files, RocksDB keeps its WAL and its
-// info LOG. Bytes are allocated blocks, as DirectorySize.
+// rather than the data: WiredTiger fallocates each log file whole (a quarter of its cache, 1-64
+// MiB; older stores' spare WiredTigerPreplog.* files were 100 MB each), RocksDB keeps its WAL and
+// its info LOG. Bytes are allocated blocks, as DirectorySize.
 struct DiskUsage {
   uint64_t data_bytes = 0;
   uint64_t log_bytes = 0;

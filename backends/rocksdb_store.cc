@@ -118,6 +118,11 @@ Status ToKvlab(const rocksdb::Status& s, std::string_view what) {
     case rocksdb::Status::kTryAgain:
       // Lock and write-stall conflicts: the resource is held, retrying may succeed.
       return Status::Busy(std::move(msg));
+    case rocksdb::Status::kIOError:
+      // ENOSPC (a write or flush without the disk guard, or with something else filling the
+      // disk): the disk-full error the guard gives, with RocksDB's text.
+      if (s.IsNoSpace()) return Status::NoSpace("disk full: " + msg);
+      return Status::IOError(std::move(msg));
     default:
       // kIOError, and the states that mean the engine could not do the work (shutdown in
       // progress, aborted, incomplete, space limits): all are failures of the storage engine.

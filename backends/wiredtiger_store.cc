@@ -44,6 +44,11 @@
 //   replays the log on the next open. With sync_writes the method is fsync, so it also survives
 //   a machine crash. Flush() is a checkpoint; a background checkpoint runs every minute so that
 //   log files can be archived, and closing the connection writes a final one.
+// - A full disk: WiredTiger panics on ENOSPC in its eviction or its log, so the space it takes
+//   on its own must stay bounded and known (WiredTigerDiskNeeds): log files of a fixed size
+//   (LogFileBytes), each fallocated whole when it is created, and no preallocated spares
+//   (prealloc=false: their count grows each time a switch finds none ready, and each default
+//   file is 100 MB). ENOSPC that still reaches a call is NoSpace.
 // - Errors: WiredTiger's return codes become kvlab Status codes (NotFound, InvalidArgument,
 //   Busy, Corruption, IOError) with WiredTiger's own text; every message starts with
 //   "wiredtiger: ". WiredTiger's error and informational messages go to stderr.
@@ -107,9 +112,27 @@ Status WtError(WT_SESSION* session, int ret, std::string_view what, std::string_
     case WT_RUN_RECOVERY:
     case WT_TRY_SALVAGE:
       return Status::Corruption(std::move(msg));
+    case ENOSPC:
+    case EDQUOT:
+      return Status::NoSpace("disk full: " + msg);
     default:
       return Status::IOError(std::move(msg));
   }
+}
+
+// The cache WiredTiger is opened with: StoreOptions::cache_bytes, at least WiredTiger's minimum.
+uint64_t CacheBytes(const StoreOptions& options) {
+  return std::max<uint64_t>(options.cache_bytes, 1ull << 20);
+}
+
+// The size of a log file (log=(file_max)): a quarter of the cache, between 1 MiB and 64 MiB.
+// WiredTiger gives each new log file its full size with fallocate when it creates it (and with
+// prealloc=false only then, at the switch from the full one), so a log file is the unit of
+// space the log takes (see WiredTigerDiskNeeds). Tying it to the cache keeps the reserve a
+// store needs proportional to what it writes on its own; 16 MiB at the default 64 MiB cache is
+// one switch per 16 MiB of log.
+uint64_t LogFileBytes(uint64_t cache_bytes) {
+  return std::clamp<uint64_t>(cache_bytes / 4, 1ull << 20, 64ull << 20);
 }
 
 // Cursor positioning helpers. Each returns 0 when the cursor is positioned on a record, or
@@ -413,10 +436,12 @@ Status WiredTigerStore::Open(const StoreOptions& options, std::unique_ptr<KvStor
   KeySpaceMap spaces;
   KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
   std::unique_ptr<WiredTigerStore> s(new WiredTigerStore(options.dir, std::move(spaces)));
-  const uint64_t cache = std::max<uint64_t>(options.cache_bytes, 1ull << 20);  // WT's minimum
+  const uint64_t cache = CacheBytes(options);
   const std::string config =
       "create,session_max=1024,statistics=(fast),"
-      "log=(enabled=true,archive=true),checkpoint=(wait=60),"
+      "log=(enabled=true,archive=true,prealloc=false,file_max=" +
+      std::to_string(LogFileBytes(cache)) +
+      "),checkpoint=(wait=60),"
       "transaction_sync=(enabled=true,method=" +
       std::string(options.sync_writes ? "fsync" : "none") + "),cache_size=" + std::to_string(cache);
   int ret = wiredtiger_open(options.dir.c_str(), &s->handler_.base, config.c_str(), &s->conn_);
@@ -726,6 +751,21 @@ PhysicalCounters WiredTigerStore::ReadPhysicalCounters() {
 }
 
 }  // namespace
+
+DiskNeeds WiredTigerDiskNeeds(const StoreOptions& options) {
+  const uint64_t cache = CacheBytes(options);
+  const uint64_t log_file = LogFileBytes(cache);
+  constexpr uint64_t kMetadata = 4ull << 20;
+  auto mib = [](uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
+  DiskNeeds needs;
+  needs.min_reserve = cache + 2 * log_file + kMetadata;
+  needs.why = "its cache of " + mib(cache) +
+              " (--cache-mb), whose dirty pages eviction and checkpoints write, two log files of " +
+              mib(log_file) + " each (one full, one just created), and " + mib(kMetadata) +
+              " for its metadata and the checkpoints' block lists";
+  needs.copies = 2;  // the log record, then the table's page
+  return needs;
+}
 
 std::vector<std::string> WiredTigerFilesIn(const std::string& dir) {
   const std::filesystem::path d(dir);

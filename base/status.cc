@@ -31,6 +31,9 @@ std::string Status::ToString() const {
     case Code::kAborted:
       name = "Aborted";
       break;
+    case Code::kNoSpace:
+      name = "NoSpace";
+      break;
   }
   if (msg_.empty()) return name;
   return std::string(name) + ": " + msg_;

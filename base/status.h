@@ -26,6 +26,7 @@ class [[nodiscard]] Status {
     kNotSupported,     // the backend lacks the capability (e.g. reverse scan)
     kUnavailable,      // a remote tier (a Redis server) cannot be reached
     kAborted,          // stopped on request before the work was done
+    kNoSpace,          // the store's disk is full (or at its reserve): writes are refused
   };
 
   Status() = default;
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
   }
   static Status Unavailable(std::string msg) { return Status(Code::kUnavailable, std::move(msg)); }
   static Status Aborted(std::string msg) { return Status(Code::kAborted, std::move(msg)); }
+  static Status NoSpace(std::string msg) { return Status(Code::kNoSpace, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
@@ -52,6 +54,7 @@ class [[nodiscard]] Status {
   bool IsNotSupported() const { return code_ == Code::kNotSupported; }
   bool IsUnavailable() const { return code_ == Code::kUnavailable; }
   bool IsAborted() const { return code_ == Code::kAborted; }
+  bool IsNoSpace() const { return code_ == Code::kNoSpace; }
 
   Code code() const { return code_; }
   const std::string& message() const { return msg_; }

@@ -31,9 +31,14 @@ inline constexpr const char* kOutOfRangePositive = "ERR value is out of range, m
 // (CR and LF become spaces for every error, in Engine::Run.)
 inline std::string_view ClientText(std::string_view s) { return s.substr(0, s.find('\0')); }
 
-// What a command replies when a store call failed (CommandContext::Check), on one line.
+// What a command replies when a store call failed (CommandContext::Check), on one line. A full
+// disk (NoSpace: the disk-space guard's refusal, docs/engine.md "A full disk") is a MISCONF
+// error, as Redis answers a write it cannot persist ("MISCONF Errors writing to the AOF file: No
+// space left on device"), so that a client tells it from a failure by its prefix; the message
+// says why ("disk full: ...").
 inline std::string StorageError(const Status& s) {
-  std::string text = "ERR storage error: " + s.ToString();
+  std::string text =
+      s.IsNoSpace() ? "MISCONF " + s.message() : "ERR storage error: " + s.ToString();
   for (char& c : text) {
     if (c == '\r' || c == '\n') c = ' ';
   }

@@ -247,6 +247,40 @@ TEST(EngineErrors, ACorruptKeyMetaIsAClearErrorNotACrash) {
   EXPECT_EQ(e.Run("GET other"), "(nil)");
 }
 
+// A full disk (the disk-space guard refuses the write) is a MISCONF error, as Redis replies to a
+// write it cannot persist, naming the cause; reads keep working, and an EXEC whose one write is
+// refused replies the error for each of its commands.
+TEST(EngineErrors, AFullDiskIsAMisconfErrorAndReadsKeepWorking) {
+  testing::ScratchDir scratch;
+  backends::StoreSpec spec;
+  spec.backend = "lmdb";
+  spec.options.dir = scratch.Sub("store");
+  std::unique_ptr<backends::OpenedStore> opened;
+  ASSERT_TRUE(backends::OpenStore(spec, &opened).ok());
+  {
+    Engine engine(opened->store(), EngineOptions{});
+    Session session;
+    ASSERT_EQ(engine.Execute(session, {"SET", "k", "v"}).Describe(), "OK");
+  }
+  opened.reset();
+  spec.disk_reserve.percent = 99.99;  // more than this filesystem has free
+  ASSERT_TRUE(backends::OpenStore(spec, &opened).ok());
+  Engine engine(opened->store(), EngineOptions{});
+  Session session;
+  const std::string set = engine.Execute(session, {"SET", "k", "w"}).Describe();
+  EXPECT_TRUE(set.starts_with("(error) MISCONF disk full: lmdb: " + spec.options.dir + " has "))
+      << set;
+  EXPECT_NE(set.find("writes are refused until space returns; reads still work"), std::string::npos)
+      << set;
+  EXPECT_EQ(engine.Execute(session, {"GET", "k"}).Describe(), "\"v\"");
+  ASSERT_EQ(engine.Execute(session, {"MULTI"}).Describe(), "OK");
+  ASSERT_EQ(engine.Execute(session, {"INCR", "n"}).Describe(), "QUEUED");
+  ASSERT_EQ(engine.Execute(session, {"GET", "k"}).Describe(), "QUEUED");
+  const std::string exec = engine.Execute(session, {"EXEC"}).Describe();
+  EXPECT_TRUE(exec.starts_with("[(error) MISCONF disk full: lmdb: ")) << exec;
+  EXPECT_EQ(engine.Execute(session, {"EXISTS", "n"}).Describe(), "(integer) 0");
+}
+
 // LMDB itself takes keys of at most 511 bytes; Redis keys, fields and members longer than
 // that reach it through its LongKeyStore layer and behave as on any backend.
 TEST(EngineKeys, LongKeysFieldsAndMembersOnLmdb) {

@@ -51,7 +51,8 @@ void StoreFlags::AddTo(CLI::App* app) {
                   "Free space to keep on the store's filesystem: below it writes get a 'disk "
                   "full' error, reads still work, and writes resume once space returns (rocksdb, "
                   "lmdb, wiredtiger). A size (256mb, 1gb), a percentage of the filesystem (5%), "
-                  "or 0 for none (docs/engine.md)")
+                  "or 0 for none; WiredTiger refuses one below its cache plus two log files "
+                  "plus 4 MiB (docs/engine.md)")
       ->check([](const std::string& text) {
         backends::DiskReserve reserve;
         const Status s = backends::ParseDiskReserve(text, &reserve);

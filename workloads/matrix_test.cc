@@ -127,7 +127,7 @@ TEST(Matrix, MigrationCellsLoadHalfTheKeysUnderTheOtherVersion) {
   }
 }
 
-// WiredTiger's space is its data, not its 100 MB preallocated log files.
+// WiredTiger's space is its data, not its log files (each fallocated whole when created).
 TEST(Matrix, DiskSpaceIsTheStoresData) {
   Workload w = Small("ycsb-c-field", 200, 50);
   MatrixOptions m;
