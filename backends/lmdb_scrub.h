@@ -32,7 +32,11 @@
 // - with checksums (a store whose format record says "checksums crc32"), every record's checksum
 //   trailer (ChecksumStore::Decode), named by its key. A flip in a stored key moves a record under
 //   another name, so its old name reads as nil: only the scrub, which reads the moved record,
-//   sees it; hence record damage is damage on open too.
+//   sees it; hence record damage is damage on open too;
+// - that the records agree with the store's marker about checksums: records that all end in a
+//   matching trailer while the marker has no "checksums crc32" entry (an edited marker: every
+//   value would be served with 4 checksum bytes appended), or a marker with the entry over
+//   records none of which carries one, is damage.
 // Not checked: bytes LMDB never reads (free space inside a page, the unused tail of an overflow
 // page, pages on the free lists, pages past the last one): a flip there is harmless.
 #pragma once
