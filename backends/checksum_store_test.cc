@@ -181,6 +181,38 @@ TEST(ChecksumStoreTest, ANewLmdbStoreHasChecksumsAndAnOldOneKeepsOpeningWithout)
   EXPECT_EQ(opened->checksums(), nullptr);
 }
 
+// The records witness that a store keeps checksums: a marker edited to drop the entry would
+// serve every value with its 4 checksum bytes appended, and is refused by the scrub on open; a
+// marker that gained the entry over a store without checksums is refused too.
+TEST(ChecksumStoreTest, AMarkerThatDisagreesWithTheRecordsIsRefused) {
+  ScratchDir scratch;
+  for (const bool written_with : {true, false}) {
+    StoreSpec spec;
+    spec.backend = "lmdb";
+    spec.options.dir = scratch.Sub(written_with ? "with" : "without");
+    spec.checksums = written_with;
+    std::unique_ptr<OpenedStore> opened;
+    ASSERT_TRUE(OpenStore(spec, &opened).ok());
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(opened->store()->Put("key" + std::to_string(i), "value").ok());
+    }
+    opened.reset();
+    std::string text = Marker(spec.options.dir);
+    if (written_with) {
+      text.erase(text.find("format checksums crc32\n"), 23);
+    } else {
+      text += "format checksums crc32\n";
+    }
+    std::ofstream(std::filesystem::path(spec.options.dir) / "KVLAB_STORE", std::ios::trunc) << text;
+    const Status s = OpenStore(spec, &opened);
+    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.message().find(written_with ? "has no \"format checksums crc32\" line"
+                                            : "was added by hand"),
+              std::string::npos)
+        << s.message();
+  }
+}
+
 TEST(ChecksumStoreTest, AnUnknownChecksumKindIsRefused) {
   ScratchDir scratch;
   StoreSpec spec;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -483,6 +484,28 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
     KVLAB_RETURN_IF_ERROR(
         WriteMarker(spec.backend, (fs::path(options.dir) / kMarkerFile).string(), format));
     opened->format_adopted_ = true;
+  }
+
+  if (spec.backend == "lmdb" && !fresh && spec.scrub_on_open) {
+    LmdbScrubOptions scrub_options;
+    scrub_options.checksums = checksums;
+    const auto start = std::chrono::steady_clock::now();
+    KVLAB_RETURN_IF_ERROR(ScrubLmdbStore(options.dir, scrub_options, &opened->scrub_));
+    opened->scrub_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    opened->scrubbed_ = true;
+    if (spec.scrub_report != nullptr) *spec.scrub_report = opened->scrub_;
+    const LmdbScrubReport& report = opened->scrub_;
+    if (spec.scrub_report != nullptr ? report.structural > 0 : report.damaged()) {
+      return Status::Corruption(
+          DescribeLmdbDamage(options.dir, report) +
+          ". LMDB keeps no checksums of its own pages, so kvlab scrubs data.mdb before opening "
+          "it; nothing was opened. `kvlab verify --dir " +
+          options.dir +
+          "` lists the damage: restore the store from a copy, or, to read what is left, open it "
+          "with --scrub-on-open=false (LMDB may then answer wrong or crash on the damaged "
+          "pages)");
+    }
   }
 
   std::unique_ptr<KvStore> store;

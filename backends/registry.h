@@ -22,6 +22,8 @@
 // - puts a ChecksumStore under a new LMDB store's long-key layer (checksum_store.h), and keeps
 //   "checksums crc32" in its format record, so that an LMDB store from before checksums opens
 //   as it was written (StoreSpec::checksums);
+// - scrubs an existing LMDB store's data.mdb before LMDB maps it, and refuses a damaged one
+//   (StoreSpec::scrub_on_open, lmdb_scrub.h);
 // - stacks the decorators the spec asks for: DiskGuard (on a persistent embedded backend, when
 //   the spec has a reserve), NoReverseScan, then RemoteLatency.
 //
@@ -41,6 +43,7 @@
 #include "backends/disk_guard_store.h"
 #include "backends/etcd_store.h"
 #include "backends/kv_store.h"
+#include "backends/lmdb_scrub.h"
 #include "backends/remote_store.h"
 
 namespace kvlab::backends {
@@ -70,6 +73,16 @@ struct StoreSpec {
   // ignore it (RocksDB and WiredTiger checksum their own blocks; the memory backend persists
   // nothing). False only to measure what checksums cost (kv_bench).
   bool checksums = true;
+  // LMDB keeps no checksums of its own pages: an existing LMDB store's data.mdb is scrubbed
+  // before LMDB maps it (lmdb_scrub.h: every page LMDB reads, every record's checksum), and a
+  // damaged store is refused with a Corruption naming what is damaged, rather than served wrong
+  // or crashed on. Off: the store opens as it is (to read what is left of a damaged store, or to
+  // skip the cost on a huge one: docs/engine.md gives it). The other backends ignore it.
+  bool scrub_on_open = true;
+  // Where the scrub's report goes (kvlab verify prints it), or nullptr. When set, only damage in
+  // LMDB's own structures refuses the open: records whose checksum differs are then the caller's
+  // to report, and the checksum layer answers them as errors.
+  LmdbScrubReport* scrub_report = nullptr;
 };
 
 // The names OpenStore accepts, in a fixed order.
@@ -122,6 +135,11 @@ class OpenedStore {
   const std::string& dir() const { return dir_; }
   bool temporary() const { return temporary_; }
   const std::string& backend() const { return backend_; }
+  // True when the store was scrubbed on open (StoreSpec::scrub_on_open); what it read, and how
+  // long it took.
+  bool scrubbed() const { return scrubbed_; }
+  const LmdbScrubReport& scrub() const { return scrub_; }
+  double scrub_seconds() const { return scrub_seconds_; }
   // True when an existing store without a format record (written before records existed) took
   // the opener's: the caller may tell the user that nothing could be checked.
   bool format_adopted() const { return format_adopted_; }
@@ -147,6 +165,9 @@ class OpenedStore {
   std::string backend_;
   bool temporary_ = false;
   bool format_adopted_ = false;
+  bool scrubbed_ = false;
+  LmdbScrubReport scrub_;
+  double scrub_seconds_ = 0;
   int lock_fd_ = -1;
 };
 

@@ -21,12 +21,14 @@ namespace {
 
 using testing::Kvlab;
 
-// An engine over the LMDB store in dir, opened as `kvlab` opens it (same format record).
+// An engine over the LMDB store in dir, opened as `kvlab` opens it (same format record);
+// `scrub`: StoreSpec::scrub_on_open.
 struct LmdbEngine {
-  explicit LmdbEngine(const std::string& dir) {
+  explicit LmdbEngine(const std::string& dir, bool scrub = true) {
     backends::StoreSpec spec;
     spec.backend = "lmdb";
     spec.options.dir = dir;
+    spec.scrub_on_open = scrub;
     engine::EngineOptions options;
     spec.format = encodings::StoreFormatRecord(options.keys);
     const Status s = backends::OpenStore(spec, &store);
@@ -102,6 +104,55 @@ void FlipInValue(const std::string& data_file, const std::string& needle) {
   ASSERT_TRUE(f.good());
 }
 
+// Opens the LMDB store in dir as kvlab does, scrub on; the status.
+Status OpenLmdb(const std::string& dir) {
+  backends::StoreSpec spec;
+  spec.backend = "lmdb";
+  spec.options.dir = dir;
+  spec.format = encodings::StoreFormatRecord(engine::EngineOptions().keys);
+  std::unique_ptr<backends::OpenedStore> opened;
+  return backends::OpenStore(spec, &opened);
+}
+
+uint64_t Le64(const std::string& b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(b[at + i]);
+  return v;
+}
+
+// data.mdb's first pages, and what its newest meta page says (LMDB 0.9, 64-bit: the layout
+// backends/lmdb_scrub.cc reads): the page size is 4096 on this machine, the txnid 128 bytes and
+// the main database's root 112 bytes into the meta (after the 16-byte page header).
+struct LmdbFile {
+  explicit LmdbFile(const std::string& path) : path(path) {
+    // The first 64 MB: a small store lives there (the file is a sparse map of 64 GiB).
+    std::ifstream f(path, std::ios::binary);
+    bytes.resize(64 << 20);
+    f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<size_t>(f.gcount()));
+    const uint64_t t0 = Le64(bytes, 16 + 128), t1 = Le64(bytes, 4096 + 16 + 128);
+    newest = t1 > t0 ? 1 : 0;
+    main_root = Le64(bytes, newest * 4096 + 16 + 112);
+  }
+  // Flips one bit of the byte at `offset`, in the file.
+  void Flip(uint64_t offset, int bit) const {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(offset));
+    const char b = static_cast<char>(bytes[offset] ^ (1 << bit));
+    f.write(&b, 1);
+    ASSERT_TRUE(f.good());
+  }
+  uint16_t U16(uint64_t at) const {
+    return static_cast<uint16_t>(static_cast<uint8_t>(bytes[at]) |
+                                 static_cast<uint8_t>(bytes[at + 1]) << 8);
+  }
+
+  std::string path;
+  std::string bytes;
+  int newest = 0;
+  uint64_t main_root = 0;
+};
+
 TEST(VerifyCli, RefusesBadUsage) {
   testing::ScratchDir dir;
   auto r = Kvlab({"verify"}, dir.path());
@@ -172,8 +223,17 @@ TEST(VerifyCli, FlippedBitsInLmdbAreErrorsNeverWrongValues) {
   FlipInValue(data, StringValue(42));
   FlipInValue(data, FieldValue(3, 5));
 
+  // The scrub on open refuses the store, naming a damaged record.
+  const Status refused = OpenLmdb(store);
+  ASSERT_TRUE(refused.IsCorruption()) << refused.ToString();
+  EXPECT_NE(refused.message().find("checksum mismatch in the record of key"), std::string::npos)
+      << refused.message();
+  EXPECT_NE(refused.message().find("--scrub-on-open=false"), std::string::npos)
+      << refused.message();
+
   {
-    LmdbEngine e(store);
+    // Opened without the scrub (the user's opt-out): the checksum layer answers errors.
+    LmdbEngine e(store, /*scrub=*/false);
     int errors = 0;
     for (int i = 0; i < kStrings; ++i) {
       const resp::Reply r = e.Exec({"GET", Name("s", i)});
@@ -208,6 +268,70 @@ TEST(VerifyCli, FlippedBitsInLmdbAreErrorsNeverWrongValues) {
   EXPECT_NE(r.out.find("damage: checksum mismatches: 3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("s0007"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("... and 1 more"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lmdb structure: "), std::string::npos) << r.out;
+}
+
+// Flips in LMDB's own structures, which value checksums cannot see: a branch page's child
+// pointer (records out of reach), a separator key (lookups take the wrong branch) and the older
+// meta page's transaction id (LMDB would open the previous commit's state). Each is refused on
+// open, naming what is damaged, and kvlab verify reports it (exit 1) without crashing.
+TEST(VerifyCli, FlipsInLmdbStructuresAreRefusedOnOpen) {
+  testing::ScratchDir dir;
+  const std::string golden = dir.Sub("golden");
+  Load(golden);
+  ASSERT_TRUE(OpenLmdb(golden).ok());  // a sound store passes
+  // A copy of the store: its marker, and data.mdb up to its last page (the file is a sparse
+  // map of 64 GiB).
+  const LmdbFile golden_file(golden + "/data.mdb");
+  const uint64_t used = (Le64(golden_file.bytes, golden_file.newest * 4096 + 16 + 120) + 1) * 4096;
+  ASSERT_LE(used, golden_file.bytes.size());
+  auto copy = [&](const std::string& name) {
+    const std::string to = dir.Sub(name);
+    std::filesystem::create_directories(to);
+    std::filesystem::copy_file(golden + "/KVLAB_STORE", to + "/KVLAB_STORE");
+    std::ofstream(to + "/data.mdb", std::ios::binary)
+        .write(golden_file.bytes.data(), static_cast<std::streamsize>(used));
+    return to;
+  };
+
+  const std::string pointer = copy("pointer");
+  {
+    const LmdbFile file(pointer + "/data.mdb");
+    const uint64_t page = file.main_root * 4096;
+    ASSERT_EQ(file.U16(page + 10), 1) << "the root of the loaded store is a branch page";
+    // Node 1's child page number: its low byte, bit 0.
+    file.Flip(page + file.U16(page + 16 + 2), 0);
+  }
+  Status s = OpenLmdb(pointer);
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("LMDB keeps no checksums of its own pages"), std::string::npos)
+      << s.message();
+  auto r = Kvlab({"verify", "--dir", pointer}, dir.path());
+  EXPECT_EQ(r.exit_code, flags::kExitFailed) << r.out << r.err;
+  EXPECT_NE(r.out.find("lmdb structure: DAMAGED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verify: DAMAGED"), std::string::npos) << r.out;
+
+  const std::string separator = copy("separator");
+  {
+    const LmdbFile file(separator + "/data.mdb");
+    const uint64_t page = file.main_root * 4096;
+    const uint16_t node = file.U16(page + 16 + 2);
+    ASSERT_GT(file.U16(page + node + 6), 2) << "node 1 of the root has a separator key";
+    file.Flip(page + node + 8, 6);  // its first byte ('m' or 's': the record kind)
+  }
+  s = OpenLmdb(separator);
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("main database"), std::string::npos) << s.message();
+
+  const std::string meta = copy("meta");
+  {
+    const LmdbFile file(meta + "/data.mdb");
+    // The older meta's txnid, bit 40: it would become the newest, and LMDB would open it.
+    file.Flip((1 - file.newest) * 4096 + 16 + 128 + 5, 0);
+  }
+  s = OpenLmdb(meta);
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("transaction ids"), std::string::npos) << s.message();
 }
 
 }  // namespace

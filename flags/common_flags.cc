@@ -59,6 +59,12 @@ void StoreFlags::AddTo(CLI::App* app) {
         return s.ok() ? std::string() : s.message();
       })
       ->capture_default_str();
+  app->add_option("--scrub-on-open", scrub_on_open,
+                  "LMDB only: read every page and record of data.mdb before opening it, and "
+                  "refuse a damaged store (LMDB keeps no checksums of its own pages). false "
+                  "skips it: for a huge store whose open must be fast, or to read what is left "
+                  "of a damaged one (docs/engine.md gives its cost)")
+      ->capture_default_str();
 }
 
 StoreSpec StoreFlags::ToSpec() const {
@@ -74,6 +80,7 @@ StoreSpec StoreFlags::ToSpec() const {
   spec.etcd = etcd.ToOptions();
   // Checked while parsing (AddTo), so the parse cannot fail here.
   backends::ParseDiskReserve(disk_reserve, &spec.disk_reserve).IgnoreError();
+  spec.scrub_on_open = scrub_on_open;
   if (column_families) {
     spec.options.key_spaces =
         encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags());
@@ -192,9 +199,11 @@ Status EngineFlags::ApplyConfigFile(Engine* engine) const {
 
 std::unique_ptr<OpenedStore> OpenStoreOrReport(
     const StoreFlags& flags, const EngineFlags& engine,
-    std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy) {
+    std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy,
+    backends::LmdbScrubReport* scrub_report) {
   std::unique_ptr<OpenedStore> opened;
   StoreSpec spec = flags.ToSpec();
+  spec.scrub_report = scrub_report;
   const EngineOptions engine_options = engine.ToOptions();
   spec.format = encodings::StoreFormatRecord(engine_options.keys);
   std::shared_ptr<engine::KeyMetaCompactionPolicy> filter;
@@ -214,6 +223,16 @@ std::unique_ptr<OpenedStore> OpenStoreOrReport(
   if (policy != nullptr) *policy = filter;
   std::fprintf(stderr, "kvlab: %s store in %s%s\n", opened->store()->name().c_str(),
                opened->dir().c_str(), opened->temporary() ? " (temporary, removed at exit)" : "");
+  if (opened->scrubbed()) {
+    const backends::LmdbScrubReport& scrub = opened->scrub();
+    std::fprintf(stderr,
+                 "kvlab: data.mdb scrubbed on open: %llu pages, %llu records, transaction %llu: "
+                 "LMDB's structures sound, %llu records whose checksum differs (%.3f s)\n",
+                 static_cast<unsigned long long>(scrub.pages),
+                 static_cast<unsigned long long>(scrub.records),
+                 static_cast<unsigned long long>(scrub.txnid),
+                 static_cast<unsigned long long>(scrub.bad_checksums), opened->scrub_seconds());
+  }
   if (opened->format_adopted()) {
     std::fprintf(stderr,
                  "kvlab: %s had no format record (written before kvlab kept one); it now records "

@@ -34,13 +34,15 @@ struct StoreFlags {
   // memtable flushes (64 MiB each) and compactions and for WiredTiger's checkpoints and log
   // files while writes are refused.
   std::string disk_reserve = "256mb";
+  // LMDB: scrub data.mdb on open and refuse a damaged store (backends/lmdb_scrub.h).
+  bool scrub_on_open = true;
   // --etcd-endpoints, --etcd-max-txn-ops, TLS and authentication: the etcd cluster of
   // --backend etcd (etcd_flags.h).
   EtcdFlags etcd;
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
-  // --column-families, --compaction-filter, --compaction-grace-ms, --disk-reserve, and the etcd
-  // flags.
+  // --column-families, --compaction-filter, --compaction-grace-ms, --disk-reserve,
+  // --scrub-on-open, and the etcd flags.
   void AddTo(CLI::App* app);
   // Throws UsageError when the etcd flags cannot give a password (EtcdFlags::ToOptions).
   backends::StoreSpec ToSpec() const;
@@ -90,8 +92,11 @@ struct EngineFlags {
 // prefix) the store must have or take (backends/registry.h).
 // With --compaction-filter the store's compactions consult a KeyMetaCompactionPolicy, attached
 // to the store before this returns; *policy (when given) gets it, for its counts.
+// `scrub_report` (kvlab verify): where an LMDB store's scrub on open reports
+// (backends::StoreSpec::scrub_report), also when the open fails.
 std::unique_ptr<backends::OpenedStore> OpenStoreOrReport(
     const StoreFlags& flags, const EngineFlags& engine,
-    std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy = nullptr);
+    std::shared_ptr<engine::KeyMetaCompactionPolicy>* policy = nullptr,
+    backends::LmdbScrubReport* scrub_report = nullptr);
 
 }  // namespace kvlab::flags
