@@ -61,6 +61,7 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.group == "hash") out.push_back("hash");
   if (spec.group == "string") out.push_back("string");
   if (spec.group == "bitmap") out.push_back("bitmap");
+  if (spec.group == "hyperloglog") out.push_back("hyperloglog");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
   if (spec.flags & kCmdBlocking) out.push_back("blocking");
@@ -103,9 +104,21 @@ Reply KeySpecReply(const CommandSpec& command, const KeySpec& spec) {
                         Reply::Map({Reply::Bulk("keynumidx"), Reply::Integer(spec.keynumidx),
                                     Reply::Bulk("firstkey"), Reply::Integer(spec.firstkey),
                                     Reply::Bulk("keystep"), Reply::Integer(spec.keystep)})});
-  return Reply::Map({Reply::Bulk("flags"), Reply::Set(std::move(flags)),
-                     Reply::Bulk("begin_search"), std::move(begin), Reply::Bulk("find_keys"),
-                     std::move(find)});
+  std::vector<Reply> fields;
+  // Redis's notes on a key spec, which the table does not carry: among the commands kvlab has,
+  // only PFCOUNT's has one.
+  if (command.name == "pfcount") {
+    fields.push_back(Reply::Bulk("notes"));
+    fields.push_back(Reply::Bulk(
+        "RW because it may change the internal representation of the key, and propagate to "
+        "replicas"));
+  }
+  for (Reply& r : std::vector<Reply>{Reply::Bulk("flags"), Reply::Set(std::move(flags)),
+                                     Reply::Bulk("begin_search"), std::move(begin),
+                                     Reply::Bulk("find_keys"), std::move(find)}) {
+    fields.push_back(std::move(r));
+  }
+  return Reply::Map(std::move(fields));
 }
 
 // The key-specs: the command's (CommandTable::KeySpecsOf).

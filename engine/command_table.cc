@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "engine/handlers.h"
+#include "engine/hll_commands.h"
 
 namespace kvlab::engine {
 
@@ -596,6 +597,7 @@ CommandTable::CommandTable() {
       {"unwatch", 1, kCmdFast | kCmdNoKeys, 0, 0, 0, &UnwatchCommand, "transactions",
        "Forget about all watched keys", "2.2.0"},
   };
+  AppendHyperloglogCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

@@ -11,6 +11,8 @@
 #include "encodings/migrate.h"
 #include "engine/command_context.h"
 #include "engine/command_table.h"
+#include "engine/hll_commands.h"
+#include "engine/key_access.h"
 #include "engine/redis_encoding_params.h"
 #include "engine/session_host.h"
 #include "resp/redis_numbers.h"
@@ -298,6 +300,7 @@ void Engine::RegisterConfig() {
   fixed("kv.key.md5.prefix", options_.keys.md5_prefix ? "yes" : "no");
   fixed("backend", store_->name());
   AddRedisEncodingParams(&config_);
+  AddHllParams(&config_);
 }
 
 Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {
@@ -461,7 +464,7 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   // locks everything, so that no keyed command interleaves with it; they are rare, and every
   // other command is spared a keyspace-wide reader lock.
   KeyLocks::Guard key_guard(&key_locks_,
-                            (spec.flags & kCmdReadonly) ? LockMode::kShared : LockMode::kExclusive);
+                            OnlyReadsKeys(spec) ? LockMode::kShared : LockMode::kExclusive);
   if (spec.flags & kCmdKeyspaceExclusive) {
     key_guard.LockEverything();
   } else {
@@ -500,7 +503,7 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
   CountingStore durable(store_, &ops);
   if (exec != nullptr) txn.set_durable_store(&durable);
   CommandContext ctx(this, &session, &argv, &txn);
-  if (migrate_on_write() && !(spec.flags & kCmdReadonly)) {
+  if (migrate_on_write() && !OnlyReadsKeys(spec)) {
     ctx.MigrateOnLoad(CommandTable::WrittenKeys(spec, argv));
   }
   spec.handler(ctx);
@@ -529,7 +532,7 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
     if (!ctx.reply.is_error()) ready_keys->swap(ctx.ready_keys());
   }
   // WATCH: what the command changed, reported while its keys are still locked.
-  if (watched_keys_->active() && !(spec.flags & kCmdReadonly) &&
+  if (watched_keys_->active() && !OnlyReadsKeys(spec) &&
       (!ctx.reply.is_error() || !txn.on_commit_failure().empty())) {
     TouchWritten(spec, session, argv, txn, ctx.migration_records());
     if (!ctx.reply.is_error()) {

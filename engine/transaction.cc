@@ -17,6 +17,7 @@
 #include "engine/command_context.h"
 #include "engine/command_table.h"
 #include "engine/handlers.h"
+#include "engine/key_access.h"
 #include "engine/session_host.h"
 #include "resp/redis_numbers.h"
 
@@ -111,7 +112,7 @@ void Engine::ExecTransaction(CommandContext& ctx) {
   std::vector<std::pair<uint8_t, std::string_view>> keys;
   uint8_t db = session.db;
   for (const Session::QueuedCommand& q : queued) {
-    if (!(q.spec->flags & kCmdReadonly)) writes = true;
+    if (!OnlyReadsKeys(*q.spec)) writes = true;
     if (q.spec->flags & kCmdKeyspaceExclusive) everything = true;
     CommandTable::KeysToLock(*q.spec, q.argv, db, options_.databases, &keys);
     int64_t index = 0;

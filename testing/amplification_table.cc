@@ -182,6 +182,10 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kSetPair;
     } else if (d == "string s, then MULTI with GET s and SET s x queued") {
       row.dataset = AmplificationRow::Dataset::kStringInMulti;
+    } else if (d == "hll p") {
+      row.dataset = AmplificationRow::Dataset::kHll;
+    } else if (d == "hll p, counted") {
+      row.dataset = AmplificationRow::Dataset::kHllCounted;
     } else {
       return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
     }
@@ -237,6 +241,10 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
       return {{"SET", "s", "v"}, {"MULTI"}, {"GET", "s"}, {"SET", "s", "x"}};
     case AmplificationRow::Dataset::kStringExpiring:
       return {{"SET", "s", "v"}, {"PEXPIRE", "s", "100000"}};
+    case AmplificationRow::Dataset::kHll:
+      return {{"PFADD", "p", "a", "b", "c"}};
+    case AmplificationRow::Dataset::kHllCounted:
+      return {{"PFADD", "p", "a", "b", "c"}, {"PFCOUNT", "p"}};
     case AmplificationRow::Dataset::kHash:
     case AmplificationRow::Dataset::kHashExpiring:
       cmd = {"HSET", "h"};

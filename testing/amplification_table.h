@@ -56,6 +56,8 @@ struct AmplificationRow {
     kStringInMulti,
     kStringExpiring,  // kString, then PEXPIRE s 100000
     kHashExpiring,    // kHash, then PEXPIRE h 100000
+    kHll,             // "hll p": PFADD p a b c (its cached cardinality stale)
+    kHllCounted,      // "hll p, counted": kHll, then PFCOUNT p (its cache valid)
   } dataset;
   std::string operations;       // KV counters, the formula text
   std::string tier_operations;  // Redis-tier counters

@@ -1,0 +1,23 @@
+// Which commands the engine treats as readers of their keys.
+#pragma once
+
+#include "engine/command_table.h"
+
+namespace kvlab::engine {
+
+// Whether a command only reads its keys, so that it shares their locks and neither touches WATCH
+// nor migrates them: Redis's readonly flag, unless one of its key specs is "RW". PFCOUNT is such a
+// command: Redis flags it readonly, but it writes the cardinality it computed into its key ("RW
+// because it may change the internal representation of the key, and propagate to replicas"),
+// which Redis propagates and which touches WATCH.
+inline bool OnlyReadsKeys(const CommandSpec& spec) {
+  if ((spec.flags & kCmdReadonly) == 0) return false;
+  for (const KeySpec& key_spec : spec.key_specs) {
+    for (std::string_view flag : key_spec.flags) {
+      if (flag == "RW") return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace kvlab::engine
