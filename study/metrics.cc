@@ -6,6 +6,8 @@
 
 #include "encodings/registry.h"
 #include "engine/command_table.h"
+#include "workloads/generators.h"
+#include "workloads/op_expander.h"
 
 namespace kvlab::study {
 namespace {
@@ -103,6 +105,60 @@ std::string CommandType(const std::string& command, const std::string& keyspace_
   return keyspace_type;
 }
 
+namespace {
+
+// A distribution of the definition by name, or false when it is missing or malformed.
+bool DistributionOf(const json& def, const std::string& name,
+                    workloads::EmpiricalDistribution* out) {
+  const json& d = Object(def, {"distributions"});
+  auto it = d.find(name);
+  if (it == d.end() || !it->is_object() || !it->contains("quantiles")) return false;
+  std::vector<workloads::EmpiricalDistribution::Point> points;
+  for (const json& q : (*it)["quantiles"]) {
+    if (!q.is_array() || q.size() != 2 || !q[0].is_number() || !q[1].is_number()) return false;
+    points.push_back({q[0].get<double>(), q[1].get<double>()});
+  }
+  return workloads::EmpiricalDistribution::Make(std::move(points), out).ok();
+}
+
+// The elements the synthetic collections of records [from, to) hold: `arg` is
+// {fields:N:L:V}, {members:N:L} or {scored:N:L}, and `key` the key template. -1 when `arg` is
+// not one.
+double SyntheticElements(const json& def, const std::string& arg, const std::string& key,
+                         uint64_t from, uint64_t to) {
+  std::string head;
+  for (const char* h : {"{fields:", "{members:", "{scored:"}) {
+    if (arg.starts_with(h) && arg.ends_with("}")) head = h;
+  }
+  if (head.empty()) return -1;
+  const std::string inner = arg.substr(head.size(), arg.size() - head.size() - 1);
+  const size_t colon = inner.find(':');
+  if (colon == std::string::npos) return -1;
+  const size_t next = inner.find(':', colon + 1);
+  workloads::EmpiricalDistribution size, length;
+  if (!DistributionOf(def, inner.substr(0, colon), &size) ||
+      !DistributionOf(def, inner.substr(colon + 1, next - colon - 1), &length)) {
+    return -1;
+  }
+  const std::string prefix = Object(def, {"keyspace"}).value("key_prefix", "");
+  double total = 0;
+  for (uint64_t r = from; r < to; ++r) {
+    // The key of record r, as the load expands it: the collection is a function of the key.
+    std::string k = key;
+    for (const auto& [placeholder, value] :
+         {std::pair<std::string, std::string>{"{key_id}", std::to_string(r)},
+          std::pair<std::string, std::string>{"{key}", prefix + std::to_string(r)}}) {
+      for (size_t at = k.find(placeholder); at != std::string::npos; at = k.find(placeholder)) {
+        k.replace(at, placeholder.size(), value);
+      }
+    }
+    total += static_cast<double>(workloads::SyntheticCollection(k, size, length).size());
+  }
+  return total;
+}
+
+}  // namespace
+
 double ElementsLoaded(const json& def, const std::string& type) {
   const encodings::TypeSpec* spec = Registry().FindType(type);
   if (spec == nullptr) return 0;
@@ -113,13 +169,27 @@ double ElementsLoaded(const json& def, const std::string& type) {
   const double elements = ks.value("elements", 0.0);
   double total = 0;
   for (const json& c : Object(def, {"load"}).value("commands", json::array())) {
+    // A command is a string, an array of arguments, or {"records": [from, to], "command": ...}
+    // for a range of records only (a profile's workload: one range per type).
+    double from = 0, to = records;
+    const json* command = &c;
+    if (c.is_object()) {
+      if (!c.contains("command")) continue;
+      command = &c["command"];
+      const json range = c.value("records", json::array());
+      if (range.is_array() && range.size() == 2 && range[0].is_number() && range[1].is_number()) {
+        from = std::max(0.0, range[0].get<double>());
+        to = std::min(records, range[1].get<double>());
+      }
+    }
+    if (!(to > from)) continue;
     std::vector<std::string> args;
-    if (c.is_string()) {
-      std::istringstream in(c.get<std::string>());
+    if (command->is_string()) {
+      std::istringstream in(command->get<std::string>());
       std::string a;
       while (in >> a) args.push_back(a);
-    } else if (c.is_array()) {
-      for (const json& a : c) {
+    } else if (command->is_array()) {
+      for (const json& a : *command) {
         if (a.is_string()) args.push_back(a.get<std::string>());
       }
     }
@@ -129,13 +199,23 @@ double ElementsLoaded(const json& def, const std::string& type) {
         (cmd->flags & engine::kCmdDenyOom) == 0) {
       continue;
     }
-    if (std::find(args.begin(), args.end(), "{elements}") != args.end()) {
+    const double n = to - from;
+    double synthetic = -1;
+    for (size_t i = 2; i < args.size() && synthetic < 0; ++i) {
+      synthetic = SyntheticElements(def, args[i], args[1], static_cast<uint64_t>(from),
+                                    static_cast<uint64_t>(to));
+    }
+    if (synthetic >= 0) {
+      // A synthetic collection ({fields:N:L:V}, {members:N:L}, {scored:N:L}): its size is a
+      // function of the key, counted record by record.
+      total += synthetic;
+    } else if (std::find(args.begin(), args.end(), "{elements}") != args.end()) {
       // {elements} expands in the keyspace type's format ("field value" pairs for a hash
       // keyspace), whatever the command's type.
       const double ks_args = ks_spec != nullptr ? ks_spec->element_args : spec->element_args;
-      total += records * elements * ks_args / spec->element_args;
+      total += n * elements * ks_args / spec->element_args;
     } else {
-      total += records * static_cast<double>((args.size() - 2) / spec->element_args);
+      total += n * static_cast<double>((args.size() - 2) / spec->element_args);
     }
   }
   return total;

@@ -27,9 +27,12 @@ std::string CommandType(const std::string& command, const std::string& keyspace_
 
 // Elements of `type` the load phase of a workload definition writes: a command of the type that
 // may grow it (the command table's denyoom flag: HSET, ZADD, SADD, RPUSH, ...) adds, per record,
-// every element of the record when it has an {elements} argument, else one element per
-// TypeSpec::element_args arguments after the key. Repeated members are counted each time, so
-// this is an upper bound when a load command draws random members.
+// every element of the record when it has an {elements} argument, the elements of the record's
+// synthetic collection when it has {fields:N:L:V}, {members:N:L} or {scored:N:L} (a profile's
+// workload: a function of the key, counted record by record), else one element per
+// TypeSpec::element_args arguments after the key; a command with a record range
+// ({"records": [from, to], "command": ...}) counts for those records only. Repeated members are
+// counted each time, so this is an upper bound when a load command draws random members.
 double ElementsLoaded(const nlohmann::json& definition, const std::string& type);
 
 // The KV round trips a remote store needs for these per-call KV operations (a `kv_per_call`

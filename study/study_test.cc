@@ -14,6 +14,8 @@
 #include "study/ranking.h"
 #include "study/verdict.h"
 #include "study/version_legend.h"
+#include "workloads/generators.h"
+#include "workloads/op_expander.h"
 
 namespace kvlab::study {
 namespace {
@@ -395,6 +397,33 @@ TEST(Metrics, CommandsBelongToEveryRegistryType) {
   EXPECT_EQ(ElementsLoaded(def, "zset"), 10);
   EXPECT_EQ(ElementsLoaded(def, "set"), 30);
   EXPECT_EQ(ElementsLoaded(def, "list"), 20);
+  // A profile's workload: a range of records per type, each loaded with its synthetic
+  // collection, whose size is a function of the key (records 2..5 here: k:2 .. k:5).
+  const json profile = {{"keyspace", {{"type", "string"}, {"records", 8}, {"key_prefix", "k:"}}},
+                        {"distributions",
+                         {{"n", {{"quantiles", {{0, 1}, {0.5, 10}, {1, 40}}}}},
+                          {"l", {{"quantiles", {{0, 4}, {1, 9}}}}}}},
+                        {"load",
+                         {{"commands",
+                           {{{"records", {0, 2}}, {"command", "SET k:{key_id} {bytes:l}"}},
+                            {{"records", {2, 6}}, {"command", "ZADD k:{key_id} {scored:n:l}"}},
+                            {{"records", {6, 8}}, {"command", "HSET k:{key_id} {fields:n:l:l}"}},
+                            {{"records", {6, 7}}, {"command", "PEXPIRE k:{key_id} 100"}}}}}}};
+  workloads::EmpiricalDistribution n, l;
+  ASSERT_TRUE(workloads::EmpiricalDistribution::Make({{0, 1}, {0.5, 10}, {1, 40}}, &n).ok());
+  ASSERT_TRUE(workloads::EmpiricalDistribution::Make({{0, 4}, {1, 9}}, &l).ok());
+  auto sizes = [&](int from, int to) {
+    double sum = 0;
+    for (int r = from; r < to; ++r) {
+      sum += static_cast<double>(
+          workloads::SyntheticCollection("k:" + std::to_string(r), n, l).size());
+    }
+    return sum;
+  };
+  EXPECT_GT(sizes(2, 6), 4);  // not one element per record
+  EXPECT_EQ(ElementsLoaded(profile, "zset"), sizes(2, 6));
+  EXPECT_EQ(ElementsLoaded(profile, "hash"), sizes(6, 8));
+  EXPECT_EQ(ElementsLoaded(profile, "set"), 0);
   // KV round trips of a remote store: one per call of each kind, one per page of rows stepped.
   EXPECT_NEAR(KvRoundTrips({{"gets", 1}, {"seeks", 1}, {"nexts", 50}, {"batches", 1}}), 3.5, 1e-9);
 }

@@ -80,12 +80,28 @@ int Info(const TraceFlags& f) {
   if (seconds > 0) std::printf(" (%.0f commands/s)", static_cast<double>(t.commands) / seconds);
   std::printf("\n");
   if (t.commands > 0) {
-    const double overhead = static_cast<double>(t.bytes) / static_cast<double>(t.commands) -
-                            static_cast<double>(t.arg_bytes) / static_cast<double>(t.commands);
-    std::printf(
-        "bytes per command: %.1f beyond its arguments (synthetic values counted at "
-        "their length)\n",
-        overhead);
+    // Beyond the bytes stored for the arguments: an anonymized trace stores a value's length,
+    // not its bytes (the summary counts such arguments at their length), so they count as
+    // nothing stored; without this, an anonymized trace's overhead came out negative.
+    uint64_t literal_bytes = 0;
+    TraceReader reader;
+    Status rs = reader.Open(f.file);
+    TraceCommand c;
+    for (bool done = false; rs.ok() && !done;) {
+      rs = reader.Next(&c, &done);
+      for (size_t i = 0; rs.ok() && !done && i < c.argv.size(); ++i) {
+        if (c.kinds.empty() || c.kinds[i] == ArgKind::kLiteral) literal_bytes += c.argv[i].size();
+      }
+    }
+    const double overhead = (static_cast<double>(t.bytes) - static_cast<double>(literal_bytes)) /
+                            static_cast<double>(t.commands);
+    std::printf("bytes per command: %.1f beyond its stored arguments", overhead);
+    if (t.arg_bytes > literal_bytes) {
+      std::printf(
+          " (%.1f bytes of arguments per command replaced by their lengths)",
+          static_cast<double>(t.arg_bytes - literal_bytes) / static_cast<double>(t.commands));
+    }
+    std::printf("\n");
   }
   if ((t.end.flags & kTraceStoppedAtSizeBound) != 0) {
     std::printf("recording stopped at its size bound; %llu later commands were not recorded\n",

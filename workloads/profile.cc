@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/command_table.h"
+#include "traces/trace_format.h"
 
 namespace kvlab::workloads {
 
@@ -261,6 +262,49 @@ bool IsAdministrativeCommand(const std::string& command) {
   return kAdmin.count(base) > 0;
 }
 
+void SetMix(const std::vector<std::pair<std::string, uint64_t>>& calls, const std::string& source,
+            Profile* out) {
+  out->mix.clear();
+  out->excluded.clear();
+  out->mix_calls = 0;
+  out->mix_source = source;
+  for (const auto& [command, n] : calls) {
+    if (n == 0) continue;
+    CommandShare s;
+    s.command = command;
+    s.calls = n;
+    const std::string base = s.command.substr(0, s.command.find('|'));
+    s.served = CommandTable::Get().Find(base) != nullptr;
+    if (IsAdministrativeCommand(s.command)) {
+      out->excluded.push_back(s);
+    } else {
+      out->mix_calls += s.calls;
+      out->mix.push_back(s);
+    }
+  }
+  for (CommandShare& s : out->mix) {
+    s.share = static_cast<double>(s.calls) / static_cast<double>(out->mix_calls);
+  }
+  auto by_calls = [](const CommandShare& a, const CommandShare& b) {
+    return a.calls != b.calls ? a.calls > b.calls : a.command < b.command;
+  };
+  std::sort(out->mix.begin(), out->mix.end(), by_calls);
+  std::sort(out->excluded.begin(), out->excluded.end(), by_calls);
+}
+
+Status MixFromTrace(const std::string& path, Profile* out) {
+  traces::TraceSummary t;
+  KVLAB_RETURN_IF_ERROR(traces::SummarizeTrace(path, &t));
+  uint64_t data = 0;
+  for (const auto& [command, n] : t.mix) data += IsAdministrativeCommand(command) ? 0 : n;
+  if (data == 0) {
+    return Status::InvalidArgument("trace " + path + " (" + std::to_string(t.commands) +
+                                   " commands) holds no data command: no mix to take from it");
+  }
+  SetMix(t.mix, "trace " + path, out);
+  return Status::OK();
+}
+
 Status RunProfile(const ProfileOptions& o, Profile* out) {
   *out = Profile();
   if (!(o.rate > 0) || o.max_commands < 10 || o.sample == 0 || !(o.time_s > 0) ||
@@ -284,29 +328,11 @@ Status RunProfile(const ProfileOptions& o, Profile* out) {
   // Commandstats first: what the profile sends after it is not in it.
   KVLAB_RETURN_IF_ERROR(c.SendOne({"INFO", "commandstats"}, &r));
   if (r.is_error()) return ReplyError("INFO commandstats", r);
+  std::vector<std::pair<std::string, uint64_t>> calls;
   for (const auto& [name, value] : InfoFields(r.str())) {
-    if (!name.starts_with("cmdstat_")) continue;
-    CommandShare s;
-    s.command = name.substr(8);
-    s.calls = SubField(value, "calls");
-    if (s.calls == 0) continue;
-    const std::string base = s.command.substr(0, s.command.find('|'));
-    s.served = CommandTable::Get().Find(base) != nullptr;
-    if (IsAdministrativeCommand(s.command)) {
-      out->excluded.push_back(s);
-    } else {
-      out->mix_calls += s.calls;
-      out->mix.push_back(s);
-    }
+    if (name.starts_with("cmdstat_")) calls.emplace_back(name.substr(8), SubField(value, "calls"));
   }
-  for (CommandShare& s : out->mix) {
-    s.share = static_cast<double>(s.calls) / static_cast<double>(out->mix_calls);
-  }
-  auto by_calls = [](const CommandShare& a, const CommandShare& b) {
-    return a.calls != b.calls ? a.calls > b.calls : a.command < b.command;
-  };
-  std::sort(out->mix.begin(), out->mix.end(), by_calls);
-  std::sort(out->excluded.begin(), out->excluded.end(), by_calls);
+  SetMix(calls, "INFO commandstats", out);
 
   KVLAB_RETURN_IF_ERROR(c.SendOne({"INFO", "server"}, &r));
   if (r.is_error()) return ReplyError("INFO server", r);

@@ -75,6 +75,7 @@ struct Profile {
   uint64_t keys = 0;     // in the database (INFO keyspace)
   uint64_t expires = 0;  // of which with a TTL
   uint64_t mix_calls = 0;
+  std::string mix_source;                    // "INFO commandstats", or "trace FILE"
   std::vector<CommandShare> mix;             // by calls, descending
   std::vector<CommandShare> excluded;        // administrative commands: not part of the mix
   std::map<std::string, TypeProfile> types;  // "string", "hash", "zset", "set", "list", others
@@ -94,6 +95,18 @@ bool IsAdministrativeCommand(const std::string& command);
 // or the connection broke), InvalidArgument (an error reply such as NOAUTH, no keys in the
 // database, bad options).
 Status RunProfile(const ProfileOptions& options, Profile* out);
+
+// The mix from (command, calls) pairs, lower case as commandstats names them: administrative
+// commands set apart, the rest sorted by calls with their shares. Replaces any mix in *out.
+void SetMix(const std::vector<std::pair<std::string, uint64_t>>& calls, const std::string& source,
+            Profile* out);
+
+// Replaces the mix with the commands of a trace (docs/traces.md; `kvlab profile --trace`): the
+// calls an application made over the trace's time, where commandstats has every call since the
+// server started or since CONFIG RESETSTAT, the profiler's own and other tools' included.
+// Errors: InvalidArgument for an unreadable, truncated or corrupt trace, or one without a data
+// command.
+Status MixFromTrace(const std::string& path, Profile* out);
 
 inline constexpr double kDefaultProfileKeys = 10000;
 

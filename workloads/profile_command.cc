@@ -26,6 +26,7 @@ struct ProfileFlags {
   ProfileOptions options;
   ProfileWorkloadOptions workload;
   std::string out = "profile";
+  std::string trace;  // the mix from this trace instead of INFO commandstats
   bool no_memory = false;
 };
 
@@ -61,6 +62,16 @@ int Run(ProfileFlags& f) {
     throw UsageError("--user needs a password (--pass, -a or REDISCLI_AUTH)");
   }
   o.db = f.db;
+  // The trace is read and checked before the server is asked anything: a bad trace is bad
+  // input, and a production server should not be sampled for nothing.
+  Profile from_trace;
+  if (!f.trace.empty()) {
+    s = MixFromTrace(f.trace, &from_trace);
+    if (!s.ok()) {
+      std::fprintf(stderr, "kvlab profile: --trace: %s\n", s.message().c_str());
+      return flags::kExitUsage;
+    }
+  }
   o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   flags::InstallInterruptHandlers();
   o.stop = flags::InterruptFlag();
@@ -72,6 +83,17 @@ int Run(ProfileFlags& f) {
     // Unreachable hosts, refused logins and empty databases are the user's input to fix;
     // a command refused by the allow-list is kvlab's own bug.
     return s.code() == Status::Code::kAborted ? flags::kExitFailed : flags::kExitUsage;
+  }
+  if (!f.trace.empty()) {
+    std::fprintf(stderr,
+                 "profile: the mix from %s (%llu data calls) instead of INFO commandstats "
+                 "(%llu)\n",
+                 f.trace.c_str(), static_cast<unsigned long long>(from_trace.mix_calls),
+                 static_cast<unsigned long long>(p.mix_calls));
+    p.mix = from_trace.mix;
+    p.excluded = from_trace.excluded;
+    p.mix_calls = from_trace.mix_calls;
+    p.mix_source = from_trace.mix_source;
   }
   bool modelled_type = false;
   for (const char* t : {"string", "hash", "zset", "set", "list"}) {
@@ -97,7 +119,8 @@ int Run(ProfileFlags& f) {
                                     {"rate", o.rate},
                                     {"scan_count", o.scan_count},
                                     {"members", o.members},
-                                    {"memory_usage", o.memory_usage}}}};
+                                    {"memory_usage", o.memory_usage},
+                                    {"trace", f.trace}}}};
   std::vector<std::string> notes;
   const std::string workload = ProfileWorkloadJson(p, f.workload, &notes);
   const std::string profile_path = f.out + ".profile.json";
@@ -155,6 +178,9 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
       ->check(flags::NonNegative())
       ->capture_default_str();
   cmd->add_flag("--no-memory-usage", f->no_memory, "Do not send MEMORY USAGE");
+  cmd->add_option("--trace", f->trace,
+                  "Take the command mix from this trace (kvlab serve --record, kvlab trace "
+                  "import) instead of INFO commandstats");
   ProfileWorkloadOptions& w = f->workload;
   cmd->add_option("--name", w.name, "The workload's name")->capture_default_str();
   cmd->add_option("--scale", w.scale,

@@ -5,13 +5,18 @@
 #include "workloads/profile.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "redis/server_process.h"
+#include "traces/trace_format.h"
 #include "workloads/op_expander.h"
 #include "workloads/runner.h"
 #include "workloads/target.h"
@@ -325,6 +330,77 @@ TEST(Profile, BoundsStopItAndItSaysSo) {
   ASSERT_TRUE(RunProfile(o, &p).ok());
   EXPECT_EQ(p.keys_sampled, 50u);
   EXPECT_TRUE(p.complete);
+}
+
+TEST(Profile, TheMixCanComeFromATrace) {
+  const std::string path =
+      ::testing::TempDir() + "profile-mix-" + std::to_string(getpid()) + ".kvt";
+  traces::TraceWriter w;
+  ASSERT_TRUE(w.Open(path, {}).ok());
+  uint64_t t = 0;
+  auto add = [&](int n, const std::vector<std::string>& argv) {
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(w.Add(++t, 1 + i % 3, 0, argv).ok());
+  };
+  add(60, {"HGET", "h", "f"});
+  add(30, {"set", "s", "v"});
+  add(10, {"ZADD", "z", "1", "m"});
+  add(7, {"PING"});
+  add(3, {"CONFIG", "GET", "maxmemory"});
+  add(5, {"XADD", "x", "*", "f", "v"});
+  ASSERT_TRUE(w.Close().ok());
+
+  Profile p;
+  p.mix_source = "INFO commandstats";
+  p.mix = {{"get", 1000, 1, true}};
+  ASSERT_TRUE(MixFromTrace(path, &p).ok());
+  EXPECT_EQ(p.mix_source, "trace " + path);
+  EXPECT_EQ(p.mix_calls, 105u);
+  ASSERT_EQ(p.mix.size(), 4u);
+  EXPECT_EQ(p.mix[0].command, "hget");
+  EXPECT_DOUBLE_EQ(p.mix[0].share, 60.0 / 105);
+  EXPECT_EQ(p.mix[1].command, "set");
+  EXPECT_EQ(p.mix[3].command, "xadd");
+  EXPECT_FALSE(p.mix[3].served);
+  ASSERT_EQ(p.excluded.size(), 2u);
+  EXPECT_EQ(p.excluded[0].command, "ping");
+  EXPECT_EQ(p.excluded[1].command, "config");
+  EXPECT_EQ(ShareOf(p, "get"), 0);  // commandstats' mix is replaced, not added to
+  // The workload made from it runs the trace's mix, and says where it came from.
+  p.keys = p.keys_sampled = 2;
+  p.types["hash"].keys = 1;
+  p.types["string"].keys = 1;
+  for (TypeProfile* tp : {&p.types["hash"], &p.types["string"]}) {
+    for (Samples* x : {&tp->sizes, &tp->member_lengths, &tp->value_lengths}) x->values = {4};
+  }
+  std::vector<std::string> notes;
+  const nlohmann::json wj = nlohmann::json::parse(ProfileWorkloadJson(p, {}, &notes));
+  EXPECT_NE(wj["description"].get<std::string>().find("(trace " + path + ")"), std::string::npos)
+      << wj["description"];
+  std::map<std::string, double> weights;
+  for (const auto& op : wj["run"][0]["ops"]) weights[op["name"]] = op["weight"];
+  EXPECT_NEAR(weights["hget"], 100 * 60.0 / 105, 1e-9);
+  EXPECT_NEAR(weights["set"], 100 * 30.0 / 105, 1e-9);
+
+  // A trace cut short, or one without a data command, is refused by name.
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes.substr(0, bytes.size() - 6);
+  }
+  Status s = MixFromTrace(path, &p);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
+  traces::TraceWriter pings;
+  ASSERT_TRUE(pings.Open(path, {}).ok());
+  ASSERT_TRUE(pings.Add(1, 1, 0, {"PING"}).ok());
+  ASSERT_TRUE(pings.Close().ok());
+  s = MixFromTrace(path, &p);
+  EXPECT_NE(s.message().find("holds no data command"), std::string::npos) << s.message();
+  std::remove(path.c_str());
 }
 
 // The workload format's synthetic collections ---------------------------------------------------

@@ -94,6 +94,8 @@ constexpr Model kModels[] = {
     {"llen", "list", "LLEN K"},
     {"lindex", "list", "LINDEX K 0"},
     {"lpush", "list", "LPUSH K {bytes:list_member_len}"},
+    // A capped list (LPUSH then LTRIM): trimmed back to a size of the measured distribution.
+    {"ltrim", "list", "LTRIM K 0 {draw:list_size}"},
     {"rpush", "list", "RPUSH K {bytes:list_member_len}"},
     {"lpop", "list", "LPOP K"},
     {"rpop", "list", "RPOP K"},
@@ -157,7 +159,11 @@ std::string ProfileJson(const Profile& p, const std::string& context_json) {
   json j = {{"schema", "kvlab-profile"},
             {"schema_version", 1},
             {"context", context},
-            {"mix", {{"calls", p.mix_calls}, {"commands", mix}, {"excluded", excluded}}},
+            {"mix",
+             {{"source", p.mix_source},
+              {"calls", p.mix_calls},
+              {"commands", mix},
+              {"excluded", excluded}}},
             {"types", types}};
   return j.dump(2) + "\n";
 }
@@ -250,9 +256,9 @@ std::string ProfileWorkloadJson(const Profile& p, const ProfileWorkloadOptions& 
   if (ops.empty()) {
     // No data command in INFO commandstats (a restarted server, or CONFIG RESETSTAT): read
     // every type by its share of the keys, and say so.
-    notes->push_back(
-        "mix: INFO commandstats had no modelled data command; the workload reads every type by "
-        "its share of the keys");
+    notes->push_back("mix: " + p.mix_source +
+                     " had no modelled data command; the workload reads every type by its share "
+                     "of the keys");
     const char* reads[] = {"GET K", "HGETALL K", "ZRANGE K 0 9", "SMEMBERS K", "LRANGE K 0 9"};
     for (size_t i = 0; i < std::size(kTypes); ++i) {
       if (!ranges.count(kTypes[i])) continue;
@@ -262,13 +268,14 @@ std::string ProfileWorkloadJson(const Profile& p, const ProfileWorkloadOptions& 
                      {"commands", json::array({Replace(reads[i], KeyOf(r))})}});
     }
   }
-  char summary[256];
-  std::snprintf(summary, sizeof summary,
+  char head[256], tail[128];
+  std::snprintf(head, sizeof head,
                 "Made by kvlab profile from redis %s (database %d: %llu keys, %llu sampled); "
-                "%.1f%% of the mix's calls modelled; scale %g, size scale %g",
+                "%.1f%% of the mix's calls (",
                 p.server_version.c_str(), p.db, static_cast<unsigned long long>(p.keys),
-                static_cast<unsigned long long>(p.keys_sampled), 100 * modelled, scale,
-                o.size_scale);
+                static_cast<unsigned long long>(p.keys_sampled), 100 * modelled);
+  std::snprintf(tail, sizeof tail, ") modelled; scale %g, size scale %g", scale, o.size_scale);
+  const std::string summary = head + p.mix_source + tail;
   json w = {{"name", o.name},
             {"description", summary},
             {"seed", 1},
