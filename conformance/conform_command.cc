@@ -71,6 +71,9 @@ struct ConformFlags {
   std::string serve;
   bool serve_only = false;
   bool allow_flush = false;
+  std::string subject_name;  // "": from INFO server
+  double serve_timeout_s = 10;
+  size_t max_disconnects = MatrixPlan().max_disconnects;
   std::string out;  // "": results/conform-<UTC time>
   std::string reproducers;
   std::string deviations;  // empty: DefaultDeviationCataloguePath()
@@ -129,6 +132,15 @@ std::string MatrixFlags(const ConformFlags& f) {
   if (!f.serve.empty()) {
     out += " --serve " + ShellWord(f.serve) + (f.serve_only ? " --serve-only" : "");
     if (f.allow_flush) out += " --allow-flush";
+    if (!f.subject_name.empty()) out += " --subject-name " + ShellWord(f.subject_name);
+    if (f.serve_timeout_s != d.serve_timeout_s) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%g", f.serve_timeout_s);
+      out += std::string(" --serve-timeout ") + seconds;
+    }
+  }
+  if (f.max_disconnects != d.max_disconnects) {
+    out += " --max-disconnects " + std::to_string(f.max_disconnects);
   }
   if (f.deviations != d.deviations) out += " --deviations " + ShellWord(f.deviations);
   if (f.ttl_tolerance_ms != d.ttl_tolerance_ms) {
@@ -157,7 +169,7 @@ void CheckConflicts(const CLI::App& cmd, const ConformFlags& f) {
       throw UsageError(std::string(flag) + " needs --random (the curated corpus is not random)");
     }
   }
-  for (const char* flag : {"--serve-only", "--allow-flush"}) {
+  for (const char* flag : {"--serve-only", "--allow-flush", "--subject-name", "--serve-timeout"}) {
     if (given(flag) && f.serve.empty()) throw UsageError(std::string(flag) + " needs --serve ADDR");
   }
   if (given("--cases") && f.random && !f.corpus) {
@@ -229,9 +241,9 @@ void PrintFailures(const MatrixResult& r) {
   constexpr size_t kShown = 10;
   for (size_t i = 0; i < r.failures.size() && i < kShown; ++i) {
     const FailureRecord& f = r.failures[i];
-    std::printf("FAIL %s %s %s:%d: %s\n  redis: %s\n  kvlab: %s\n", f.subject.c_str(),
+    std::printf("FAIL %s %s %s:%d: %s\n  redis: %s\n  %s: %s\n", f.subject.c_str(),
                 f.profile.c_str(), f.source.c_str(), f.line, f.command_line.c_str(),
-                f.redis.c_str(), f.subject_reply.c_str());
+                f.redis.c_str(), f.subject.c_str(), f.subject_reply.c_str());
     if (!f.reproducer.empty()) std::printf("  reproducer: %s\n", f.reproducer.c_str());
   }
   if (r.failures_total > kShown) {
@@ -293,6 +305,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     plan.tier_states.push_back(t);
   }
   plan.max_shrinks = flags.max_shrinks;
+  plan.max_disconnects = flags.max_disconnects;
   plan.reproducer_dir = flags.reproducers.empty()
                             ? (std::filesystem::path(flags.out) / "reproducers").string()
                             : flags.reproducers;
@@ -350,7 +363,13 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     RedisEndpoint endpoint;
     s = RedisEndpoint::Parse(flags.serve, &endpoint);
     if (!s.ok()) throw UsageError("--serve: " + s.ToString());
-    auto remote = std::make_unique<RemoteSubject>(endpoint);
+    RemoteSubjectOptions remote_options;
+    remote_options.name = flags.subject_name;
+    remote_options.timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(flags.serve_timeout_s * 1000));
+    remote_options.reconnect_wait =
+        std::max(remote_options.timeout, std::chrono::milliseconds(10000));
+    auto remote = std::make_unique<RemoteSubject>(endpoint, remote_options);
     if (!flags.allow_flush) {
       s = remote->CheckEmpty();
       if (s.IsInvalidArgument()) throw UsageError("--serve: " + s.message());
@@ -370,7 +389,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   s = server.Start();
   if (!s.ok()) return cannot_run("cannot start the reference redis-server: " + s.ToString());
   RedisClient client(server.endpoint(), std::chrono::milliseconds(10000));
-  RedisTarget reference("redis", &client);
+  RedisTarget reference("redis", &client, std::chrono::milliseconds(10000));
   ReportContext context;
   context.reference =
       "redis-server " + RedisVersion(client) + " at " + server.endpoint().ToString();
@@ -414,6 +433,28 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   }
 
   PrintFailures(result);
+  for (const DisconnectRecord& d : result.disconnects) {
+    std::printf("LOST %s %s %s:%d: %s; %zu later commands of the case not run\n", d.subject.c_str(),
+                d.profile.c_str(), d.source.c_str(), d.line, d.what.c_str(), d.not_run);
+  }
+  for (const auto& [subject, why] : result.stopped) {
+    std::printf("STOPPED testing %s: %s\n", subject.c_str(), why.c_str());
+  }
+  for (const auto& [subject, skipped] : result.skipped) {
+    std::string commands;
+    for (const auto& [command, n] : skipped.commands) {
+      commands += " " + command + " (" + std::to_string(n) + ")";
+    }
+    std::printf("skipped on %s: %zu case files (%" PRIu64
+                " commands) that use commands it does not serve:%s\n",
+                subject.c_str(), skipped.cases.size(), skipped.steps, commands.c_str());
+  }
+  for (const std::string& subject : result.subjects) {
+    std::printf("\ncompatibility of %s by command group (differential against %s):\n%s",
+                subject.c_str(), context.reference.c_str(),
+                CompatibilityMarkdown(CompatibilityTable(result, subject)).c_str());
+  }
+  std::printf("\n");
   std::printf("%s%s: %" PRIu64 " commands over %zu runs in %.1f s: %" PRIu64 " pass, %" PRIu64
               " deviation, %" PRIu64 " fail\n",
               result.totals.fail == 0 ? "PASS" : "FAIL", result.partial ? " (partial)" : "",
@@ -494,6 +535,19 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--serve-only", flags->serve_only, "Test only the --serve server");
   cmd->add_flag("--allow-flush", flags->allow_flush,
                 "Let conform FLUSHALL a --serve server that holds keys");
+  cmd->add_option("--subject-name", flags->subject_name,
+                  "The --serve server's name in reports (default: what INFO server says it is, "
+                  "with its address)");
+  cmd->add_option("--serve-timeout", flags->serve_timeout_s,
+                  "Seconds a --serve server may take to reply; a command it does not answer in "
+                  "time is reported as such, and the case stops there")
+      ->check(CLI::Range(0.1, 600.0))
+      ->capture_default_str();
+  cmd->add_option("--max-disconnects", flags->max_disconnects,
+                  "Stop testing a server after it closed the connection (or did not answer) "
+                  "more often than this")
+      ->check(NonNegative() & CLI::Range(size_t{0}, size_t{100000}))
+      ->capture_default_str();
   cmd->add_option("--out", flags->out,
                   "Directory for conform.json, matrix.md and summary.md (default: a new "
                   "results/conform-<UTC time>)");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <thread>
 
@@ -237,6 +238,21 @@ void StepFailure(const std::vector<std::string>& argv, std::string why, StepOutc
   out->explanation = std::move(why);
 }
 
+// Appends a judged step to `out`. When the subject's connection was lost during it, the step
+// fails saying so; returns true then (the case stops there).
+bool Record(ReplyTarget& subject, StepOutcome outcome, const std::vector<std::string>& argv,
+            CaseOutcome* out) {
+  std::string lost = subject.TakeTransportFailure();
+  if (!lost.empty()) {
+    StepFailure(argv, lost, &outcome);
+    outcome.deviation_id.clear();
+    outcome.transport = true;
+    out->transport_failure = std::move(lost);
+  }
+  out->steps.push_back(std::move(outcome));
+  return !out->transport_failure.empty();
+}
+
 // Switches a migration run's versions (RunContext::migrate_with) before a command.
 class VersionSwitch {
  public:
@@ -297,8 +313,35 @@ const StepOutcome* CaseOutcome::first_failure() const {
 Reply RedisTarget::Execute(const std::vector<std::string>& argv) {
   Reply reply;
   Status s = client_->Command(argv, &reply);
-  if (!s.ok()) return Reply::Error("TRANSPORT " + s.ToString());
+  if (!s.ok()) {
+    const std::string what = DescribeTransportFailure(argv, s, timeout_);
+    if (lost_.empty()) lost_ = what;
+    return Reply::Error("TRANSPORT " + what);
+  }
   return reply;
+}
+
+std::string DescribeTransportFailure(const std::vector<std::string>& argv, const Status& status,
+                                     std::chrono::milliseconds timeout) {
+  const std::string command = argv.empty() ? std::string("(nothing)") : DisplayCommandLine(argv);
+  const std::string why = status.ToString();
+  // hiredis's texts: a read that timed out fails with EAGAIN's text; a peer that closed or
+  // reset the connection, with "Server closed the connection" or ECONNRESET's/EPIPE's.
+  if (why.find("Resource temporarily unavailable") != std::string::npos ||
+      why.find("timed out") != std::string::npos) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%g", static_cast<double>(timeout.count()) / 1000);
+    return "the server did not answer " + command + " within " + seconds + " s";
+  }
+  if (why.find("closed the connection") != std::string::npos ||
+      why.find("reset by peer") != std::string::npos ||
+      why.find("Broken pipe") != std::string::npos) {
+    return "the server closed the connection on " + command;
+  }
+  if (why.find("Protocol error") != std::string::npos) {
+    return "the server's reply to " + command + " is not RESP (" + why + ")";
+  }
+  return "the server could not be reached for " + command + " (" + why + ")";
 }
 
 bool IsReadOnlyCommand(const std::string& command) {
@@ -320,6 +363,24 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
     t->Execute({"FLUSHALL"});
     t->Execute({"SELECT", "0"});
   }
+  // Commands of the case from position `i` on that were not run.
+  auto not_run = [&c](size_t i) {
+    return static_cast<size_t>(std::count_if(c.steps.begin() + static_cast<ptrdiff_t>(i),
+                                             c.steps.end(),
+                                             [](const CaseStep& s) { return !s.argv.empty(); }));
+  };
+  if (std::string lost = subject.TakeTransportFailure(); !lost.empty()) {
+    // The case could not even be prepared: it fails once, at its first line, saying so.
+    StepOutcome outcome;
+    outcome.line = c.steps.empty() ? 0 : c.steps.front().line;
+    outcome.command = "flushall";
+    StepFailure({"FLUSHALL"}, "preparing the case: " + lost, &outcome);
+    outcome.transport = true;
+    out.steps.push_back(std::move(outcome));
+    out.transport_failure = std::move(lost);
+    out.not_run = not_run(0);
+    return out;
+  }
   // Between MULTI and EXEC commands are only queued: they are sent as they are (no whole SCAN,
   // no warming run, no DBSIZE preparation), and EXEC's reply is judged element by element, each
   // as the reply of its queued command (its comparison rules and deviations).
@@ -327,7 +388,14 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
   std::vector<std::vector<std::string>> queued;
   Status tier_status;
   if (context.tier == TierState::kCold) tier_status = context.tier_control->FlushCache();
-  for (const CaseStep& step : c.steps) {
+  for (size_t index = 0; index < c.steps.size(); ++index) {
+    const CaseStep& step = c.steps[index];
+    // Records the step; when the subject's connection was lost in it, the case stops.
+    auto record = [&](StepOutcome&& outcome) {
+      if (!Record(subject, std::move(outcome), step.argv, &out)) return false;
+      out.not_run = not_run(index + 1);
+      return true;
+    };
     if (step.argv.empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(step.sleep_ms));
       continue;
@@ -340,7 +408,7 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
       StepFailure(step.argv, "the Redis tier could not be flushed: " + tier_status.ToString(),
                   &outcome);
       tier_status = Status::OK();
-      out.steps.push_back(std::move(outcome));
+      if (record(std::move(outcome))) break;
       continue;
     }
     const std::string& command = outcome.command;
@@ -351,7 +419,7 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
       Judge(context, step.argv, expected, actual, &outcome);
       if (expected.type() == Reply::Type::kStatus) queued.push_back(step.argv);
       if (context.observe) context.observe(step.argv, expected, actual, outcome);
-      out.steps.push_back(std::move(outcome));
+      if (record(std::move(outcome))) break;
       continue;
     }
     if (in_multi && (command == "exec" || command == "discard")) {
@@ -392,13 +460,13 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
         queued.clear();
       }
       if (context.observe) context.observe(step.argv, expected, actual, outcome);
-      out.steps.push_back(std::move(outcome));
+      if (record(std::move(outcome))) break;
       continue;
     }
     // MULTI or WATCH inside a transaction is sent as it is; a CONFIG SET there would be queued.
     if (Status s = in_multi ? Status::OK() : versions.Next(subject); !s.ok()) {
       StepFailure(step.argv, s.ToString(), &outcome);
-      out.steps.push_back(std::move(outcome));
+      if (record(std::move(outcome))) break;
       continue;
     }
     const Reply expected = RunOnReference(reference, step.argv);
@@ -422,7 +490,7 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
       Judge(context, step.argv, expected, actual, &outcome);
     }
     if (context.observe) context.observe(step.argv, expected, actual, outcome);
-    out.steps.push_back(std::move(outcome));
+    if (record(std::move(outcome))) break;
   }
   return out;
 }

@@ -9,8 +9,10 @@
 //   fail       anything else.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance/case_file.h"
@@ -29,6 +31,11 @@ class ReplyTarget {
   virtual ~ReplyTarget() = default;
   virtual std::string name() const = 0;
   virtual resp::Reply Execute(const std::vector<std::string>& argv) = 0;
+  // The first transport failure since the last call, in words that name the command it
+  // happened on ("the server closed the connection on XADD s 1-1 f v", "the server did not
+  // answer GET k within 10 s"), and clears it; "" when there was none. An in-process target
+  // has none.
+  virtual std::string TakeTransportFailure() { return {}; }
 };
 
 // The engine, in-process, through one session. Its replies are what a RESP2 client decodes
@@ -46,19 +53,31 @@ class EngineReplyTarget final : public ReplyTarget {
   engine::Session session_;
 };
 
-// A redis-server (or `kvlab serve`) over one connection. A transport failure becomes an error
-// reply that names it, so that it shows as a mismatch rather than passing silently.
+// A redis-server (or `kvlab serve`, or any RESP server) over one connection. A transport
+// failure becomes an error reply that names it, so that it shows as a mismatch rather than
+// passing silently, and is kept for TakeTransportFailure. The client reconnects on the next
+// command.
 class RedisTarget final : public ReplyTarget {
  public:
-  RedisTarget(std::string name, redis::RedisClient* client)
-      : name_(std::move(name)), client_(client) {}
+  // `timeout`: the client's, for the words of a failure ("did not answer within 10 s").
+  RedisTarget(std::string name, redis::RedisClient* client,
+              std::chrono::milliseconds timeout = std::chrono::milliseconds(2000))
+      : name_(std::move(name)), client_(client), timeout_(timeout) {}
   std::string name() const override { return name_; }
   resp::Reply Execute(const std::vector<std::string>& argv) override;
+  std::string TakeTransportFailure() override { return std::exchange(lost_, {}); }
 
  private:
   std::string name_;
   redis::RedisClient* client_;
+  std::chrono::milliseconds timeout_;
+  std::string lost_;
 };
+
+// What a transport failure of `argv` was, in words: the server closed the connection, did not
+// answer within the client's timeout, or could not be reached.
+std::string DescribeTransportFailure(const std::vector<std::string>& argv, const Status& status,
+                                     std::chrono::milliseconds timeout);
 
 enum class Verdict { kPass, kDeviation, kFail };
 std::string_view VerdictName(Verdict v);  // "pass", "deviation", "fail"
@@ -74,11 +93,18 @@ struct StepOutcome {
   std::string explanation;
   resp::Reply redis;
   resp::Reply subject;
+  // The subject's connection was lost during this step (explanation says how); the case
+  // stopped here.
+  bool transport = false;
 };
 
 struct CaseOutcome {
   std::string name;
   std::vector<StepOutcome> steps;  // one per command, in order (not for @sleep)
+  // The subject's connection was lost (the last step says on which command, or the case's
+  // preparation did): the commands after it were not run, and are not judged.
+  std::string transport_failure;
+  size_t not_run = 0;
   size_t count(Verdict v) const;
   // The first failing step, or nullptr.
   const StepOutcome* first_failure() const;
@@ -120,7 +146,9 @@ bool IsReadOnlyCommand(const std::string& command);
 // SCAN-family commands are run as whole iterations on each side and compared as sets; random
 // choices (SRANDMEMBER, SPOP, ZRANDMEMBER, HRANDFIELD) are checked against the reference's key, and
 // SPOP's pops are then made the same on the reference (compare.h). Errors of the tier control are
-// reported as failures of the step they happened at.
+// reported as failures of the step they happened at. When the subject's connection is lost (its
+// TakeTransportFailure), the step it was lost at fails, saying so, and the case stops there: the
+// state the later commands would see is unknown, so they are counted in not_run and not judged.
 CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subject,
                     const RunContext& context);
 

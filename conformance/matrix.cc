@@ -90,10 +90,12 @@ std::string FileSafe(std::string s) {
 // Runs one subject in one profile: the corpus, then the random sequences.
 class ProfileRunner {
  public:
-  ProfileRunner(ReplyTarget& reference, SubjectSession& session, const std::string& subject,
-                const Profile& profile, const MatrixPlan& plan, ProgressSink* progress,
-                MatrixResult* out, size_t* done, size_t total, std::set<std::string>* shrunk)
+  ProfileRunner(ReplyTarget& reference, Subject& serving, SubjectSession& session,
+                const std::string& subject, const Profile& profile, const MatrixPlan& plan,
+                ProgressSink* progress, MatrixResult* out, size_t* done, size_t total,
+                std::set<std::string>* shrunk)
       : reference_(reference),
+        serving_(serving),
         session_(session),
         subject_(subject),
         profile_(profile),
@@ -115,11 +117,13 @@ class ProfileRunner {
 
   // Writes every command and reply of this run to `out`.
   void Transcribe(std::ostream* out) {
-    context_.observe = [out](const std::vector<std::string>& argv, const Reply& redis,
-                             const Reply& subject, const StepOutcome& outcome) {
+    context_.observe = [out, name = subject_](const std::vector<std::string>& argv,
+                                              const Reply& redis, const Reply& subject,
+                                              const StepOutcome& outcome) {
       *out << "> " << DisplayCommandLine(argv) << "\n  " << DescribeShort(redis) << "\n";
       if (outcome.verdict != Verdict::kPass) {
-        *out << "  kvlab: " << DescribeShort(subject) << "  <- " << VerdictName(outcome.verdict)
+        *out << "  " << name << ": " << DescribeShort(subject) << "  <- "
+             << VerdictName(outcome.verdict)
              << (outcome.deviation_id.empty() ? "" : " " + outcome.deviation_id) << "\n";
       }
     };
@@ -129,18 +133,25 @@ class ProfileRunner {
     const auto start = std::chrono::steady_clock::now();
     for (const CaseFile& c : plan_.corpus) {
       if (Stopped()) break;
+      if (Skip(c)) {
+        Tick(c.name);
+        continue;
+      }
       if (context_.observe) *plan_.transcript << "\n# " << c.name << "\n";
       CaseOutcome outcome = RunCase(c, reference_, session_.target(), context_);
       for (const StepOutcome& s : outcome.steps) out_->corpus_commands.insert(s.command);
       Record(outcome, "");
       Tick(c.name);
+      Recover(outcome);
     }
     if (plan_.random) {
       for (size_t i = 0; i < plan_.random->sequences && !Stopped(); ++i) {
         const CaseFile sequence = RandomSequence(plan_.random->seed, i, plan_.random->steps);
         CaseOutcome outcome = RunCase(sequence, reference_, session_.target(), context_);
-        Record(outcome, MaybeShrink(sequence, outcome, i));
+        // A lost connection is not shrunk: shrinking replays against a server that just failed.
+        Record(outcome, outcome.transport_failure.empty() ? MaybeShrink(sequence, outcome, i) : "");
         Tick(sequence.name);
+        Recover(outcome);
       }
     }
     run_.seconds = SecondsSince(start);
@@ -148,7 +159,65 @@ class ProfileRunner {
   }
 
  private:
-  bool Stopped() const { return plan_.stop != nullptr && *plan_.stop != 0; }
+  bool Stopped() const {
+    return (plan_.stop != nullptr && *plan_.stop != 0) || out_->stopped.count(subject_) > 0;
+  }
+
+  // Whether the subject serves every Redis command of the case; if not, the case is skipped on
+  // it and counted, once per subject.
+  bool Skip(const CaseFile& c) {
+    std::vector<std::string> unserved;
+    uint64_t steps = 0;
+    for (const CaseStep& step : c.steps) {
+      if (step.argv.empty()) continue;
+      ++steps;
+      const std::string command = LowerCommand(step.argv[0]);
+      if (!serving_.Serves(command)) unserved.push_back(command);
+    }
+    if (unserved.empty()) return false;
+    SkippedCases& skipped = out_->skipped[subject_];
+    if (skipped.cases.insert(c.name).second) {
+      for (const std::string& command : unserved) ++skipped.commands[command];
+      skipped.steps += steps;
+    }
+    return true;
+  }
+
+  // After a case that lost the subject's connection: records it, and waits for the server to
+  // answer again; stops the subject when it does not, or has been lost too often.
+  void Recover(const CaseOutcome& outcome) {
+    if (outcome.transport_failure.empty()) return;
+    const StepOutcome& at = outcome.steps.back();
+    DisconnectRecord d;
+    d.subject = subject_;
+    d.profile = profile_.Label();
+    d.source = outcome.name;
+    d.line = at.line;
+    d.what = outcome.transport_failure;
+    d.not_run = outcome.not_run;
+    out_->disconnects.push_back(d);
+    out_->not_run_after_disconnect += outcome.not_run;
+    const size_t lost = static_cast<size_t>(
+        std::count_if(out_->disconnects.begin(), out_->disconnects.end(),
+                      [this](const DisconnectRecord& r) { return r.subject == subject_; }));
+    Message("conform: " + subject_ + ": " + d.what + " (" + d.source + ":" +
+            std::to_string(d.line) + "); " + std::to_string(d.not_run) +
+            " later commands of the case not run");
+    std::string stop;
+    if (lost > plan_.max_disconnects) {
+      stop = "the connection was lost " + std::to_string(lost) + " times (more than " +
+             std::to_string(plan_.max_disconnects) + "), the last time: " + d.what;
+    } else if (Status s = session_.Reconnect(); !s.ok()) {
+      stop = d.what + ", and " + s.message();
+    }
+    if (stop.empty()) return;
+    out_->stopped[subject_] = stop;
+    Message("conform: stopped testing " + subject_ + ": " + stop);
+  }
+
+  void Message(const std::string& line) {
+    if (progress_ != nullptr) progress_->Message(line);
+  }
 
   void Tick(const std::string& what) {
     ++*done_;
@@ -227,6 +296,7 @@ class ProfileRunner {
   }
 
   ReplyTarget& reference_;
+  Subject& serving_;
   SubjectSession& session_;
   const std::string& subject_;
   const Profile& profile_;
@@ -408,14 +478,14 @@ Status RunMatrix(ReplyTarget& reference, const std::vector<Subject*>& subjects,
   for (size_t i = 0; i < subjects.size(); ++i) {
     const std::string name = subjects[i]->name();
     for (const Profile& profile : profiles[i]) {
-      if (stopped()) break;
+      if (stopped() || out->stopped.count(name) > 0) break;
       std::unique_ptr<SubjectSession> session;
       Status s = subjects[i]->Open(profile, &session);
       if (!s.ok()) {
         return Status::Unavailable(name + " " + profile.Label() + ": " + s.ToString());
       }
-      ProfileRunner runner(reference, *session, name, profile, plan, progress, out, &done, total,
-                           &shrunk);
+      ProfileRunner runner(reference, *subjects[i], *session, name, profile, plan, progress, out,
+                           &done, total, &shrunk);
       if (plan.transcript != nullptr && out->runs.empty()) runner.Transcribe(plan.transcript);
       ProfileRun run = runner.Run();
       if (progress != nullptr) {

@@ -78,6 +78,9 @@ struct MatrixPlan {
   std::ostream* transcript = nullptr;
   // Non-zero: stop after the case or sequence running (set by a SIGINT handler). May be null.
   const volatile std::sig_atomic_t* stop = nullptr;
+  // A subject whose connection is lost more often than this (it closed the connection, did
+  // not answer in time) is not run any further: a server that keeps dying gets a clear stop.
+  size_t max_disconnects = 100;
 };
 
 // The profiles `subject` runs under `plan`. Fails when the plan asks for a version the subject
@@ -117,6 +120,26 @@ struct FailureRecord {
   std::string reproducer;  // path of the shrunk case file, for random failures
 };
 
+// A lost connection of a subject: the command it happened on (the failing step), and the
+// commands of the case that were not run after it.
+struct DisconnectRecord {
+  std::string subject;
+  std::string profile;
+  std::string source;
+  int line = 0;
+  std::string what;  // "the server closed the connection on XADD s 1-1 f v"
+  size_t not_run = 0;
+};
+
+// The cases a subject skipped because it does not serve a Redis 7.0 command they use
+// (Subject::Serves), counted once per subject whatever the number of profiles.
+struct SkippedCases {
+  std::set<std::string> cases;
+  // Unserved command -> the commands of the skipped cases that are that command.
+  std::map<std::string, uint64_t> commands;
+  uint64_t steps = 0;  // every command of the skipped cases, served or not
+};
+
 struct ProfileRun {
   std::string subject;
   Profile profile;
@@ -133,7 +156,13 @@ struct MatrixResult {
   std::vector<FailureRecord> failures;  // the first kMaxRecordedFailures
   uint64_t failures_total = 0;
   std::vector<std::string> reproducers;
-  std::set<std::string> corpus_commands;  // commands (lower case) the corpus ran
+  std::vector<DisconnectRecord> disconnects;
+  uint64_t not_run_after_disconnect = 0;  // commands not run because the connection was lost
+  // Subjects no longer run, and why (MatrixPlan::max_disconnects, or the server did not come
+  // back): the verdict fails.
+  std::map<std::string, std::string> stopped;
+  std::map<std::string, SkippedCases> skipped;  // by subject
+  std::set<std::string> corpus_commands;        // commands (lower case) the corpus ran
   size_t corpus_cases = 0;
   double seconds = 0;
   // Stopped early (MatrixPlan::stop): the tallies cover units_done of units_planned cases and

@@ -399,5 +399,76 @@ TEST(Matrix, RandomFailuresAreShrunkToAVerifiedReproducer) {
   EXPECT_NE(RunCase(shrunk, reference.target(), replay, RunContext()).first_failure(), nullptr);
 }
 
+// A case that uses a Redis command the engine does not serve (streams) is skipped on it and
+// counted by command, once per subject; unknown commands still run (their errors are
+// compared). The compatibility table groups the commands as Redis does.
+TEST(Matrix, UnservedCommandsAreSkippedAndCountedByCommand) {
+  EngineOnMemory reference;
+  EngineSubject memory("memory", StoreSpec(), EngineOptions());
+  EXPECT_FALSE(memory.Serves("xadd"));
+  EXPECT_TRUE(memory.Serves("hset"));
+  EXPECT_TRUE(memory.Serves("nosuchcommand"));
+  MatrixPlan plan;
+  plan.versions = {{"hash", {"0", "1"}}, {"zset", {"0"}}, {"set", {"0"}}, {"list", {"0"}}};
+  plan.corpus = {Case("XADD s 1-1 f v\nXLEN s\nXADD s 2-1 f v\nGET k\n"),
+                 Case("HSET h f v\nHGET h f\nNOSUCHCOMMAND x\n")};
+  plan.corpus[0].name = "streams";
+  MatrixResult r;
+  ASSERT_TRUE(RunMatrix(reference.target(), {&memory}, plan, nullptr, &r).ok());
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.totals.pass, 6u);  // the second case, in both profiles
+  ASSERT_EQ(r.skipped.count("memory"), 1u);
+  const SkippedCases& skipped = r.skipped.at("memory");
+  EXPECT_EQ(skipped.cases, (std::set<std::string>{"streams"}));
+  EXPECT_EQ(skipped.commands, (std::map<std::string, uint64_t>{{"xadd", 2}, {"xlen", 1}}));
+  EXPECT_EQ(skipped.steps, 4u);
+  EXPECT_EQ(r.corpus_commands.count("get"), 0u);
+
+  std::map<std::string, GroupCompatibility> rows;
+  for (GroupCompatibility& row : CompatibilityTable(r, "memory")) rows[row.group] = row;
+  EXPECT_EQ(rows["hash"].passing, (std::vector<std::string>{"hget", "hset"}));
+  EXPECT_EQ(rows["hash"].replies_pass, 4u);
+  EXPECT_EQ(rows["hash"].replies_total, 4u);
+  EXPECT_EQ(rows["stream"].passing.size(), 0u);
+  EXPECT_EQ(rows["stream"].not_run.size(), 15u);  // Redis 7.0 has 15 stream commands
+  EXPECT_EQ(rows["other"].passing, (std::vector<std::string>{"nosuchcommand"}));
+  ReportContext ctx;
+  ctx.plan = &plan;
+  const nlohmann::json j = nlohmann::json::parse(MatrixJson(r, ctx));
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["skipped"]["memory"]["commands"]["xadd"], 2);
+  bool stream_row = false;
+  for (const auto& row : j["compatibility"]["memory"]) {
+    if (row["group"] != "stream") continue;
+    stream_row = true;
+    EXPECT_EQ(row["commands_not_run"].size(), 15u);
+  }
+  EXPECT_TRUE(stream_row);
+  const std::string summary = SummaryMarkdown(r, ctx);
+  EXPECT_NE(summary.find("| hash | 2 | 0 | 14 | 4 / 4 |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("1 case files (4 commands) not run; unserved commands: xadd (2) xlen (1)"),
+            std::string::npos)
+      << summary;
+}
+
+// Servers are named by what INFO server says they are.
+TEST(Matrix, ServerNamesComeFromInfo) {
+  EXPECT_EQ(ServerNameFromInfo("# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:0\r\n"),
+            "redis 7.0.15");
+  // Ardb 0.10 (src/command/server.cpp), Kvrocks 2.x, Valkey 7.2, kvlab serve.
+  EXPECT_EQ(ServerNameFromInfo("# Server\r\nardb_version:0.10.0\r\nredis_version:2.8.0\r\n"
+                               "engine:rocksdb\r\nrocksdb_version:5.14.2\r\n"),
+            "ardb 0.10.0 (redis_version 2.8.0)");
+  EXPECT_EQ(ServerNameFromInfo("# Server\r\nversion:2.4.0\r\ngcc_version:12\r\n"
+                               "kvrocks_version:2.4.0\r\nredis_version:4.0.0\r\n"),
+            "kvrocks 2.4.0 (redis_version 4.0.0)");
+  EXPECT_EQ(ServerNameFromInfo("# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\n"
+                               "valkey_version:7.2.5\r\n"),
+            "valkey 7.2.5 (redis_version 7.2.4)");
+  EXPECT_EQ(ServerNameFromInfo("redis_version:7.0.15\r\nkvlab_version:1.2\r\n"),
+            "kvlab 1.2 (redis_version 7.0.15)");
+  EXPECT_EQ(ServerNameFromInfo("ERR unknown command"), "");
+}
+
 }  // namespace
 }  // namespace kvlab::conformance

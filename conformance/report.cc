@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "conformance/redis_commands.h"
 #include "engine/command_table.h"
 
 namespace kvlab::conformance {
@@ -116,9 +117,67 @@ std::vector<std::string> UncoveredCommands(const MatrixResult& result, const Mat
   return out;
 }
 
+std::vector<GroupCompatibility> CompatibilityTable(const MatrixResult& r,
+                                                   const std::string& subject) {
+  // Command -> its tally over every profile of the subject.
+  std::map<std::string, Tally> commands;
+  for (const auto& [key, tally] : r.cells) {
+    if (std::get<0>(key) == subject) commands[std::get<2>(key)].Add(tally);
+  }
+  auto group_of = [](const std::string& command) {
+    const std::string_view group = RedisGroupOf(command);
+    return group.empty() ? std::string("other") : std::string(group);
+  };
+  std::vector<std::string> order;
+  for (std::string_view g : RedisGroupsInOrder()) order.emplace_back(g);
+  order.push_back("other");
+  std::vector<GroupCompatibility> rows;
+  for (const std::string& group : order) {
+    GroupCompatibility row;
+    row.group = group;
+    for (const auto& [command, tally] : commands) {
+      if (group_of(command) != group) continue;
+      (tally.fail > 0 ? row.failing : row.passing).push_back(command);
+      row.replies_pass += tally.pass + tally.deviation;
+      row.replies_total += tally.total();
+    }
+    if (IsDataGroup(group)) {
+      for (std::string_view command : RedisCommandsOf(group)) {
+        if (commands.count(std::string(command)) == 0) row.not_run.emplace_back(command);
+      }
+    }
+    if (row.replies_total > 0 || IsDataGroup(group)) rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string CompatibilityMarkdown(const std::vector<GroupCompatibility>& rows) {
+  std::string md =
+      "| group | commands passing | commands failing | not run | replies passing / total |\n"
+      "|---|---:|---:|---:|---:|\n";
+  GroupCompatibility total;
+  auto line = [&md](const std::string& group, const GroupCompatibility& row) {
+    md += "| " + group + " | " + std::to_string(row.passing.size()) + " | " +
+          std::to_string(row.failing.size()) + " | " + std::to_string(row.not_run.size()) + " | " +
+          std::to_string(row.replies_pass) + " / " + std::to_string(row.replies_total) + " |\n";
+  };
+  for (const GroupCompatibility& row : rows) {
+    line(row.group, row);
+    total.passing.insert(total.passing.end(), row.passing.begin(), row.passing.end());
+    total.failing.insert(total.failing.end(), row.failing.begin(), row.failing.end());
+    total.not_run.insert(total.not_run.end(), row.not_run.begin(), row.not_run.end());
+    total.replies_pass += row.replies_pass;
+    total.replies_total += row.replies_total;
+  }
+  line("**total**", total);
+  return md;
+}
+
 std::string MatrixJson(const MatrixResult& r, const ReportContext& ctx) {
   json j;
-  j["schema_version"] = 1;
+  // 2: a failure's reply of the subject is "subject_reply" (was "kvlab", whatever the
+  // subject was); "compatibility", "skipped", "disconnects" and "stopped" were added.
+  j["schema_version"] = 2;
   j["tool"] = "kvlab conform";
   j["verdict"] = VerdictWord(r) == "PASS" ? "pass" : "fail";
   // A verdict over part of the plan: the run was interrupted (partial) or is still going, or
@@ -181,13 +240,44 @@ std::string MatrixJson(const MatrixResult& r, const ReportContext& ctx) {
                         {"line", f.line},
                         {"command", f.command_line},
                         {"redis", f.redis},
-                        {"kvlab", f.subject_reply},
+                        {"subject_reply", f.subject_reply},
                         {"explanation", f.explanation},
                         {"reproducer", f.reproducer}});
   }
   j["failures"] = failures;
   j["failures_total"] = r.failures_total;
   j["reproducers"] = r.reproducers;
+  json compatibility = json::object();
+  for (const std::string& subject : r.subjects) {
+    json rows = json::array();
+    for (const GroupCompatibility& row : CompatibilityTable(r, subject)) {
+      rows.push_back({{"group", row.group},
+                      {"commands_passing", row.passing},
+                      {"commands_failing", row.failing},
+                      {"commands_not_run", row.not_run},
+                      {"replies_pass", row.replies_pass},
+                      {"replies_total", row.replies_total}});
+    }
+    compatibility[subject] = rows;
+  }
+  j["compatibility"] = compatibility;
+  json skipped = json::object();
+  for (const auto& [subject, s] : r.skipped) {
+    skipped[subject] = {{"cases", s.cases}, {"commands", s.commands}, {"steps", s.steps}};
+  }
+  j["skipped"] = skipped;
+  json disconnects = json::array();
+  for (const DisconnectRecord& d : r.disconnects) {
+    disconnects.push_back({{"subject", d.subject},
+                           {"profile", d.profile},
+                           {"source", d.source},
+                           {"line", d.line},
+                           {"what", d.what},
+                           {"not_run", d.not_run}});
+  }
+  j["disconnects"] = disconnects;
+  j["not_run_after_disconnect"] = r.not_run_after_disconnect;
+  j["stopped"] = r.stopped;
   j["deviations_seen"] = r.totals.deviation_ids;
   j["corpus_uncovered_commands"] = UncoveredCommands(r, *ctx.plan);
   // Invalid UTF-8 (binary arguments, replies) is replaced rather than failing the report.
@@ -269,6 +359,37 @@ std::string SummaryMarkdown(const MatrixResult& r, const ReportContext& ctx) {
     md += TotalsRow(run.subject + " " + run.profile.Label(), run.totals);
   }
   md += TotalsRow("**total**", r.totals);
+  for (const auto& [subject, why] : r.stopped) {
+    md += "\n**Stopped testing " + Cell(subject) + "**: " + Cell(why) + ".\n";
+  }
+
+  md += "\n## Compatibility by command group\n\n";
+  md +=
+      "Differential against the reference: a command passes when every reply of it matched "
+      "Redis's (or deviated as catalogued), and fails when one did not; \"not run\" counts the "
+      "Redis 7.0 commands of a data group that never ran on the subject (not served, so their "
+      "cases were skipped; after a lost connection; or in no case).\n";
+  for (const std::string& subject : r.subjects) {
+    md += "\n### " + Cell(subject) + "\n\n" + CompatibilityMarkdown(CompatibilityTable(r, subject));
+  }
+
+  md += "\n## Cases skipped (commands the subject does not serve)\n\n";
+  if (r.skipped.empty()) md += "None.\n";
+  for (const auto& [subject, s] : r.skipped) {
+    md += "- " + Cell(subject) + ": " + std::to_string(s.cases.size()) + " case files (" +
+          std::to_string(s.steps) + " commands) not run; unserved commands:";
+    for (const auto& [command, n] : s.commands)
+      md += " " + command + " (" + std::to_string(n) + ")";
+    md += "\n";
+  }
+
+  md += "\n## Lost connections\n\n";
+  if (r.disconnects.empty()) md += "None.\n";
+  for (const DisconnectRecord& d : r.disconnects) {
+    md += "- " + Cell(d.subject) + " " + Cell(d.profile) + ", " + Cell(d.source) + ":" +
+          std::to_string(d.line) + ": " + Code(d.what) + "; " + std::to_string(d.not_run) +
+          " later commands of the case not run\n";
+  }
 
   md += "\n## Declared comparison rules\n\n";
   md += "- Replies are compared by type and bytes; float text as Redis prints it.\n";
@@ -304,7 +425,9 @@ std::string SummaryMarkdown(const MatrixResult& r, const ReportContext& ctx) {
   md += "\n## Failures\n\n";
   if (r.failures_total == 0) md += "None.\n";
   if (r.failures_total > 0) {
-    md += "| subject | profile | where | command | redis | kvlab |\n|---|---|---|---|---|---|\n";
+    md +=
+        "| subject | profile | where | command | redis | subject's reply |\n"
+        "|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < r.failures.size() && i < kFailuresInSummary; ++i) {
       const FailureRecord& f = r.failures[i];
       md += "| " + Cell(f.subject) + " | " + Cell(f.profile) + " | " + Cell(f.source) + ":" +

@@ -30,6 +30,27 @@ struct ReportContext {
 // Commands of the engine's table that the corpus did not run (empty when no corpus ran).
 std::vector<std::string> UncoveredCommands(const MatrixResult& result, const MatrixPlan& plan);
 
+// One row of a subject's compatibility table: a Redis command group, differential against the
+// real Redis. A command passes when every reply of it on the subject passed (or deviated as
+// catalogued), and fails when one did not.
+struct GroupCompatibility {
+  std::string group;  // Redis's group ("stream"), or "other" (names Redis 7.0 does not have)
+  std::vector<std::string> passing;
+  std::vector<std::string> failing;
+  // Redis 7.0 commands of a data group that never ran on the subject: it does not serve them
+  // (their cases were skipped), the connection was lost before them, or no case uses them.
+  std::vector<std::string> not_run;
+  uint64_t replies_pass = 0;  // pass + deviation
+  uint64_t replies_total = 0;
+};
+
+// The subject's rows, in Redis's group order; a group shows when it ran a command or is a data
+// group.
+std::vector<GroupCompatibility> CompatibilityTable(const MatrixResult& result,
+                                                   const std::string& subject);
+// The table as Markdown (also what `kvlab conform` prints).
+std::string CompatibilityMarkdown(const std::vector<GroupCompatibility>& rows);
+
 std::string MatrixJson(const MatrixResult& result, const ReportContext& context);
 std::string MatrixMarkdown(const MatrixResult& result, const ReportContext& context);
 std::string SummaryMarkdown(const MatrixResult& result, const ReportContext& context);

@@ -1,6 +1,11 @@
 #include "conformance/subjects.h"
 
 #include <algorithm>
+#include <sstream>
+#include <thread>
+
+#include "conformance/redis_commands.h"
+#include "engine/command_table.h"
 
 namespace kvlab::conformance {
 
@@ -33,15 +38,36 @@ class EngineSession final : public SubjectSession {
 
 class RemoteSession final : public SubjectSession {
  public:
-  explicit RemoteSession(const RedisEndpoint& endpoint)
-      : client_(endpoint, std::chrono::milliseconds(10000)), target_("serve", &client_) {}
+  RemoteSession(const RedisEndpoint& endpoint, const std::string& name,
+                const RemoteSubjectOptions& options)
+      : client_(endpoint, options.timeout),
+        target_(name, &client_, options.timeout),
+        reconnect_wait_(options.reconnect_wait) {}
   ReplyTarget& target() override { return target_; }
   RedisTierControl* tier_control() override { return nullptr; }
   RedisClient& client() { return client_; }
 
+  Status Reconnect() override {
+    // The client reconnects by itself on the next command; here the harness waits until a
+    // PING is answered (a server that restarts under a supervisor, or that is still busy with
+    // the command that timed out).
+    const auto deadline = std::chrono::steady_clock::now() + reconnect_wait_;
+    Status last;
+    while (true) {
+      Reply pong;
+      last = client_.Command({"PING"}, &pong);
+      if (last.ok()) return Status::OK();
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return Status::Unavailable("it did not answer again within " +
+                               std::to_string(reconnect_wait_.count()) + " ms: " + last.ToString());
+  }
+
  private:
   RedisClient client_;
   RedisTarget target_;
+  const std::chrono::milliseconds reconnect_wait_;
 };
 
 // CONFIG GET's value for `name`, or "" when the server does not know it.
@@ -110,6 +136,10 @@ Status EngineSubject::Probe() {
   return Status::OK();
 }
 
+bool EngineSubject::Serves(std::string_view command) const {
+  return RedisGroupOf(command).empty() || engine::CommandTable::Get().Find(command) != nullptr;
+}
+
 std::map<std::string, std::vector<std::string>> EngineSubject::Versions() {
   return Probe().ok() ? versions_ : std::map<std::string, std::vector<std::string>>{};
 }
@@ -158,8 +188,56 @@ Status EngineSubject::Open(const Profile& profile, std::unique_ptr<SubjectSessio
   return Status::OK();
 }
 
-RemoteSubject::RemoteSubject(RedisEndpoint endpoint)
-    : endpoint_(std::move(endpoint)), client_(endpoint_, std::chrono::milliseconds(10000)) {}
+std::string ServerNameFromInfo(const std::string& info) {
+  // "_version" fields that name a library, a compiler or a storage engine, not the server.
+  static constexpr std::string_view kNotServers[] = {
+      "gcc",   "libevent", "rocksdb", "leveldb", "lmdb",     "wiredtiger", "lua",  "jemalloc",
+      "glibc", "openssl",  "ssl",     "os",      "tcmalloc", "mimalloc",   "arch", "git"};
+  std::map<std::string, std::string> fields;
+  std::string own;  // the first "<name>_version" naming the server
+  std::istringstream lines(info);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t colon = line.find(':');
+    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+    const std::string key = line.substr(0, colon);
+    fields.emplace(key, line.substr(colon + 1));
+    constexpr std::string_view kSuffix = "_version";
+    if (own.empty() && key.size() > kSuffix.size() && key.ends_with(kSuffix) &&
+        key != "redis_version") {
+      const std::string prefix = key.substr(0, key.size() - kSuffix.size());
+      if (std::find(std::begin(kNotServers), std::end(kNotServers), prefix) ==
+          std::end(kNotServers)) {
+        own = prefix;
+      }
+    }
+  }
+  auto field = [&fields](const std::string& key) {
+    auto it = fields.find(key);
+    return it == fields.end() ? std::string() : it->second;
+  };
+  std::string server = field("server_name");
+  if (server.empty()) server = own;
+  const std::string redis_version = field("redis_version");
+  if (server.empty() || server == "redis") {
+    return redis_version.empty() ? std::string() : "redis " + redis_version;
+  }
+  const std::string version = field(server + "_version");
+  std::string name = server + (version.empty() ? "" : " " + version);
+  if (!redis_version.empty()) name += " (redis_version " + redis_version + ")";
+  return name;
+}
+
+RemoteSubject::RemoteSubject(RedisEndpoint endpoint, RemoteSubjectOptions options)
+    : endpoint_(std::move(endpoint)),
+      options_(std::move(options)),
+      client_(endpoint_, options_.timeout) {}
+
+std::string RemoteSubject::name() const {
+  if (!options_.name.empty()) return options_.name;
+  return (info_name_.empty() ? std::string("server") : info_name_) + " at " + endpoint_.ToString();
+}
 
 RemoteSubject::~RemoteSubject() {
   for (const auto& [type, version] : original_) {
@@ -172,6 +250,10 @@ RemoteSubject::~RemoteSubject() {
 Status RemoteSubject::Probe() {
   if (probed_) return Status::OK();
   KVLAB_RETURN_IF_ERROR(client_.Connect());
+  Reply info;
+  if (client_.Command({"INFO", "server"}, &info).ok() && info.type() == Reply::Type::kBulk) {
+    info_name_ = ServerNameFromInfo(info.str());
+  }
   // The versions of kvlab's registry the server accepts (a kvlab server of another build may
   // run others; it is asked for these).
   const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
@@ -201,7 +283,7 @@ Status RemoteSubject::CheckEmpty() {
 
 Status RemoteSubject::Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) {
   KVLAB_RETURN_IF_ERROR(Probe());
-  auto session = std::make_unique<RemoteSession>(endpoint_);
+  auto session = std::make_unique<RemoteSession>(endpoint_, name(), options_);
   KVLAB_RETURN_IF_ERROR(session->client().Connect());
   for (const auto& [type, version] : profile.encodings.versions) {
     if (version && !ConfigSet(session->client(), "kv." + type + ".key.meta.version", *version)) {

@@ -7,10 +7,11 @@
 //   RemoteSubject   any RESP server, e.g. `kvlab serve`, end to end over hiredis. When the
 //                   server accepts CONFIG SET kv.<type>.key.meta.version (kvlab does), every
 //                   version of the registry it accepts is a profile; otherwise (a plain
-//                   redis-server) it runs as configured, in one profile where no catalogued
-//                   deviation applies.
+//                   redis-server, Ardb, Kvrocks...) it runs as configured, in one profile where
+//                   no catalogued deviation applies. It is named by what it is (INFO server).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -70,13 +71,24 @@ class SubjectSession {
   virtual ReplyTarget& target() = 0;
   // nullptr when the profile has no tier state.
   virtual RedisTierControl* tier_control() = 0;
+  // After the target's connection was lost (ReplyTarget::TakeTransportFailure): waits, for a
+  // bounded time, until the server answers again, so that the next case can run. Fails when it
+  // does not come back. An in-process session has nothing to do.
+  virtual Status Reconnect() { return Status::OK(); }
 };
 
 class Subject {
  public:
   virtual ~Subject() = default;
-  // The column name in reports: "memory", "rocksdb:noreverse", "serve 127.0.0.1:7000".
+  // The column name in reports: "memory", "rocksdb:noreverse" (kvlab's engine), or what a
+  // server is: "ardb 0.10.0 (redis_version 2.8.0) at 127.0.0.1:7000".
   virtual std::string name() const = 0;
+  // Whether the subject serves `command` (lower case). A case that uses a Redis 7.0 command
+  // the subject does not serve is skipped on it, and counted (MatrixResult::skipped).
+  virtual bool Serves(std::string_view command) const {
+    (void)command;
+    return true;
+  }
   // The encode-versions this subject runs, by type name, in the registry's order; empty when
   // it cannot be told.
   virtual std::map<std::string, std::vector<std::string>> Versions() = 0;
@@ -95,6 +107,9 @@ class EngineSubject final : public Subject {
   EngineSubject(std::string name, backends::StoreSpec spec, engine::EngineOptions options,
                 TierWiring tier = {});
   std::string name() const override { return name_; }
+  // The commands of the engine's table, and any name that is no Redis 7.0 command (unknown
+  // commands are run: their error replies are compared).
+  bool Serves(std::string_view command) const override;
   std::map<std::string, std::vector<std::string>> Versions() override;
   bool UsesTier(const encodings::EncodingProfile& profile) const override;
   Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) override;
@@ -115,12 +130,31 @@ class EngineSubject final : public Subject {
 // a key space of its own), as backends::ParseBackendColumn.
 Status ParseBackendColumn(const std::string& column, backends::StoreSpec* out);
 
+struct RemoteSubjectOptions {
+  // The subject's name in reports; empty: what INFO server says it is (RemoteSubject::name).
+  std::string name;
+  // How long a reply may take; a command that takes longer is reported as not answered, and
+  // the case stops there.
+  std::chrono::milliseconds timeout{10000};
+  // How long to wait for the server to answer again after it closed the connection or did not
+  // answer, before the run of this subject stops.
+  std::chrono::milliseconds reconnect_wait{10000};
+};
+
+// The name INFO server's text gives a server: "<server> <version>", plus "(redis_version V)"
+// for a server that is not Redis: the server_name field (Valkey), else the first
+// "<name>_version" field that names no library or engine (ardb_version, kvrocks_version,
+// kvlab_version, dragonfly_version), else "redis <redis_version>". "" when INFO says nothing.
+std::string ServerNameFromInfo(const std::string& info);
+
 // A RESP server at `endpoint`. The harness FLUSHALLs it before every case.
 class RemoteSubject final : public Subject {
  public:
-  explicit RemoteSubject(redis::RedisEndpoint endpoint);
+  explicit RemoteSubject(redis::RedisEndpoint endpoint, RemoteSubjectOptions options = {});
   ~RemoteSubject() override;
-  std::string name() const override { return "serve " + endpoint_.ToString(); }
+  // options.name, or ServerNameFromInfo (once connected) + " at " + the address: "redis 7.0.15
+  // at 127.0.0.1:7000"; "server at ADDRESS" before it answered INFO.
+  std::string name() const override;
   std::map<std::string, std::vector<std::string>> Versions() override;
   bool UsesTier(const encodings::EncodingProfile&) const override { return false; }
   Status Open(const Profile& profile, std::unique_ptr<SubjectSession>* out) override;
@@ -131,8 +165,10 @@ class RemoteSubject final : public Subject {
   Status Probe();
 
   const redis::RedisEndpoint endpoint_;
+  const RemoteSubjectOptions options_;
   redis::RedisClient client_;
   bool probed_ = false;
+  std::string info_name_;  // ServerNameFromInfo, once probed
   std::map<std::string, std::vector<std::string>> versions_;
   // The server's version of each type before the run, restored by the destructor.
   std::map<std::string, std::string> original_;

@@ -188,11 +188,11 @@ Status LoadDataset(const std::string& path, const LoadOptions& options, Dataset*
 
 Status ParseConformResult(const json& doc, Dataset* out) {
   const int version = doc.value("schema_version", 0);
-  if (version != 1) {
+  if (version != 1 && version != 2) {
     return Status::InvalidArgument(fmt::format(
-        "kvlab conform result of schema_version {}, this kvlab reads version 1", version));
+        "kvlab conform result of schema_version {}, this kvlab reads versions 1 and 2", version));
   }
-  out->description = "kvlab conform result (schema 1)";
+  out->description = fmt::format("kvlab conform result (schema {})", version);
   out->conform_verdict = doc.value("verdict", "");
   const std::string command_line = doc.value("command_line", "");
   // "kvlab conform --backends memory": the arguments after the program name, split on spaces
@@ -222,7 +222,8 @@ Status ParseConformResult(const json& doc, Dataset* out) {
     cf.line = f.at("line").get<int64_t>();
     cf.command = f.at("command").get<std::string>();
     cf.redis = f.value("redis", "");
-    cf.kvlab = f.value("kvlab", "");
+    // Version 2 names the subject's reply for what it is; version 1 called it "kvlab".
+    cf.kvlab = f.value(version >= 2 ? "subject_reply" : "kvlab", "");
     cf.explanation = f.value("explanation", "");
     out->conform_failures.push_back(std::move(cf));
   }

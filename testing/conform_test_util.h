@@ -31,6 +31,7 @@ class FaultInjectingTarget final : public conformance::ReplyTarget {
   resp::Reply Execute(const std::vector<std::string>& argv) override {
     return alter_(position_++, argv, inner_->Execute(argv));
   }
+  std::string TakeTransportFailure() override { return inner_->TakeTransportFailure(); }
 
  private:
   conformance::ReplyTarget* inner_;
@@ -70,6 +71,7 @@ class CountingTarget final : public conformance::ReplyTarget {
     ++counts_[cmd];
     return inner_->Execute(argv);
   }
+  std::string TakeTransportFailure() override { return inner_->TakeTransportFailure(); }
   size_t count(const std::string& cmd) const {
     auto it = counts_.find(cmd);
     return it == counts_.end() ? 0 : it->second;
@@ -121,6 +123,7 @@ class FaultySubject final : public conformance::Subject {
   FaultySubject(std::unique_ptr<conformance::Subject> inner, FaultInjectingTarget::Alter alter)
       : inner_(std::move(inner)), alter_(std::move(alter)) {}
   std::string name() const override { return inner_->name() + "+faults"; }
+  bool Serves(std::string_view command) const override { return inner_->Serves(command); }
   std::map<std::string, std::vector<std::string>> Versions() override { return inner_->Versions(); }
   bool UsesTier(const encodings::EncodingProfile& p) const override { return inner_->UsesTier(p); }
   Status Open(const conformance::Profile& profile,
@@ -138,6 +141,7 @@ class FaultySubject final : public conformance::Subject {
         : inner_(std::move(inner)), faulty_(&inner_->target(), std::move(alter)) {}
     conformance::ReplyTarget& target() override { return faulty_; }
     conformance::RedisTierControl* tier_control() override { return inner_->tier_control(); }
+    Status Reconnect() override { return inner_->Reconnect(); }
 
    private:
     std::unique_ptr<conformance::SubjectSession> inner_;
