@@ -122,5 +122,6 @@ std::vector<Entry> ListEntries();         // random_commands_list.cc
 std::vector<Entry> ServerEntries();       // random_commands.cc
 std::vector<Entry> WideEntries();         // random_commands_zset.cc
 std::vector<Entry> TransactionEntries();  // random_commands.cc
+std::vector<Entry> GeoEntries();          // random_commands_geo.cc
 
 }  // namespace kvlab::conformance::random_internal
