@@ -123,5 +123,6 @@ std::vector<Entry> ServerEntries();       // random_commands.cc
 std::vector<Entry> WideEntries();         // random_commands_zset.cc
 std::vector<Entry> TransactionEntries();  // random_commands.cc
 std::vector<Entry> HllEntries();          // random_commands_hll.cc
+std::vector<Entry> GeoEntries();          // random_commands_geo.cc
 
 }  // namespace kvlab::conformance::random_internal

@@ -62,6 +62,7 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.group == "string") out.push_back("string");
   if (spec.group == "bitmap") out.push_back("bitmap");
   if (spec.group == "hyperloglog") out.push_back("hyperloglog");
+  if (spec.group == "geo") out.push_back("geo");
   if (spec.flags & kCmdAdmin) out.push_back("admin");
   out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
   if (spec.flags & kCmdBlocking) out.push_back("blocking");

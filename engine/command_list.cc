@@ -17,6 +17,7 @@ constexpr std::pair<std::string_view, std::string_view> kGroups[] = {
     {"hyperloglog", "HyperLogLog"},
     {"hash", "Hashes"},
     {"sorted-set", "Sorted sets"},
+    {"geo", "Geospatial"},
     {"set", "Sets"},
     {"list", "Lists"},
     {"connection", "Connection"},

@@ -598,6 +598,7 @@ CommandTable::CommandTable() {
        "Forget about all watched keys", "2.2.0"},
   };
   AppendHyperloglogCommandRows(&specs_);
+  AppendGeoCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

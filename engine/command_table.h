@@ -89,6 +89,10 @@ struct CommandSpec {
                          std::vector<std::pair<uint8_t, size_t>>* out) = nullptr;
 };
 
+// The rows of one command group, kept in a file of their own (command_rows_<group>.cc), which
+// CommandTable's constructor appends after its own.
+void AppendGeoCommandRows(std::vector<CommandSpec>* rows);
+
 class CommandTable {
  public:
   // The table. Built once; immutable.

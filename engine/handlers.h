@@ -219,4 +219,16 @@ void CommandCommand(CommandContext& ctx);
 // info_command.cc
 void InfoCommand(CommandContext& ctx);
 
+// geo_commands.cc
+void GeoaddCommand(CommandContext& ctx);
+void GeoposCommand(CommandContext& ctx);
+void GeohashCommand(CommandContext& ctx);
+void GeodistCommand(CommandContext& ctx);
+void GeoradiusCommand(CommandContext& ctx);
+void GeoradiusRoCommand(CommandContext& ctx);
+void GeoradiusbymemberCommand(CommandContext& ctx);
+void GeoradiusbymemberRoCommand(CommandContext& ctx);
+void GeosearchCommand(CommandContext& ctx);
+void GeosearchstoreCommand(CommandContext& ctx);
+
 }  // namespace kvlab::engine

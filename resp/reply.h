@@ -68,6 +68,9 @@ class Reply {
   }
   // addReplyDouble: str() is the text Redis prints ("%.17g", "inf", "-inf").
   static Reply Double(double v);
+  // A double whose text the command formatted itself (addReplyHumanLongDouble's "%.17Lf" with
+  // trailing zeros removed: GEOPOS's coordinates): a bulk string in RESP2, a double in RESP3.
+  static Reply DoubleText(std::string text) { return Reply(Type::kDouble, std::move(text)); }
   // addReplyVerbatim with the "txt" format (INFO, CLIENT LIST).
   static Reply Verbatim(std::string text) { return Reply(Type::kVerbatim, std::move(text)); }
 

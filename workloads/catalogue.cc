@@ -336,6 +336,30 @@ constexpr const char* kRecentItems = R"({
                    {"name": "read", "weight": 50, "commands": ["LRANGE {key} 0 9"]}]}]
 })";
 
+// Nearby search (GEO): points of interest in 4 zsets of 10,000 points, searched around random
+// places. A geohash score is a position, so the load ZADDs random 52-bit scores: points spread
+// evenly over Redis's longitude/latitude grid. A search reads the score ranges of the up to 9
+// cells covering its circle (engine/geohash.h): a range-scan workload of the zset encodings.
+// Coordinates are drawn as an integer part and 6 decimals (two placeholders, distinct texts so
+// that they are drawn apart).
+constexpr const char* kGeoNearby = R"({
+  "name": "geo-nearby",
+  "description": "Nearby search: GEOSEARCH BYRADIUS 500 km (all, and the 10 nearest) around random places in zsets of 10k points, GEOADD moving points, GEOPOS",
+  "seed": 1,
+  "keyspace": {"type": "zset", "records": 4, "key_prefix": "geo:", "elements": 10000,
+               "element_prefix": "poi", "score_range": 4503599627370496},
+  "load": {"batch": 1000, "commands": ["ZADD {key} {elements}"]},
+  "run": [{"name": "run", "operations": 20000, "warmup_operations": 200, "key_distribution": "uniform",
+           "element_distribution": "uniform",
+           "ops": [{"name": "add", "weight": 20,
+                    "commands": ["GEOADD {key} {int:-179:178}.{int:0:999999} {int:-84:83}.{int:0:999998} {element}"]},
+                   {"name": "nearby", "weight": 40,
+                    "commands": ["GEOSEARCH {key} FROMLONLAT {int:-179:178}.{int:0:999999} {int:-84:83}.{int:0:999998} BYRADIUS 500 km ASC"]},
+                   {"name": "nearest10", "weight": 30,
+                    "commands": ["GEOSEARCH {key} FROMLONLAT {int:-179:178}.{int:0:999999} {int:-84:83}.{int:0:999998} BYRADIUS 500 km ASC COUNT 10 WITHDIST"]},
+                   {"name": "pos", "weight": 10, "commands": ["GEOPOS {key} {element}"]}]}]
+})";
+
 }  // namespace
 
 const std::vector<CatalogueEntry>& Catalogue() {
@@ -362,6 +386,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"job-queue", kJobQueue},
       {"recent-items", kRecentItems},
       {"tags", kTags},
+      {"geo-nearby", kGeoNearby},
   };
   return kEntries;
 }
