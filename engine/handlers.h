@@ -219,4 +219,11 @@ void CommandCommand(CommandContext& ctx);
 // info_command.cc
 void InfoCommand(CommandContext& ctx);
 
+// server_admin_commands.cc
+void SwapdbCommand(CommandContext& ctx);
+void SaveCommand(CommandContext& ctx);
+void BgsaveCommand(CommandContext& ctx);
+void BgrewriteaofCommand(CommandContext& ctx);
+void LastsaveCommand(CommandContext& ctx);
+
 }  // namespace kvlab::engine
