@@ -15,8 +15,8 @@ namespace kvlab::engine {
 namespace {
 
 // Redis 7.0's maxmemory_policy_enum, in its order (the order of its error text).
-constexpr const char* kPolicies[] = {"volatile-lru",   "volatile-lfu",   "volatile-random",
-                                     "volatile-ttl",   "allkeys-lru",    "allkeys-lfu",
+constexpr const char* kPolicies[] = {"volatile-lru",   "volatile-lfu", "volatile-random",
+                                     "volatile-ttl",   "allkeys-lru",  "allkeys-lfu",
                                      "allkeys-random", "noeviction"};
 
 // A parameter whose value is kept and reported but changes nothing, with Redis's validator.
@@ -107,8 +107,8 @@ void AddRedisServerParams(EngineConfig* config, MemoryLimit* limit) {
         }
         return std::string(v);
       });
-  AddKept(config, "busy-reply-threshold", "lua-time-limit", "5000",
-          IntegerValidator(0, LONG_MAX), IntegerText);
+  AddKept(config, "busy-reply-threshold", "lua-time-limit", "5000", IntegerValidator(0, LONG_MAX),
+          IntegerText);
   AddKept(config, "list-compress-depth", nullptr, "0", IntegerValidator(0, INT_MAX), IntegerText);
   AddKept(config, "aof-use-rdb-preamble", nullptr, "yes", YesNoValidator(), YesNoText);
   AddKept(config, "rdb-key-save-delay", nullptr, "0", IntegerValidator(INT_MIN, INT_MAX),

@@ -134,8 +134,8 @@ void SwapdbCommand(CommandContext& ctx) {
   if (RedisTier* tier = ctx.engine().tier(); tier != nullptr && uses_tier) {
     for (uint8_t d : {da, db}) {
       bool store_touched = false;
-      Status s = tier->DropNamespace("c#" + codec.Namespace(d), &ctx.txn().tier_counts(),
-                                     &store_touched);
+      Status s =
+          tier->DropNamespace("c#" + codec.Namespace(d), &ctx.txn().tier_counts(), &store_touched);
       if (!s.ok()) {
         return ctx.ReplyError("ERR storage error: " + s.ToString() + "; nothing was swapped");
       }
@@ -201,9 +201,9 @@ void BgsaveCommand(CommandContext& ctx) {
 }
 
 void BgrewriteaofCommand(CommandContext& ctx) {
-  ctx.reply = Reply::Status(ctx.session().deny_blocking
-                                ? "Background append only file rewriting scheduled"
-                                : "Background append only file rewriting started");
+  ctx.reply =
+      Reply::Status(ctx.session().deny_blocking ? "Background append only file rewriting scheduled"
+                                                : "Background append only file rewriting started");
 }
 
 void LastsaveCommand(CommandContext& ctx) { ctx.reply = Reply::Integer(ctx.engine().last_save()); }
