@@ -182,6 +182,34 @@ std::vector<Entry> ServerEntries() {
        }},
       {"time", 1, [](Gen&) { return Argv{"TIME"}; }},
       {"config", 1, Config},
+      // SWAPDB of the sequence's databases (0 and 1) is refused on zset v3 (deviation
+      // zset-store-swapdb-unsupported), after which the two sides hold different data: so only
+      // swaps that move nothing the sequence uses, and the errors. cases/swapdb*.txt swap data.
+      {"swapdb", 1,
+       [](Gen& g) {
+         if (g.Chance(50)) {
+           const std::string d = g.Pick(Words{"0", "1"});
+           return Argv{"SWAPDB", d, d};
+         }
+         if (g.Chance(30)) return Argv{"SWAPDB", "2", "3"};
+         return g.Chance(80) ? Argv{"SWAPDB", g.Pick(Words{"16", "-1", "a", "1.5"}), "0"}
+                             : Argv{"SWAPDB", "0"};
+       }},
+      // A successful BGSAVE or BGREWRITEAOF leaves a child process running in the reference
+      // Redis, which changes its later replies: only their errors, and SAVE.
+      {"save", 1,
+       [](Gen& g) {
+         return g.Chance(90) ? Argv{"SAVE"} : Argv{"SAVE", "x"};
+       }},
+      {"bgsave", 1,
+       [](Gen& g) {
+         return g.Chance(50) ? Argv{"BGSAVE", g.Pick(Words{"x", "now"})}
+                             : Argv{"BGSAVE", "SCHEDULE", "x"};
+       }},
+      {"bgrewriteaof", 1,
+       [](Gen&) {
+         return Argv{"BGREWRITEAOF", "x"};
+       }},
   };
 }
 

@@ -174,7 +174,8 @@ std::vector<EncodingSpec> Rows() {
        false,
        {kIndex},
        {"zset-negative-zero-score", "zset-negative-zero-increment",
-        "zset-zscan-integral-score-text", "zset-algebra-negative-zero"},
+        "zset-zscan-integral-score-text", "zset-algebra-negative-zero",
+        "zset-store-swapdb-unsupported"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(NewStoredZsetEncoding(3, deps.tier));
        },

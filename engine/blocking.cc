@@ -15,9 +15,11 @@ bool ParseBlockTimeout(CommandContext& ctx, size_t i, int64_t* deadline_ms) {
     ctx.ReplyError("ERR timeout is not a float or out of range");
     return false;
   }
-  // Redis: (long long)(ftval * 1000.0). Beyond long long's range that conversion is undefined
-  // in C; on x86-64 (where Redis 7.0 runs) it yields LLONG_MIN, hence "negative".
-  const long double ms = seconds * 1000.0L;
+  // Redis 7.0 (timeout.c): (long long)ceill(ftval * 1000.0). Rounding up keeps a positive
+  // timeout under 1 ms (0.001 parses to a hair less than 1/1000) from becoming 0, which means
+  // "wait for ever". Beyond long long's range the conversion is undefined in C; on x86-64
+  // (where Redis 7.0 runs) it yields LLONG_MIN, hence "negative".
+  const long double ms = std::ceil(seconds * 1000.0L);
   const int64_t whole =
       std::isnan(ms) || ms >= 9223372036854775808.0L || ms < -9223372036854775808.0L
           ? INT64_MIN

@@ -63,10 +63,12 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.group == "bitmap") out.push_back("bitmap");
   if (spec.group == "hyperloglog") out.push_back("hyperloglog");
   if (spec.group == "geo") out.push_back("geo");
-  if (spec.flags & kCmdAdmin) out.push_back("admin");
+  if (spec.flags & (kCmdAdmin | kCmdAclAdmin)) out.push_back("admin");
   out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
   if (spec.flags & kCmdBlocking) out.push_back("blocking");
-  if (spec.flags & (kCmdAdmin | kCmdKeyspaceExclusive)) out.push_back("dangerous");
+  if (spec.flags & (kCmdAdmin | kCmdAclAdmin | kCmdKeyspaceExclusive)) {
+    out.push_back("dangerous");
+  }
   if (spec.group == "connection") out.push_back("connection");
   if (spec.group == "transactions") out.push_back("transaction");
   return out;

@@ -553,7 +553,14 @@ CommandTable::CommandTable() {
        "A container for client connection commands",
        "2.4.0",
        {},
-       {{"getname", 2}, {"help", 2}, {"id", 2}, {"info", 2}, {"list", -2}, {"setname", 3}}},
+       {{"getname", 2},
+        {"help", 2},
+        {"id", 2},
+        {"info", 2},
+        {"list", -2},
+        {"no-evict", 3},
+        {"setname", 3},
+        {"unblock", -3}}},
       {"command",
        -1,
        kCmdConnection | kCmdNoKeys | kCmdAboutServer,
@@ -599,6 +606,7 @@ CommandTable::CommandTable() {
   };
   AppendHyperloglogCommandRows(&specs_);
   AppendGeoCommandRows(&specs_);
+  AppendServerCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

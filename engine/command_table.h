@@ -44,13 +44,16 @@ enum CommandFlag : uint32_t {
   // CMD_NO_MULTI): SHUTDOWN, as in Redis, and kvlab's own commands that take key locks
   // themselves (KVLAB.GC), which EXEC, holding its keys' locks, could not run.
   kCmdNoMulti = 1u << 10,
-  // May grow the dataset (Redis's "denyoom": refused when Redis is over maxmemory). kvlab has
-  // no maxmemory, so the flag only informs COMMAND INFO, as on a Redis without a limit.
+  // May grow the dataset (Redis's "denyoom"): refused with OOM while the process is over
+  // maxmemory (engine/memory_limit.h), as Redis refuses it.
   kCmdDenyOom = 1u << 11,
   // A container of subcommands (CLIENT, CONFIG, MEMORY, OBJECT). Redis 7.0 gives a container no
   // flags and the one ACL category @slow in COMMAND INFO (its subcommands carry them); kvlab's
   // table keeps the flags that steer the engine on the container, and COMMAND INFO hides them.
   kCmdContainer = 1u << 12,
+  // In the ACL categories @admin and @dangerous without the admin flag (LASTSAVE), as Redis
+  // 7.0's command JSON files give some commands.
+  kCmdAclAdmin = 1u << 13,
 };
 
 // A subcommand of a container command: its lower-case name and Redis's arity, counted with the
@@ -92,6 +95,9 @@ struct CommandSpec {
 // The rows of one command group, kept in a file of their own (command_rows_<group>.cc), which
 // CommandTable's constructor appends after its own.
 void AppendGeoCommandRows(std::vector<CommandSpec>* rows);
+// Rows of command groups kept out of command_table.cc (each in its own file), appended by the
+// table's constructor before its index is built.
+void AppendServerCommandRows(std::vector<CommandSpec>* rows);  // command_rows_server.cc
 
 class CommandTable {
  public:

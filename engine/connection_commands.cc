@@ -150,7 +150,31 @@ void QuitCommand(CommandContext& ctx) {
   ctx.reply = Reply::Ok();
 }
 
-// CLIENT ID | SETNAME name | GETNAME | INFO | LIST [TYPE type | ID id ...] | HELP
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: Redis 7.0's clientCommand, its checks in its order.
+void ClientUnblock(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    return ctx.ReplyError("ERR unknown subcommand or wrong number of arguments for '" +
+                          std::string(errors::ClientText(ctx.arg(1)).substr(0, 128)) +
+                          "'. Try CLIENT HELP.");
+  }
+  bool with_error = false;
+  if (ctx.argc() == 4) {
+    if (!strcasecmp(ctx.arg(3).c_str(), "error")) {
+      with_error = true;
+    } else if (strcasecmp(ctx.arg(3).c_str(), "timeout") != 0) {
+      return ctx.ReplyError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+    }
+  }
+  int64_t id = 0;
+  if (!ParseInt64(ctx.arg(2), &id)) return ctx.ReplyError(errors::kNotInteger);
+  SessionHost* host = ctx.session().host;
+  const bool unblocked =
+      host != nullptr && id > 0 && host->UnblockClient(static_cast<uint64_t>(id), with_error);
+  ctx.reply = Reply::Integer(unblocked ? 1 : 0);
+}
+
+// CLIENT ID | SETNAME name | GETNAME | INFO | LIST [TYPE type | ID id ...] | NO-EVICT on|off |
+// UNBLOCK id [TIMEOUT|ERROR] | HELP
 void ClientCommand(CommandContext& ctx) {
   const char* sub = ctx.arg(1).c_str();
   Session& session = ctx.session();
@@ -170,6 +194,18 @@ void ClientCommand(CommandContext& ctx) {
     ctx.reply = Reply::Verbatim(session.host->ListClients(&self));
   } else if (!strcasecmp(sub, "list")) {
     ClientList(ctx);
+  } else if (!strcasecmp(sub, "unblock")) {
+    ClientUnblock(ctx);
+  } else if (!strcasecmp(sub, "no-evict")) {
+    // Exempts the client from maxmemory-clients' eviction (docs/server.md), through the host:
+    // the server evicts from other threads.
+    const char* mode = ctx.arg(2).c_str();
+    if (!strcasecmp(mode, "on") || !strcasecmp(mode, "off")) {
+      if (session.host != nullptr) session.host->SetNoEvict(!strcasecmp(mode, "on"));
+      ctx.reply = Reply::Ok();
+    } else {
+      ctx.ReplyError(errors::kSyntax);
+    }
   } else if (!strcasecmp(sub, "help")) {
     if (ctx.argc() != 2) return ReplySubcommandArity(ctx, "client|help");
     ReplyHelp(ctx, {
@@ -187,6 +223,10 @@ void ClientCommand(CommandContext& ctx) {
                        "      Return clients of specified IDs only.",
                        "SETNAME <name>",
                        "    Assign the name <name> to the current connection.",
+                       "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                       "    Unblock the specified blocked client.",
+                       "NO-EVICT (ON|OFF)",
+                       "    Protect current client connection from eviction.",
                    });
   } else {
     ReplyUnknownSubcommand(ctx);

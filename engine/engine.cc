@@ -14,6 +14,7 @@
 #include "engine/hll_commands.h"
 #include "engine/key_access.h"
 #include "engine/redis_encoding_params.h"
+#include "engine/redis_server_params.h"
 #include "engine/session_host.h"
 #include "resp/redis_numbers.h"
 
@@ -100,6 +101,7 @@ Engine::Engine(KvStore* store, EngineOptions options)
       key_locks_(options_.lock_stripes, options_.large_command_keys),
       cursors_(options_.cursor_limits),
       stats_(new CommandStats[commands_.all().size()]) {
+  last_save_s_.store(clock_->NowMillis() / 1000);
   for (const encodings::EncodingSpec& row : registry_.rows()) {
     if (row.tier != encodings::TierUse::kNone && tier_ == nullptr) continue;
     auto& by_id = types_[static_cast<uint8_t>(row.type)].by_id;
@@ -301,6 +303,7 @@ void Engine::RegisterConfig() {
   fixed("backend", store_->name());
   AddRedisEncodingParams(&config_);
   AddHllParams(&config_);
+  AddRedisServerParams(&config_, &memory_limit_);
 }
 
 Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, CommandCost* cost) {
@@ -324,6 +327,22 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
   // Redis, whose check is on the default user's nopass flag.)
   if (!session.authenticated && !(spec->flags & kCmdNoAuth) && AuthRequired()) {
     return Reject(session, spec, "NOAUTH Authentication required.");
+  }
+  // processCommand's maxmemory check: over the limit, a command that may grow the dataset, an
+  // EXEC with one queued, and any command but EXEC, DISCARD and QUIT inside MULTI (queueing
+  // takes memory too) are refused. kvlab evicts nothing first (redis_server_params.h).
+  if (memory_limit_.limit() != 0) {
+    const std::string_view name = spec->name;
+    bool deny = (spec->flags & kCmdDenyOom) != 0 ||
+                (session.multi.active && name != "exec" && name != "discard" && name != "quit");
+    if (name == "exec" && session.multi.active) {
+      for (const auto& queued : session.multi.queued) {
+        deny = deny || (queued.spec->flags & kCmdDenyOom) != 0;
+      }
+    }
+    if (deny && memory_limit_.Exceeded()) {
+      return Reject(session, spec, "OOM command not allowed when used memory > 'maxmemory'.");
+    }
   }
   if (session.multi.active) {
     if (spec->flags & kCmdNoMulti) {
@@ -492,7 +511,8 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
 
   // FLUSHDB and FLUSHALL modify the watched keys that are live before them.
   std::vector<std::pair<uint8_t, std::string>> flushed_watched;
-  if ((spec.flags & kCmdKeyspaceExclusive) && watched_keys_->active()) {
+  // (SWAPDB touches the watches of its two databases itself.)
+  if ((spec.flags & kCmdKeyspaceExclusive) && spec.name != "swapdb" && watched_keys_->active()) {
     flushed_watched = LiveWatchedKeys(spec, session, &counting);
   }
 

@@ -42,6 +42,7 @@
 #include "engine/config.h"
 #include "engine/key_locks.h"
 #include "engine/key_scan.h"
+#include "engine/redis_server_params.h"
 #include "engine/watched_keys.h"
 #include "redis/tier.h"
 #include "resp/reply.h"
@@ -310,6 +311,14 @@ class Engine {
   backends::OpCounts TotalKvOps() const;
   // WATCH's modification tracking.
   WatchedKeys& watched_keys() { return *watched_keys_; }
+  // maxmemory (engine/redis_server_params.h).
+  const MemoryLimit& memory_limit() const { return memory_limit_; }
+  // LASTSAVE: the unix time in seconds of the last SAVE or BGSAVE, or of the engine's start
+  // (Redis's server.lastsave starts at its start time). Thread-safe.
+  int64_t last_save() const { return last_save_s_.load(std::memory_order_relaxed); }
+  void set_last_save(int64_t unix_seconds) {
+    last_save_s_.store(unix_seconds, std::memory_order_relaxed);
+  }
 
   // EXEC (engine/transaction.cc): runs the session's queued commands as one isolated unit, all
   // their keys locked for the whole run, and sets ctx's reply (the array of their replies, or
@@ -424,6 +433,8 @@ class Engine {
   std::atomic<uint64_t> group_commits_{0};
   std::atomic<uint64_t> group_commit_commands_{0};
   const std::shared_ptr<WatchedKeys> watched_keys_ = WatchedKeys::Make();
+  MemoryLimit memory_limit_;
+  std::atomic<int64_t> last_save_s_{0};
 };
 
 }  // namespace kvlab::engine

@@ -222,6 +222,61 @@ TEST(EngineAtomicity, AnErrorReplyWritesNothing) {
   EXPECT_EQ(cost.kv.batches, 0u);
 }
 
+// maxmemory bounds the process's resident memory (redis_server_params.h): over it, the commands
+// Redis refuses with OOM are refused, whatever the policy (kvlab evicts nothing); reads,
+// DISCARD and an EXEC of reads still run. 1 byte is always exceeded, 0 is no limit.
+TEST(EngineMaxmemory, OverTheLimitDenyoomCommandsGetRedisOomError) {
+  EngineHarness e;
+  const std::string oom = "(error) OOM command not allowed when used memory > 'maxmemory'.";
+  EXPECT_EQ(e.Run("SET k v"), "OK");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory 1 maxmemory-policy ALLKEYS-LRU"), "OK");
+  EXPECT_EQ(e.Run("CONFIG GET maxmemory*"),
+            "[\"maxmemory\", \"1\", \"maxmemory-policy\", \"allkeys-lru\"]");
+  EXPECT_EQ(e.Run("SET k w"), oom);
+  EXPECT_EQ(e.Run("RPUSH l a"), oom);
+  EXPECT_EQ(e.Run("GET k"), "\"v\"");
+  EXPECT_EQ(e.Run("DEL k"), "(integer) 1");  // no denyoom: frees memory, as in Redis
+  // Inside MULTI every command but EXEC and DISCARD is refused, and flags the transaction.
+  EXPECT_EQ(e.Run("MULTI"), "OK");
+  EXPECT_EQ(e.Run("GET k"), oom);
+  EXPECT_EQ(e.Run("DISCARD"), "OK");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory 0"), "OK");
+  // A transaction queued under the limit: its EXEC is refused when one queued command may
+  // grow the dataset, and runs when none does.
+  EXPECT_EQ(e.Run("MULTI"), "OK");
+  EXPECT_EQ(e.Run("SET x 1"), "QUEUED");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory 1"), "QUEUED");
+  EXPECT_EQ(e.Run("EXEC"), "[OK, OK]");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory 0"), "OK");
+  EXPECT_EQ(e.Run("MULTI"), "OK");
+  EXPECT_EQ(e.Run("SET y 1"), "QUEUED");
+  EXPECT_EQ(e.Run("GET x"), "QUEUED");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory 1"), "QUEUED");
+  EXPECT_EQ(e.Run("EXEC"), "[OK, \"1\", OK]");
+  EXPECT_EQ(e.Run("SET z 1"), oom);
+  // Redis's validation texts.
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory bla"),
+            "(error) ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument "
+            "must be a memory value");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory-policy lru"),
+            "(error) ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - "
+            "argument(s) must be one of the following: volatile-lru, volatile-lfu, "
+            "volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction");
+  EXPECT_EQ(e.Run("CONFIG SET maxmemory 0"), "OK");
+  EXPECT_EQ(e.Run("SET z 1"), "OK");
+  // The kept parameters: Redis's names, aliases, ranges and canonical values.
+  EXPECT_EQ(e.Run("CONFIG SET lua-time-limit 10 list-compress-depth 2 aof-use-rdb-preamble NO"),
+            "OK");
+  EXPECT_EQ(e.Run("CONFIG GET busy-reply-threshold"), "[\"busy-reply-threshold\", \"10\"]");
+  EXPECT_EQ(e.Run("CONFIG GET aof-use-rdb-preamble"), "[\"aof-use-rdb-preamble\", \"no\"]");
+  EXPECT_EQ(e.Run("CONFIG SET list-compress-depth -1"),
+            "(error) ERR CONFIG SET failed (possibly related to argument 'list-compress-depth') - "
+            "argument must be between 0 and 2147483647 inclusive");
+  EXPECT_EQ(e.Run("CONFIG SET aof-use-rdb-preamble maybe"),
+            "(error) ERR CONFIG SET failed (possibly related to argument 'aof-use-rdb-preamble') "
+            "- argument must be 'yes' or 'no'");
+}
+
 TEST(EngineAccounting, EachCommandGetsItsOwnCountsUnderThreads) {
   EngineHarness e;
   EXPECT_EQ(e.Run("SET k v"), "OK");

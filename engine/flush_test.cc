@@ -1,6 +1,8 @@
 // FLUSHDB and FLUSHALL are one atomic write: their range deletes (the key-metas and every sub-key
 // kind) go into the command's batch. A fault injected between two of the ranges fails the whole
 // write, so the keyspace is untouched and the reply is the error; nothing is half-flushed.
+// SWAPDB rewrites both databases' records in one such batch: the same fault leaves both as they
+// were.
 #include <gtest/gtest.h>
 
 #include "backends/kv_store_wrapper.h"
@@ -115,6 +117,58 @@ TEST_P(FlushTest, FlushIsOneWriteOfEveryRange) {
   EXPECT_EQ(Run({"GET", "other"}), "\"db\"");  // FLUSHDB keeps the other databases
   EXPECT_EQ(Run({"FLUSHALL"}), "OK");
   EXPECT_EQ(Records(), 0u);
+}
+
+// SWAPDB moves every record kind (metas with their expiry, hash fields, zset members and score
+// index, list elements, set members, an Ardb-layout hash's a# records) to the other database,
+// and a fault between its ranges leaves both databases whole.
+TEST_P(FlushTest, SwapdbMovesEveryRecordOfBothDatabasesAtOnce) {
+  Fill();
+  ASSERT_EQ(Run({"RPUSH", "l", "x", "y"}), "(integer) 2");
+  ASSERT_EQ(Run({"SADD", "set", "m"}), "(integer) 1");
+  ASSERT_EQ(Run({"EXPIRE", "h", "1000"}), "(integer) 1");
+  ASSERT_EQ(Run({"CONFIG", "SET", "hash-encoding", "ardb"}), "OK");
+  ASSERT_EQ(Run({"HSET", "ha", "f", "v"}), "(integer) 1");
+  ASSERT_EQ(Run({"SELECT", "1"}), "OK");
+  ASSERT_EQ(Run({"HSET", "h", "g", "1"}), "(integer) 1");  // the same name in the other one
+  const size_t before = Records();
+
+  faulty_->armed = true;
+  faulty_->range_deletes = 0;
+  const std::string failed = Run({"SWAPDB", "0", "1"});
+  EXPECT_TRUE(failed.starts_with("(error) ERR storage error: IOError: injected fault")) << failed;
+  EXPECT_EQ(Records(), before);
+  EXPECT_EQ(Run({"DBSIZE"}), "(integer) 2");
+  faulty_->armed = false;
+
+  CommandCost cost;
+  const Reply r = engine_->Execute(session_, {"SWAPDB", "0", "1"}, &cost);
+  ASSERT_EQ(r.Describe(), "OK");
+  EXPECT_EQ(cost.kv.batches, 1u);
+  EXPECT_EQ(Records(), before);
+  // Database 1 (selected) is now what database 0 was, and the other way round.
+  EXPECT_EQ(Run({"DBSIZE"}), "(integer) 6");
+  EXPECT_EQ(Run({"GET", "s"}), "\"v\"");
+  EXPECT_EQ(Run({"HGETALL", "h"}), "[\"f1\", \"1\", \"f2\", \"2\"]");
+  const std::string ttl = Run({"TTL", "h"});
+  EXPECT_TRUE(ttl == "(integer) 1000" || ttl == "(integer) 999") << ttl;
+  EXPECT_EQ(Run({"ZRANGEBYSCORE", "z", "2", "2"}), "[\"b\"]");
+  EXPECT_EQ(Run({"LRANGE", "l", "0", "-1"}), "[\"x\", \"y\"]");
+  EXPECT_EQ(Run({"SMEMBERS", "set"}), "[\"m\"]");
+  EXPECT_EQ(Run({"HGETALL", "ha"}), "[\"f\", \"v\"]");
+  EXPECT_EQ(Run({"SELECT", "0"}), "OK");
+  EXPECT_EQ(Run({"DBSIZE"}), "(integer) 2");
+  EXPECT_EQ(Run({"GET", "other"}), "\"db\"");
+  EXPECT_EQ(Run({"HGETALL", "h"}), "[\"g\", \"1\"]");
+  EXPECT_EQ(Run({"TTL", "h"}), "(integer) -1");
+
+  // Redis's argument errors, and a swap of a database with itself.
+  EXPECT_EQ(Run({"SWAPDB", "x", "1"}), "(error) ERR invalid first DB index");
+  EXPECT_EQ(Run({"SWAPDB", "0", "99999999999"}), "(error) ERR invalid second DB index");
+  EXPECT_EQ(Run({"SWAPDB", "0", "16"}), "(error) ERR DB index is out of range");
+  EXPECT_EQ(Run({"SWAPDB", "-1", "0"}), "(error) ERR DB index is out of range");
+  EXPECT_EQ(Run({"SWAPDB", "3", "3"}), "OK");
+  EXPECT_EQ(Records(), before);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FlushTest,

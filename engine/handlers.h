@@ -230,5 +230,11 @@ void GeoradiusbymemberCommand(CommandContext& ctx);
 void GeoradiusbymemberRoCommand(CommandContext& ctx);
 void GeosearchCommand(CommandContext& ctx);
 void GeosearchstoreCommand(CommandContext& ctx);
+// server_admin_commands.cc
+void SwapdbCommand(CommandContext& ctx);
+void SaveCommand(CommandContext& ctx);
+void BgsaveCommand(CommandContext& ctx);
+void BgrewriteaofCommand(CommandContext& ctx);
+void LastsaveCommand(CommandContext& ctx);
 
 }  // namespace kvlab::engine

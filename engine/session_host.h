@@ -72,6 +72,16 @@ class SessionHost {
   // released, and before Execute returns (so a host can serve the blocked clients before the
   // pushing client's next command, as Redis does).
   virtual void KeysReady(uint8_t db, const std::vector<std::string>& keys) {}
+
+  // CLIENT UNBLOCK: if client `id` is blocked (Block above), ends its wait now with its
+  // request's timeout_reply (with_error false) or the error "UNBLOCKED client unblocked via
+  // CLIENT UNBLOCK", and returns true; false when no such client is blocked. A host that cannot
+  // block has no blocked client.
+  virtual bool UnblockClient(uint64_t id, bool with_error) { return false; }
+
+  // CLIENT NO-EVICT ON|OFF: whether the server may close this client to bring the memory of
+  // all clients under maxmemory-clients. A host that evicts no client ignores it.
+  virtual void SetNoEvict(bool on) {}
 };
 
 }  // namespace kvlab::engine

@@ -86,6 +86,25 @@ bool BlockedClients::Remove(Waiter* waiter) {
   return true;
 }
 
+bool BlockedClients::Unblock(uint64_t client_id, const resp::Reply* reply) {
+  std::unique_lock lock(mu_);
+  std::shared_ptr<Waiter> found;
+  for (const auto& [key, list] : waiting_) {
+    for (const auto& w : list) {
+      if (w->client_id == client_id) found = w;
+    }
+    if (found != nullptr) break;
+  }
+  if (found == nullptr) return false;
+  served_cv_.wait(lock, [&] { return found->state != Waiter::State::kServing; });
+  if (found->state == Waiter::State::kDone) return false;
+  Unlink(found.get());
+  found->state = Waiter::State::kDone;
+  resp::Reply out = reply != nullptr ? *reply : found->timeout_reply;
+  found->deliver(found, std::move(out));
+  return true;
+}
+
 size_t BlockedClients::blocked() const {
   std::lock_guard lock(mu_);
   return blocked_;

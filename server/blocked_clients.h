@@ -41,6 +41,7 @@ namespace kvlab::server {
 class Connection;
 
 struct Waiter {
+  uint64_t client_id = 0;  // CLIENT ID of the blocked client (CLIENT UNBLOCK)
   uint8_t db = 0;
   std::vector<std::string> keys;  // distinct
   // Runs the blocked command again (from any thread). Returns true when the command did not
@@ -70,6 +71,10 @@ class BlockedClients {
   // Waits while a retry of it is running. Returns false when it was served already (its reply
   // is on its way to deliver).
   bool Remove(Waiter* waiter);
+  // CLIENT UNBLOCK: takes client `client_id`'s waiter out of every wait-list, as Remove does,
+  // and delivers it `reply`, or its timeout_reply when `reply` is null. False when the client
+  // is not blocked (or a retry served it meanwhile).
+  bool Unblock(uint64_t client_id, const resp::Reply* reply);
 
   // How many clients are blocked (INFO clients' blocked_clients).
   size_t blocked() const;

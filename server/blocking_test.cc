@@ -104,6 +104,86 @@ TEST(Blocking, TimeoutsReplyNil) {
   EXPECT_EQ(c.Call("BLPOP q -1\r\n"), "-ERR timeout is negative\r\n");
 }
 
+// Redis rounds a timeout up to the next millisecond (ceill): 0.001 s, which parses to a hair
+// under 1 ms, and 0.0001 s wait 1 ms instead of for ever (0).
+TEST(Blocking, SubMillisecondTimeoutsStillTimeOut) {
+  TestServer kvlab;
+  RawClient c(kvlab.socket_path());
+  for (const char* command :
+       {"BLPOP q 0.001\r\n", "BRPOP q 0.0001\r\n", "BLMPOP 0.001 1 q LEFT\r\n",
+        "BZPOPMIN z 0.001\r\n", "BZMPOP 0.001 1 z MIN\r\n"}) {
+    SCOPED_TRACE(command);
+    ASSERT_TRUE(c.Send(command));
+    EXPECT_EQ(ReadReply(c, "*-1\r\n"), "*-1\r\n");
+  }
+  for (const char* command : {"BLMOVE q d LEFT LEFT 0.001\r\n", "BRPOPLPUSH q d 0.001\r\n"}) {
+    SCOPED_TRACE(command);
+    ASSERT_TRUE(c.Send(command));
+    EXPECT_EQ(ReadReply(c, "$-1\r\n"), "$-1\r\n");
+  }
+  EXPECT_EQ(kvlab.server().blocked().blocked(), 0u);
+}
+
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: the client gets its timeout reply, or Redis's UNBLOCKED
+// error, and runs its next command; a client that is not blocked gives 0.
+TEST(Blocking, ClientUnblockEndsTheWait) {
+  TestServer kvlab;
+  RawClient waiter(kvlab.socket_path());
+  RawClient other(kvlab.socket_path());
+  const std::string id = waiter.Call("CLIENT ID\r\n").substr(1, std::string::npos);
+  const std::string unblock = "CLIENT UNBLOCK " + id.substr(0, id.size() - 2);
+  ASSERT_TRUE(waiter.Send("BLPOP q 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(other.Call(unblock + "\r\n"), ":1\r\n");
+  EXPECT_EQ(ReadReply(waiter, "*-1\r\n"), "*-1\r\n");
+  ASSERT_TRUE(waiter.Send("BLMOVE q d LEFT LEFT 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(other.Call(unblock + " timeout\r\n"), ":1\r\n");
+  EXPECT_EQ(ReadReply(waiter, "$-1\r\n"), "$-1\r\n");
+  ASSERT_TRUE(waiter.Send("BZPOPMAX z 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(other.Call(unblock + " ERROR\r\n"), ":1\r\n");
+  const std::string error = "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n";
+  EXPECT_EQ(ReadReply(waiter, error), error);
+  EXPECT_EQ(other.Call(unblock + "\r\n"), ":0\r\n");  // not blocked now
+  EXPECT_EQ(other.Call("CLIENT UNBLOCK 999999\r\n"), ":0\r\n");
+  EXPECT_EQ(other.Call("CLIENT UNBLOCK asd\r\n"),
+            "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(other.Call(unblock + " later\r\n"),
+            "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n");
+  EXPECT_EQ(other.Call(unblock + " error x\r\n"),
+            "-ERR unknown subcommand or wrong number of arguments for 'UNBLOCK'. Try CLIENT "
+            "HELP.\r\n");
+  // The client is whole: it blocks and is served again.
+  ASSERT_TRUE(waiter.Send("BLPOP q 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(other.Call("LPUSH q foo\r\n"), ":1\r\n");
+  const std::string served = "*2\r\n$1\r\nq\r\n$3\r\nfoo\r\n";
+  EXPECT_EQ(ReadReply(waiter, served), served);
+}
+
+// SWAPDB makes the keys it brings into a database ready for the clients blocked on them there
+// (Redis's scanDatabaseForReadyKeys).
+TEST(Blocking, SwapdbServesClientsBlockedOnTheKeysItBrings) {
+  TestServer kvlab;
+  RawClient waiter(kvlab.socket_path());
+  RawClient other(kvlab.socket_path());
+  EXPECT_EQ(other.Call("SELECT 1\r\nRPUSH k hello\r\nZADD z 1 m\r\n"), "+OK\r\n:1\r\n:1\r\n");
+  ASSERT_TRUE(waiter.Send("SELECT 9\r\nBRPOP k 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(other.Call("SWAPDB 1 9\r\n"), "+OK\r\n");
+  const std::string served = "+OK\r\n*2\r\n$1\r\nk\r\n$5\r\nhello\r\n";
+  EXPECT_EQ(ReadReply(waiter, served), served);
+  // A client blocked on a key that SWAPDB brings with another type stays blocked, as in Redis.
+  EXPECT_EQ(other.Call("SWAPDB 1 9\r\n"), "+OK\r\n");  // z back to database 1
+  ASSERT_TRUE(waiter.Send("BLPOP z 0\r\n"));
+  ASSERT_TRUE(WaitBlocked(kvlab, 1));
+  EXPECT_EQ(other.Call("SWAPDB 1 9\r\n"), "+OK\r\n");  // zset z into database 9
+  EXPECT_EQ(other.Call("SELECT 9\r\nDEL z\r\nRPUSH z x\r\n"), "+OK\r\n:1\r\n:1\r\n");
+  const std::string popped = "*2\r\n$1\r\nz\r\n$1\r\nx\r\n";
+  EXPECT_EQ(ReadReply(waiter, popped), popped);
+}
+
 TEST(Blocking, MovesChainAndServeEachOther) {
   TestServer kvlab;
   RawClient mover(kvlab.socket_path());

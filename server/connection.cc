@@ -406,6 +406,11 @@ bool Connection::Block(engine::BlockRequest request) {
   return true;
 }
 
+bool Connection::UnblockClient(uint64_t id, bool with_error) {
+  const Reply error = Reply::Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  return server_->blocked().Unblock(id, with_error ? &error : nullptr);
+}
+
 void Connection::KeysReady(uint8_t db, const std::vector<std::string>& keys) {
   server_->blocked().KeysReady(db, keys);
 }
@@ -414,6 +419,7 @@ void Connection::StartBlocking(const std::vector<std::string>& argv) {
   engine::BlockRequest request = std::move(*block_request_);
   block_request_.reset();  // before Add: from then on retries on other threads set it
   auto waiter = std::make_shared<Waiter>();
+  waiter->client_id = session_.id;
   waiter->db = session_.db;
   for (std::string& key : request.keys) {
     if (std::find(waiter->keys.begin(), waiter->keys.end(), key) == waiter->keys.end()) {

@@ -75,6 +75,9 @@ class Connection final : public engine::SessionHost {
   uint64_t memory() const { return memory_.load(std::memory_order_relaxed); }
   // Marked by the server when it decides to evict this client (maxmemory-clients).
   std::atomic<bool>& evicting() { return evicting_; }
+  // CLIENT NO-EVICT: set on the worker thread, read by any thread that evicts clients.
+  std::atomic<bool>& no_evict() { return no_evict_; }
+  void SetNoEvict(bool on) override { no_evict_.store(on); }
   // This client's CLIENT LIST line, without the newline. Thread-safe.
   std::string Describe() const;
 
@@ -84,6 +87,7 @@ class Connection final : public engine::SessionHost {
   // server's BlockedClients once the command returns. Also called by retries, from the thread
   // that drains ready keys, while the worker runs nothing for this connection.
   bool Block(engine::BlockRequest request) override;
+  bool UnblockClient(uint64_t id, bool with_error) override;
   void KeysReady(uint8_t db, const std::vector<std::string>& keys) override;
 
   // The blocked command's reply (served or timed out): write it and go on with the commands
@@ -168,6 +172,7 @@ class Connection final : public engine::SessionHost {
   event* block_timer_ = nullptr;
   std::atomic<uint64_t> memory_{0};
   std::atomic<bool> evicting_{false};
+  std::atomic<bool> no_evict_{false};
 
   // What CLIENT LIST shows, published by the worker thread for readers on other threads.
   struct Snapshot {

@@ -378,7 +378,8 @@ bool Server::EvictClients(Connection* caller) {
   for (const auto& [id, c] : clients_) {
     if (c->evicting().load()) {
       total -= std::min(total, c->memory());  // on its way out already
-    } else if (c->memory() > 0) {
+    } else if (c->memory() > 0 && !c->no_evict().load()) {
+      // CLIENT NO-EVICT ON: its memory counts, but it is never the one closed (as in Redis).
       candidates.emplace_back(c->memory(), c);
     }
   }
