@@ -219,7 +219,8 @@ const std::vector<Entry>& Table() {
          {random_internal::KeyspaceEntries, random_internal::StringEntries,
           random_internal::HashEntries, random_internal::SetEntries, random_internal::ZsetEntries,
           random_internal::ListEntries, random_internal::ServerEntries,
-          random_internal::WideEntries, random_internal::TransactionEntries}) {
+          random_internal::WideEntries, random_internal::TransactionEntries,
+          random_internal::BitEntries}) {
       for (Entry& e : segment()) all.push_back(std::move(e));
     }
     return all;

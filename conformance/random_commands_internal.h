@@ -1,9 +1,10 @@
 // The per-type generators of the random command sequences (random_commands.h), one file per
 // type: random_commands.cc (keyspace, server, the table and the sequence), and
-// random_commands_string.cc, _hash.cc, _set.cc, _zset.cc (with the wide collections) and
-// _list.cc. Each file contributes its segment of the table; random_commands.cc concatenates the
-// segments in a fixed order, so that a seed always gives the same sequence. Reordering entries or
-// segments changes every sequence (and the seeds that reproduce past failures).
+// random_commands_string.cc, _hash.cc, _set.cc, _zset.cc (with the wide collections),
+// _list.cc and _bits.cc. Each file contributes its segment of the table; random_commands.cc
+// concatenates the segments in a fixed order, so that a seed always gives the same sequence.
+// Reordering entries or segments changes every sequence (and the seeds that reproduce past
+// failures).
 #pragma once
 
 #include <functional>
@@ -122,5 +123,6 @@ std::vector<Entry> ListEntries();         // random_commands_list.cc
 std::vector<Entry> ServerEntries();       // random_commands.cc
 std::vector<Entry> WideEntries();         // random_commands_zset.cc
 std::vector<Entry> TransactionEntries();  // random_commands.cc
+std::vector<Entry> BitEntries();          // random_commands_bits.cc
 
 }  // namespace kvlab::conformance::random_internal

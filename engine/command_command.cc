@@ -103,9 +103,19 @@ Reply KeySpecReply(const CommandSpec& command, const KeySpec& spec) {
                         Reply::Map({Reply::Bulk("keynumidx"), Reply::Integer(spec.keynumidx),
                                     Reply::Bulk("firstkey"), Reply::Integer(spec.firstkey),
                                     Reply::Bulk("keystep"), Reply::Integer(spec.keystep)})});
-  return Reply::Map({Reply::Bulk("flags"), Reply::Set(std::move(flags)),
-                     Reply::Bulk("begin_search"), std::move(begin), Reply::Bulk("find_keys"),
-                     std::move(find)});
+  // addReplyCommandKeySpecs: the notes, when the spec has any, come first.
+  std::vector<Reply> fields;
+  if (!spec.notes.empty()) {
+    fields.push_back(Reply::Bulk("notes"));
+    fields.push_back(Reply::Bulk(std::string(spec.notes)));
+  }
+  fields.push_back(Reply::Bulk("flags"));
+  fields.push_back(Reply::Set(std::move(flags)));
+  fields.push_back(Reply::Bulk("begin_search"));
+  fields.push_back(std::move(begin));
+  fields.push_back(Reply::Bulk("find_keys"));
+  fields.push_back(std::move(find));
+  return Reply::Map(std::move(fields));
 }
 
 // The key-specs: the command's (CommandTable::KeySpecsOf).

@@ -596,6 +596,7 @@ CommandTable::CommandTable() {
       {"unwatch", 1, kCmdFast | kCmdNoKeys, 0, 0, 0, &UnwatchCommand, "transactions",
        "Forget about all watched keys", "2.2.0"},
   };
+  AppendBitsCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

@@ -89,6 +89,10 @@ struct CommandSpec {
                          std::vector<std::pair<uint8_t, size_t>>* out) = nullptr;
 };
 
+// Rows of command groups kept in files of their own (engine/command_rows_<group>.cc), appended
+// to the table in CommandTable's constructor, before its index is built.
+void AppendBitsCommandRows(std::vector<CommandSpec>* rows);  // BITOP, BITFIELD, BITFIELD_RO
+
 class CommandTable {
  public:
   // The table. Built once; immutable.

@@ -219,4 +219,9 @@ void CommandCommand(CommandContext& ctx);
 // info_command.cc
 void InfoCommand(CommandContext& ctx);
 
+// string_bitfield_commands.cc
+void BitopCommand(CommandContext& ctx);
+void BitfieldCommand(CommandContext& ctx);
+void BitfieldRoCommand(CommandContext& ctx);
+
 }  // namespace kvlab::engine

@@ -198,12 +198,12 @@ TEST_F(KeySpecsTest, CommandInfoDescribesThemAsRedisDoes) {
   }
 }
 
-// The zset pops and the random reads, from the table, against Redis 7.0's COMMAND INFO: arity,
-// flags (but "noscript", which the table does not model), legacy range, ACL categories and key
-// specs.
+// The zset pops, the random reads and the bit commands, from the table, against Redis 7.0's
+// COMMAND INFO: arity, flags (but "noscript", which the table does not model), legacy range, ACL
+// categories and key specs (BITFIELD's with its notes).
 TEST_F(KeySpecsTest, ThePopsAndRandomReadsDescribeThemselvesAsRedisDoes) {
-  for (const char* name :
-       {"zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zrandmember", "hrandfield"}) {
+  for (const char* name : {"zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zrandmember", "hrandfield",
+                           "bitop", "bitfield", "bitfield_ro"}) {
     SCOPED_TRACE(name);
     const CommandSpec* spec = CommandTable::Get().Find(name);
     ASSERT_NE(spec, nullptr);
