@@ -107,20 +107,18 @@ Reply KeySpecReply(const CommandSpec& command, const KeySpec& spec) {
                         Reply::Map({Reply::Bulk("keynumidx"), Reply::Integer(spec.keynumidx),
                                     Reply::Bulk("firstkey"), Reply::Integer(spec.firstkey),
                                     Reply::Bulk("keystep"), Reply::Integer(spec.keystep)})});
+  // addReplyCommandKeySpecs: the notes, when the spec has any, come first.
   std::vector<Reply> fields;
-  // Redis's notes on a key spec, which the table does not carry: among the commands kvlab has,
-  // only PFCOUNT's has one.
-  if (command.name == "pfcount") {
+  if (!spec.notes.empty()) {
     fields.push_back(Reply::Bulk("notes"));
-    fields.push_back(Reply::Bulk(
-        "RW because it may change the internal representation of the key, and propagate to "
-        "replicas"));
+    fields.push_back(Reply::Bulk(std::string(spec.notes)));
   }
-  for (Reply& r : std::vector<Reply>{Reply::Bulk("flags"), Reply::Set(std::move(flags)),
-                                     Reply::Bulk("begin_search"), std::move(begin),
-                                     Reply::Bulk("find_keys"), std::move(find)}) {
-    fields.push_back(std::move(r));
-  }
+  fields.push_back(Reply::Bulk("flags"));
+  fields.push_back(Reply::Set(std::move(flags)));
+  fields.push_back(Reply::Bulk("begin_search"));
+  fields.push_back(std::move(begin));
+  fields.push_back(Reply::Bulk("find_keys"));
+  fields.push_back(std::move(find));
   return Reply::Map(std::move(fields));
 }
 

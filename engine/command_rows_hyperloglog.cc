@@ -18,6 +18,9 @@ void AppendHyperloglogCommandRows(std::vector<CommandSpec>* rows) {
                    {KeySpec::Range(1, 0, 1, {"RW", "insert"})}});
   // Read-only in Redis's flags, but its key spec is RW: PFCOUNT of one key writes the cardinality
   // it computed into the HLL (key_access.h).
+  KeySpec pfcount_key = KeySpec::Range(1, -1, 1, {"RW", "access"});
+  pfcount_key.notes =
+      "RW because it may change the internal representation of the key, and propagate to replicas";
   rows->push_back({"pfcount",
                    -2,
                    kCmdReadonly,
@@ -29,7 +32,7 @@ void AppendHyperloglogCommandRows(std::vector<CommandSpec>* rows) {
                    "Return the approximated cardinality of the set(s) observed by the "
                    "HyperLogLog at key(s).",
                    "2.8.9",
-                   {KeySpec::Range(1, -1, 1, {"RW", "access"})}});
+                   {pfcount_key}});
   rows->push_back({"pfmerge",
                    -2,
                    kCmdWrite | kCmdDenyOom,

@@ -607,6 +607,7 @@ CommandTable::CommandTable() {
   AppendHyperloglogCommandRows(&specs_);
   AppendGeoCommandRows(&specs_);
   AppendServerCommandRows(&specs_);
+  AppendBitsCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

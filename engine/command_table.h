@@ -92,12 +92,11 @@ struct CommandSpec {
                          std::vector<std::pair<uint8_t, size_t>>* out) = nullptr;
 };
 
-// The rows of one command group, kept in a file of their own (command_rows_<group>.cc), which
-// CommandTable's constructor appends after its own.
-void AppendGeoCommandRows(std::vector<CommandSpec>* rows);
-// Rows of command groups kept out of command_table.cc (each in its own file), appended by the
-// table's constructor before its index is built.
+// Rows of command groups kept in files of their own (engine/command_rows_<group>.cc), appended
+// to the table in CommandTable's constructor, before its index is built.
+void AppendGeoCommandRows(std::vector<CommandSpec>* rows);     // command_rows_geo.cc
 void AppendServerCommandRows(std::vector<CommandSpec>* rows);  // command_rows_server.cc
+void AppendBitsCommandRows(std::vector<CommandSpec>* rows);    // BITOP, BITFIELD, BITFIELD_RO
 
 class CommandTable {
  public:

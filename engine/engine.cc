@@ -8,6 +8,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "base/memory_value.h"
 #include "encodings/migrate.h"
 #include "engine/command_context.h"
 #include "engine/command_table.h"
@@ -261,6 +262,23 @@ void Engine::RegisterConfig() {
     p.get = [this] { return migrate_on_write() ? "true" : "false"; };
     p.validate = BoolValidator();
     p.apply = [this](std::string_view v) { migrate_on_write_.store(BoolValue(v)); };
+    config_.Add(std::move(p));
+  }
+
+  {
+    // proto-max-bulk-len: the longest string a command may build (checkStringLength), the
+    // farthest bit offset (getBitOffsetFromArgument) and, in the RESP server, the longest bulk
+    // argument. The engine owns it, so that an in-process engine (kvlab conform) honours CONFIG
+    // SET as `kvlab serve` does.
+    EngineConfig::Param p;
+    p.name = "proto-max-bulk-len";
+    p.get = [this] { return std::to_string(proto_max_bulk_len()); };
+    p.validate = MemoryValidator(1 << 20, INT64_MAX);
+    p.apply = [this](std::string_view v) {
+      uint64_t bytes = 0;
+      ParseMemoryValue(v, &bytes);  // validate accepted it
+      set_proto_max_bulk_len(bytes);
+    };
     config_.Add(std::move(p));
   }
 

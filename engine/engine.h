@@ -66,7 +66,8 @@ struct EngineOptions {
   // SELECTable databases, 0 .. databases-1.
   int databases = 16;
   // Redis's proto-max-bulk-len: the longest string a command may build (SETRANGE, APPEND,
-  // SETBIT) and the largest LCS table. The RESP server keeps it equal to its own parameter.
+  // SETBIT, BITFIELD), the farthest bit offset, the largest LCS table, and the RESP server's
+  // longest bulk argument. CONFIG SET proto-max-bulk-len changes it at runtime.
   uint64_t proto_max_bulk_len = 512ull << 20;
   // Defaults to the system clock. REQUIRES: outlives the engine.
   const encodings::Clock* clock = nullptr;

@@ -236,5 +236,9 @@ void SaveCommand(CommandContext& ctx);
 void BgsaveCommand(CommandContext& ctx);
 void BgrewriteaofCommand(CommandContext& ctx);
 void LastsaveCommand(CommandContext& ctx);
+// string_bitfield_commands.cc
+void BitopCommand(CommandContext& ctx);
+void BitfieldCommand(CommandContext& ctx);
+void BitfieldRoCommand(CommandContext& ctx);
 
 }  // namespace kvlab::engine

@@ -39,6 +39,9 @@ struct KeySpec {
   int keynumidx = 0;  // keynum
   int firstkey = 1;   // keynum
 
+  // Redis's notes on the spec, COMMAND INFO's "notes" (BITFIELD's); empty for none.
+  std::string_view notes;
+
   // Redis's flags of the spec for COMMAND INFO ("RW", "access", "update", "OW", ...). Empty:
   // "RW update" for a write command, "RO access" for a read (kvlab's approximation).
   std::vector<std::string_view> flags;

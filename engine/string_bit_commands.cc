@@ -20,18 +20,9 @@ using resp::Reply;
 
 namespace {
 
-constexpr const char* kBitOffsetError = "ERR bit offset is not an integer or out of range";
-
-// getBitOffsetFromArgument (without BITFIELD's '#' form).
+// SETBIT's and GETBIT's offset: getBitOffsetFromArgument without BITFIELD's '#' form.
 bool BitOffset(CommandContext& ctx, size_t arg, uint64_t* offset) {
-  int64_t v = 0;
-  if (!ParseInt64(ctx.arg(arg), &v) || v < 0 ||
-      static_cast<uint64_t>(v >> 3) >= ctx.engine().proto_max_bulk_len()) {
-    ctx.ReplyError(kBitOffsetError);
-    return false;
-  }
-  *offset = static_cast<uint64_t>(v);
-  return true;
+  return BitOffsetArg(ctx, arg, /*bits=*/0, offset);
 }
 
 int64_t Popcount(std::string_view bytes) {
@@ -91,6 +82,23 @@ ByteRange ToByteRange(int64_t start, int64_t end, int64_t length, bool is_bit) {
 }
 
 }  // namespace
+
+bool BitOffsetArg(CommandContext& ctx, size_t arg, int bits, uint64_t* offset) {
+  std::string_view text = ctx.arg(arg);
+  const bool hash = bits > 0 && !text.empty() && text[0] == '#';
+  if (hash) text.remove_prefix(1);
+  int64_t v = 0;
+  bool ok = ParseInt64(text, &v);
+  // Redis multiplies as a C long long: a product past 64 bits wraps (and may then pass the
+  // checks below, as it does on Redis).
+  if (ok && hash) v = static_cast<int64_t>(static_cast<uint64_t>(v) * static_cast<uint64_t>(bits));
+  if (!ok || v < 0 || static_cast<uint64_t>(v >> 3) >= ctx.engine().proto_max_bulk_len()) {
+    ctx.ReplyError("ERR bit offset is not an integer or out of range");
+    return false;
+  }
+  *offset = static_cast<uint64_t>(v);
+  return true;
+}
 
 // setbitCommand.
 void SetbitCommand(CommandContext& ctx) {

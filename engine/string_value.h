@@ -1,5 +1,6 @@
 // Helpers shared by the string commands (string_commands.cc, string_edit_commands.cc,
-// bit_commands.cc): a string key is its key-meta alone, its value the meta's extra bytes.
+// string_bit_commands.cc, string_bitfield_commands.cc): a string key is its key-meta alone, its
+// value the meta's extra bytes.
 #pragma once
 
 #include <cstdint>
@@ -23,5 +24,10 @@ void StoreString(CommandContext& ctx, std::string_view key, encodings::KeyMeta* 
 // checkStringLength: a string a command builds may not exceed proto-max-bulk-len. Sets Redis's
 // error and returns false when it would.
 bool CheckStringLength(CommandContext& ctx, uint64_t size);
+
+// getBitOffsetFromArgument: argument `arg` as a bit offset, 0 to 8 * proto-max-bulk-len - 1.
+// With bits > 0 (BITFIELD's type width) the form #N is accepted too, as N * bits. Sets Redis's
+// error and returns false otherwise.
+bool BitOffsetArg(CommandContext& ctx, size_t arg, int bits, uint64_t* offset);
 
 }  // namespace kvlab::engine

@@ -132,7 +132,6 @@ struct Server::Listener {
 Server::Server(Engine* engine, ServerOptions options)
     : engine_(engine),
       options_(std::move(options)),
-      max_bulk_len_(options_.max_bulk_len),
       query_limit_(options_.query_buffer_limit),
       output_limit_(options_.output_buffer_limit),
       output_soft_limit_(options_.output_buffer_soft_limit),

@@ -90,8 +90,9 @@ class Server {
   // How long a shutdown waits for clients to read the replies of their last commands.
   static constexpr std::chrono::milliseconds kDrainTimeout{2000};
 
-  // Registers the server's CONFIG parameters (port, bind, maxclients, proto-max-bulk-len, ...)
-  // in the engine's table, so that a config file applied before Start() can set them.
+  // Registers the server's CONFIG parameters (port, bind, maxclients, ...) in the engine's
+  // table, so that a config file applied before Start() can set them; proto-max-bulk-len is the
+  // engine's own, set here from options.max_bulk_len.
   // REQUIRES: engine outlives the server.
   Server(engine::Engine* engine, ServerOptions options);
   ~Server();
@@ -113,7 +114,8 @@ class Server {
   engine::Engine* engine() const { return engine_; }
 
   // The limits that CONFIG SET can change while the server runs.
-  uint64_t max_bulk_len() const { return max_bulk_len_.load(std::memory_order_relaxed); }
+  // proto-max-bulk-len is the engine's parameter (it also bounds the strings commands build).
+  uint64_t max_bulk_len() const { return engine_->proto_max_bulk_len(); }
   uint64_t query_buffer_limit() const { return query_limit_.load(std::memory_order_relaxed); }
   uint64_t output_buffer_limit() const { return output_limit_.load(std::memory_order_relaxed); }
   uint64_t output_buffer_soft_limit() const {
@@ -163,7 +165,6 @@ class Server {
   engine::Engine* const engine_;
   ServerOptions options_;
   bool started_ = false;
-  std::atomic<uint64_t> max_bulk_len_;
   std::atomic<uint64_t> query_limit_;
   std::atomic<uint64_t> output_limit_;
   std::atomic<uint64_t> output_soft_limit_;

@@ -180,13 +180,7 @@ void Server::RegisterConfig() {
       "maxclients", [this] { return std::to_string(max_clients_.load()); },
       IntegerValidator(1, 4294967295ll),
       [this](std::string_view v) { max_clients_.store(std::stoull(std::string(v))); });
-  runtime(
-      "proto-max-bulk-len", [this] { return std::to_string(max_bulk_len_.load()); },
-      MemoryValidator(1 << 20, INT64_MAX),
-      [this](std::string_view v) {
-        max_bulk_len_.store(MemoryValue(v));
-        engine_->set_proto_max_bulk_len(MemoryValue(v));
-      });
+  // proto-max-bulk-len is the engine's (Engine::RegisterConfig): Server::max_bulk_len reads it.
   runtime(
       "client-query-buffer-limit", [this] { return std::to_string(query_limit_.load()); },
       MemoryValidator(1 << 20, INT64_MAX),
