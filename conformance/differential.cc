@@ -107,8 +107,12 @@ void Judge(const RunContext& context, const std::vector<std::string>& argv, cons
   std::string id;
   if (context.catalogue != nullptr && !context.profile.versions.empty()) {
     id = context.catalogue->Explain(argv, context.profile, redis, subject);
+    // A read, EXEC and SWAPDB migrate no key: their replies depend on the versions the keys are
+    // already in (SWAPDB moves whole databases, refused over zset v3 keys), so either family's
+    // deviations explain them.
     if (id.empty() && !context.migrate_with.versions.empty() &&
-        (IsReadOnlyCommand(argv[0]) || LowerCommand(argv[0]) == "exec")) {
+        (IsReadOnlyCommand(argv[0]) || LowerCommand(argv[0]) == "exec" ||
+         LowerCommand(argv[0]) == "swapdb")) {
       id = context.catalogue->Explain(argv, Overlay(context.profile, context.migrate_with), redis,
                                       subject);
     }

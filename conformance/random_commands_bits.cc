@@ -6,15 +6,28 @@
 namespace kvlab::conformance::random_internal {
 namespace {
 
-const Words kFieldTypes = {"u8", "i8", "u1", "i1", "u4", "i5", "u16", "i16", "u63", "i64", "i32", "u3"};
+const Words kFieldTypes = {"u8",  "i8",  "u1",  "i1",  "u4",  "i5",
+                           "u16", "i16", "u63", "i64", "i32", "u3"};
 const Words kBadFieldTypes = {"u64", "i65", "i0", "x8", "8", ""};
 const Words kFieldOffsets = {"0", "1", "3", "7", "8", "13", "#0", "#1", "#2", "40", "100"};
 const Words kBadFieldOffsets = {"-1", "#-1", "4294967296", "#", "abc"};
-const Words kFieldValues = {"0",   "1",    "-1",   "100",  "127",   "128",
-                            "255", "256",  "-128", "-129", "65535", "9223372036854775807",
+const Words kFieldValues = {"0",
+                            "1",
+                            "-1",
+                            "100",
+                            "127",
+                            "128",
+                            "255",
+                            "256",
+                            "-128",
+                            "-129",
+                            "65535",
+                            "9223372036854775807",
                             "-9223372036854775808"};
 
-std::string FieldType(Gen& g) { return g.Chance(95) ? g.Pick(kFieldTypes) : g.Pick(kBadFieldTypes); }
+std::string FieldType(Gen& g) {
+  return g.Chance(95) ? g.Pick(kFieldTypes) : g.Pick(kBadFieldTypes);
+}
 std::string FieldOffset(Gen& g) {
   return g.Chance(95) ? g.Pick(kFieldOffsets) : g.Pick(kBadFieldOffsets);
 }

@@ -11,17 +11,10 @@ namespace {
 
 // Redis's command groups, in the order of its documentation, with README's headings.
 constexpr std::pair<std::string_view, std::string_view> kGroups[] = {
-    {"generic", "Keyspace"},
-    {"string", "Strings"},
-    {"bitmap", "Bitmaps"},
-    {"hyperloglog", "HyperLogLog"},
-    {"hash", "Hashes"},
-    {"sorted-set", "Sorted sets"},
-    {"geo", "Geospatial"},
-    {"set", "Sets"},
-    {"list", "Lists"},
-    {"connection", "Connection"},
-    {"server", "Server"},
+    {"generic", "Keyspace"},        {"string", "Strings"}, {"bitmap", "Bitmaps"},
+    {"hyperloglog", "HyperLogLog"}, {"hash", "Hashes"},    {"sorted-set", "Sorted sets"},
+    {"geo", "Geospatial"},          {"set", "Sets"},       {"list", "Lists"},
+    {"connection", "Connection"},   {"server", "Server"},
 };
 
 std::string Upper(std::string_view name) {

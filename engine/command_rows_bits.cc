@@ -7,18 +7,18 @@
 namespace kvlab::engine {
 
 void AppendBitsCommandRows(std::vector<CommandSpec>* rows) {
-  rows->push_back({"bitop",
-                   -4,
-                   kCmdWrite | kCmdDenyOom,
-                   2,
-                   -1,
-                   1,
-                   &BitopCommand,
-                   "bitmap",
-                   "Perform bitwise operations between strings",
-                   "2.6.0",
-                   {KeySpec::Range(2, 0, 1, {"OW", "update"}),
-                    KeySpec::Range(3, -1, 1, {"RO", "access"})}});
+  rows->push_back(
+      {"bitop",
+       -4,
+       kCmdWrite | kCmdDenyOom,
+       2,
+       -1,
+       1,
+       &BitopCommand,
+       "bitmap",
+       "Perform bitwise operations between strings",
+       "2.6.0",
+       {KeySpec::Range(2, 0, 1, {"OW", "update"}), KeySpec::Range(3, -1, 1, {"RO", "access"})}});
   // BITFIELD writes only with SET or INCRBY: Redis marks its key spec VARIABLE_FLAGS.
   KeySpec bitfield_key = KeySpec::Range(1, 0, 1, {"RW", "access", "update", "variable_flags"});
   bitfield_key.notes = "This command allows both access and modification of the key";

@@ -202,9 +202,9 @@ TEST_F(KeySpecsTest, CommandInfoDescribesThemAsRedisDoes) {
 // Redis 7.0's COMMAND INFO: arity, flags (but "noscript", which the table does not model), legacy
 // range, ACL categories and key specs (PFCOUNT's and BITFIELD's with their notes).
 TEST_F(KeySpecsTest, ThePopsAndRandomReadsDescribeThemselvesAsRedisDoes) {
-  for (const char* name : {"zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zrandmember", "hrandfield",
-                           "pfadd", "pfcount", "pfmerge", "pfdebug", "pfselftest", "bitop",
-                           "bitfield", "bitfield_ro"}) {
+  for (const char* name :
+       {"zmpop", "bzpopmin", "bzpopmax", "bzmpop", "zrandmember", "hrandfield", "pfadd", "pfcount",
+        "pfmerge", "pfdebug", "pfselftest", "bitop", "bitfield", "bitfield_ro"}) {
     SCOPED_TRACE(name);
     const CommandSpec* spec = CommandTable::Get().Find(name);
     ASSERT_NE(spec, nullptr);

@@ -82,8 +82,7 @@ uint64_t GetUnsigned(std::string_view p, uint64_t offset, int bits) {
     const uint64_t byte = offset >> 3;
     const int bit = 7 - static_cast<int>(offset & 7);
     const uint64_t bitval =
-        byte < p.size() ? (static_cast<unsigned char>(p[static_cast<size_t>(byte)]) >> bit) & 1
-                        : 0;
+        byte < p.size() ? (static_cast<unsigned char>(p[static_cast<size_t>(byte)]) >> bit) & 1 : 0;
     value = (value << 1) | bitval;
   }
   return value;
@@ -138,11 +137,12 @@ int CheckUnsignedOverflow(uint64_t value, int64_t incr, int bits, Overflow ow, u
 int CheckSignedOverflow(int64_t value, int64_t incr, int bits, Overflow ow, int64_t* limit) {
   const int64_t max = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
   const int64_t min = -max - 1;
-  const auto maxincr = static_cast<int64_t>(static_cast<uint64_t>(max) - static_cast<uint64_t>(value));
-  const auto minincr = static_cast<int64_t>(static_cast<uint64_t>(min) - static_cast<uint64_t>(value));
+  const auto maxincr =
+      static_cast<int64_t>(static_cast<uint64_t>(max) - static_cast<uint64_t>(value));
+  const auto minincr =
+      static_cast<int64_t>(static_cast<uint64_t>(min) - static_cast<uint64_t>(value));
   int result = 0;
-  if (value > max || (bits != 64 && incr > maxincr) ||
-      (value >= 0 && incr > 0 && incr > maxincr)) {
+  if (value > max || (bits != 64 && incr > maxincr) || (value >= 0 && incr > 0 && incr > maxincr)) {
     result = 1;
     if (ow == Overflow::kSat) *limit = max;
   } else if (value < min || (bits != 64 && incr < minincr) ||
@@ -242,9 +242,10 @@ Reply RunWrite(const BitfieldOp& op, std::string* value, bool* changed) {
     int overflow = 0;
     if (op.op == FieldOp::kIncrby) {
       overflow = CheckSignedOverflow(oldval, op.i64, op.bits, op.overflow, &wrapped);
-      newval = overflow ? wrapped
-                        : static_cast<int64_t>(static_cast<uint64_t>(oldval) +
-                                               static_cast<uint64_t>(op.i64));
+      newval =
+          overflow
+              ? wrapped
+              : static_cast<int64_t>(static_cast<uint64_t>(oldval) + static_cast<uint64_t>(op.i64));
       reply = newval;
     } else {
       newval = op.i64;
@@ -310,9 +311,9 @@ void Bitfield(CommandContext& ctx, bool ro_command) {
   replies.reserve(ops.size());
   for (const BitfieldOp& op : ops) {
     if (op.op == FieldOp::kGet) {
-      replies.push_back(Reply::Integer(op.sign ? GetSigned(value, op.offset, op.bits)
-                                               : static_cast<int64_t>(
-                                                     GetUnsigned(value, op.offset, op.bits))));
+      replies.push_back(
+          Reply::Integer(op.sign ? GetSigned(value, op.offset, op.bits)
+                                 : static_cast<int64_t>(GetUnsigned(value, op.offset, op.bits))));
     } else {
       replies.push_back(RunWrite(op, &value, &write));
     }
