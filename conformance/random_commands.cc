@@ -305,9 +305,12 @@ std::vector<std::string> RandomCommandGenerator::Draw() {
     if (!in_multi_ || QueueableInSequence(argv)) break;
   }
   // Wrong arity and stray arguments, for every command but the blocking ones (a stray "1"
-  // would become their timeout).
+  // would become their timeout) and the saves, which are generated only in error forms (see
+  // ServerEntries): dropping the argument of "BGREWRITEAOF x" would start a rewrite in Redis.
   const engine::CommandSpec* spec = engine::CommandTable::Get().Find(argv[0]);
   if (spec != nullptr && (spec->flags & engine::kCmdBlocking)) return argv;
+  const std::string command = LowerCommand(argv[0]);
+  if (command == "save" || command == "bgsave" || command == "bgrewriteaof") return argv;
   if (argv.size() > 1 && Chance(3)) {
     argv.pop_back();
   } else if (Chance(2)) {
