@@ -1,4 +1,4 @@
-// A full disk (disk_guard_store.h, and LMDB's preallocation in lmdb_store.cc): the reserve's
+// A full disk (disk_guard_store.h, and LMDB's preallocation in lmdb_page_budget.h): the reserve's
 // parsing, the guard on any filesystem, and every persistent backend filled to its reserve on a
 // small tmpfs by one and by several writer threads. Linked into kv_store_test.
 //

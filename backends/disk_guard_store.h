@@ -31,7 +31,7 @@
 //
 // The guard bounds what kvlab writes; something else filling the filesystem can still take the
 // reserve away between two checks. LMDB additionally preallocates the pages a write transaction
-// may touch (lmdb_store.cc), so it cannot die of SIGBUS even then.
+// may touch (lmdb_page_budget.h), so it cannot die of SIGBUS even then.
 #pragma once
 
 #include <chrono>

@@ -68,21 +68,10 @@
 // iterators may hold read transactions for as long as they like, so there is no safe moment.
 // A full map is reported as an IOError that names the map size.
 //
-// A full disk. With MDB_WRITEMAP a write transaction writes its pages straight into the map, and
-// data.mdb is a sparse file of the map size (LMDB ftruncates it so at open): a page beyond the
-// blocks the file owns is given blocks by the page fault that first writes it, and when the
-// filesystem has none the kernel sends SIGBUS, which kills the process in the middle of a
-// transaction (measured: 2 of 2 runs on a 20 MB tmpfs). No LMDB return code can report it. So
-// every write transaction, once it holds LMDB's writer lock, first makes sure that the file owns
-// blocks for every page the transaction can touch (fallocate(2), see Back): the pages up to the
-// last one in use are already backed, and the new pages a transaction allocates come after it,
-// at most BoundNewPages of them. When fallocate fails for lack of space, the transaction is
-// aborted before it touched a page and the write is refused with a "disk full" NoSpace; nothing
-// is applied, and the next write tries again. The file is backed kBackAhead beyond what a
-// transaction needs, so fallocate runs about once per kBackAhead written, and the space the
-// store takes (DirectorySize) is at most that much above its pages. On a filesystem without
-// fallocate (EOPNOTSUPP) nothing is preallocated, and only the disk-space guard of the registry
-// (disk_guard_store.h) stands between LMDB and SIGBUS.
+// A full disk. With MDB_WRITEMAP, a page written beyond the blocks data.mdb owns gets them in the
+// page fault, and SIGBUS when the filesystem has none: every write transaction first backs the
+// pages it can touch with fallocate(2) and is refused as "disk full" when it cannot
+// (lmdb_page_budget.h says how the pages are bounded).
 //
 // Counters. ReadPhysicalCounters reports gauges of the main database (mdb_stat in a pooled
 // read transaction: tree depth, branch, leaf and overflow pages, entries, page size) and of the
@@ -106,6 +95,7 @@
 #include <vector>
 
 #include "backends/key_spaces.h"
+#include "backends/lmdb_page_budget.h"
 #include "backends/long_key_store.h"
 #include "backends/store_files.h"
 
@@ -119,8 +109,6 @@ constexpr size_t kMapSize = size_t{64} << 30;
 constexpr unsigned kMaxReaders = 1024;
 // Idle read transactions kept for reuse; more are aborted on release.
 constexpr size_t kReadTxnPoolSlots = 16;
-// How far beyond a transaction's needs data.mdb is backed by blocks; see "A full disk" above.
-constexpr uint64_t kBackAhead = uint64_t{256} << 10;
 
 MDB_val ToVal(std::string_view s) {
   static constexpr char kEmpty[1] = {0};
@@ -187,6 +175,7 @@ class LmdbStore final : public KvStore {
         dbis_(std::move(dbis)),
         dir_(std::move(dir)),
         sync_(sync),
+        budget_(dir_),
         max_key_(static_cast<size_t>(mdb_env_get_maxkeysize(env))) {}
 
   bool PossibleKey(std::string_view key) const { return !key.empty() && key.size() <= max_key_; }
@@ -200,15 +189,9 @@ class LmdbStore final : public KvStore {
   void ReleaseRead(MDB_txn* txn);
   // The pool slot where the calling thread starts looking.
   static size_t PoolStart();
-  // The most pages a write transaction of `records` records holding `bytes` key and value bytes
-  // can allocate beyond the last page in use, inside txn; `range`: it deletes a range too.
-  uint64_t BoundNewPages(MDB_txn* txn, uint64_t records, uint64_t bytes, bool range) const;
-  // Gives data.mdb blocks for new_pages pages after the last page in use, plus kBackAhead.
-  // REQUIRES: inside a write transaction (LMDB's writer lock guards backed_bytes_).
-  Status Back(uint64_t new_pages, std::string_view what);
   // Runs body(txn) in one write transaction and commits it; body returns an LMDB code. Before
   // body runs, the pages of `records` records of `bytes` bytes (`range`: and of a range delete)
-  // are backed (Back).
+  // are backed (LmdbPageBudget::Back).
   template <typename Body>
   Status Update(std::string_view what, uint64_t records, uint64_t bytes, bool range, Body&& body);
 
@@ -217,6 +200,8 @@ class LmdbStore final : public KvStore {
   const std::vector<MDB_dbi> dbis_;
   const std::string dir_;
   const bool sync_;
+  // The blocks data.mdb owns; used inside write transactions only (LMDB's writer lock).
+  LmdbPageBudget budget_;
   const size_t max_key_;
 
   // Idle (reset) read transactions. A thread starts probing at a slot picked by its id, so
@@ -226,10 +211,6 @@ class LmdbStore final : public KvStore {
   };
   PoolSlot pool_[kReadTxnPoolSlots];
   std::atomic<int> live_iterators_{0};
-  // Bytes of data.mdb, from its start, known to own blocks; written only inside a write
-  // transaction. fallocate_unsupported_: the filesystem refused fallocate as unsupported.
-  uint64_t backed_bytes_ = 0;
-  bool fallocate_unsupported_ = false;
 };
 
 // Positions a cursor by the bound-aware rules of the Iterator interface. Every positioning
@@ -512,79 +493,15 @@ void LmdbStore::ReleaseRead(MDB_txn* txn) {
   mdb_txn_abort(txn);
 }
 
-uint64_t LmdbStore::BoundNewPages(MDB_txn* txn, uint64_t records, uint64_t bytes,
-                                  bool range) const {
-  uint64_t depth = 0, tree_pages = 0, page = 4096;
-  for (MDB_dbi dbi : dbis_) {
-    MDB_stat st{};
-    if (mdb_stat(txn, dbi, &st) != MDB_SUCCESS) continue;
-    depth = std::max<uint64_t>(depth, st.ms_depth);
-    tree_pages += st.ms_branch_pages + st.ms_leaf_pages;
-    page = st.ms_psize;
-  }
-  // Copy-on-write: a record copies the pages on its path from the root, each page at most once
-  // per transaction, and a range delete at most every page of the trees.
-  const uint64_t copied = range ? tree_pages + 1 : std::min(records * (depth + 1), tree_pages + 1);
-  // Splits: an insert splits at most one leaf, and a branch splits only after about half a page
-  // of children were added below it, so at most two new pages per record plus a new root level.
-  const uint64_t split = 2 * records + depth + 1;
-  // Values too large for a leaf go to overflow pages of their own, rounded up per record.
-  const uint64_t overflow = bytes / page + records;
-  const uint64_t pages = copied + split + overflow;
-  // The commit saves the list of freed pages in the free database: 8 bytes per page, on pages
-  // copied on write themselves; and LMDB's own bookkeeping (the main database's records of the
-  // named databases).
-  return pages + 2 * (pages * 8 / page + 1) + 2 * (depth + 1) + 16;
-}
-
-Status LmdbStore::Back(uint64_t new_pages, std::string_view what) {
-  if (fallocate_unsupported_) return Status::OK();
-  MDB_envinfo info{};
-  MDB_stat st{};
-  if (mdb_env_info(env_, &info) != MDB_SUCCESS || mdb_env_stat(env_, &st) != MDB_SUCCESS) {
-    return Status::IOError("lmdb: " + dir_ + ": " + std::string(what) +
-                           ": cannot read the environment's size");
-  }
-  const uint64_t need = (static_cast<uint64_t>(info.me_last_pgno) + 1 + new_pages) * st.ms_psize;
-  if (need <= backed_bytes_) return Status::OK();
-  const uint64_t target = std::min<uint64_t>(need + kBackAhead, info.me_mapsize);
-  int fd = -1;
-  if (mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || fd < 0) {
-    return Status::IOError("lmdb: " + dir_ + ": " + std::string(what) + ": no data file");
-  }
-  if (need > info.me_mapsize) return Status::OK();  // the write will fail with MDB_MAP_FULL
-  int rc;
-  do {
-    rc = ::fallocate(fd, 0, static_cast<off_t>(backed_bytes_),
-                     static_cast<off_t>(target - backed_bytes_));
-  } while (rc != 0 && errno == EINTR);
-  if (rc == 0) {
-    backed_bytes_ = target;
-    return Status::OK();
-  }
-  const int err = errno;
-  if (err == EOPNOTSUPP) {
-    fallocate_unsupported_ = true;
-    return Status::OK();
-  }
-  if (err == ENOSPC || err == EDQUOT) {
-    return Status::NoSpace("disk full: lmdb: " + dir_ + ": " + std::string(what) +
-                           ": no space for the " + std::to_string(need - backed_bytes_) +
-                           " bytes of pages the write may need (" + std::strerror(err) +
-                           "); nothing was written: writes are refused until space returns, "
-                           "reads still work");
-  }
-  return Status::IOError("lmdb: " + dir_ + ": " + std::string(what) +
-                         ": fallocate: " + std::strerror(err));
-}
-
 template <typename Body>
 Status LmdbStore::Update(std::string_view what, uint64_t records, uint64_t bytes, bool range,
                          Body&& body) {
   MDB_txn* txn = nullptr;
   int rc = mdb_txn_begin(env_, nullptr, 0, &txn);
   if (rc != MDB_SUCCESS) return Error(rc, std::string(what) + ": begin write transaction");
-  if (Status backed = Back(BoundNewPages(txn, records, bytes, range), what); !backed.ok()) {
+  if (Status backed =
+          budget_.Back(env_, LmdbBoundNewPages(txn, dbis_, records, bytes, range), what);
+      !backed.ok()) {
     mdb_txn_abort(txn);
     return backed;
   }
