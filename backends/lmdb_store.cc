@@ -149,7 +149,8 @@ class LmdbIterator;
 
 class LmdbStore final : public KvStore {
  public:
-  static Status Open(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+  // `read_only`: MDB_RDONLY (OpenLmdbStoreWith).
+  static Status Open(const StoreOptions& options, bool read_only, std::unique_ptr<KvStore>* store);
   ~LmdbStore() override;
 
   std::string name() const override { return "lmdb"; }
@@ -169,12 +170,14 @@ class LmdbStore final : public KvStore {
   friend class LmdbIterator;
 
   // dbis: one per space of `spaces`, in space order.
-  LmdbStore(MDB_env* env, KeySpaceMap spaces, std::vector<MDB_dbi> dbis, std::string dir, bool sync)
+  LmdbStore(MDB_env* env, KeySpaceMap spaces, std::vector<MDB_dbi> dbis, std::string dir, bool sync,
+            bool read_only)
       : env_(env),
         spaces_(std::move(spaces)),
         dbis_(std::move(dbis)),
         dir_(std::move(dir)),
         sync_(sync),
+        read_only_(read_only),
         budget_(dir_),
         max_key_(static_cast<size_t>(mdb_env_get_maxkeysize(env))) {}
 
@@ -200,6 +203,7 @@ class LmdbStore final : public KvStore {
   const std::vector<MDB_dbi> dbis_;
   const std::string dir_;
   const bool sync_;
+  const bool read_only_;  // MDB_RDONLY
   // The blocks data.mdb owns; used inside write transactions only (LMDB's writer lock).
   LmdbPageBudget budget_;
   const size_t max_key_;
@@ -322,7 +326,8 @@ class LmdbIterator final : public Iterator {
   Status status_;
 };
 
-Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+Status LmdbStore::Open(const StoreOptions& options, bool read_only,
+                       std::unique_ptr<KvStore>* store) {
   const std::string& dir = options.dir;
   MDB_env* env = nullptr;
   int rc = mdb_env_create(&env);
@@ -345,8 +350,11 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
   // page. Measured with redis-benchmark -P 16 through kvlab serve, it doubles LMDB's write
   // throughput. The data file becomes a sparse file of the map size (its allocated size is what
   // DirectorySize reports); durability is unchanged (the kernel holds the dirty pages).
+  // Read-only (kvlab verify): MDB_RDONLY, no write transaction, and no MDB_WRITEMAP (which
+  // would resize data.mdb to the map size).
   const unsigned flags =
-      MDB_NOTLS | MDB_WRITEMAP | (options.sync_writes ? 0u : unsigned{MDB_NOSYNC});
+      read_only ? MDB_NOTLS | MDB_RDONLY
+                : MDB_NOTLS | MDB_WRITEMAP | (options.sync_writes ? 0u : unsigned{MDB_NOSYNC});
   if ((rc = mdb_env_open(env, dir.c_str(), flags, 0644)) != MDB_SUCCESS) {
     return fail(rc, "cannot open");
   }
@@ -358,8 +366,8 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
   MDB_txn* txn = nullptr;
   std::vector<MDB_dbi> dbis;
   // Named databases are created on first open, which needs a write transaction.
-  if ((rc = mdb_txn_begin(env, nullptr, spaces.partitioned() ? 0 : MDB_RDONLY, &txn)) !=
-      MDB_SUCCESS) {
+  if ((rc = mdb_txn_begin(env, nullptr, spaces.partitioned() && !read_only ? 0 : MDB_RDONLY,
+                          &txn)) != MDB_SUCCESS) {
     return fail(rc, "begin transaction");
   }
   MDB_dbi main_dbi = 0;
@@ -396,7 +404,7 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
     }
     for (const std::string& name : names) {
       MDB_dbi dbi = 0;
-      if ((rc = mdb_dbi_open(txn, name.c_str(), MDB_CREATE, &dbi)) != MDB_SUCCESS) {
+      if ((rc = mdb_dbi_open(txn, name.c_str(), read_only ? 0 : MDB_CREATE, &dbi)) != MDB_SUCCESS) {
         mdb_txn_abort(txn);
         return fail(rc, "open the named database " + name);
       }
@@ -404,7 +412,8 @@ Status LmdbStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* st
     }
   }
   if ((rc = mdb_txn_commit(txn)) != MDB_SUCCESS) return fail(rc, "commit");
-  store->reset(new LmdbStore(env, std::move(spaces), std::move(dbis), dir, options.sync_writes));
+  store->reset(
+      new LmdbStore(env, std::move(spaces), std::move(dbis), dir, options.sync_writes, read_only));
   return Status::OK();
 }
 
@@ -417,7 +426,7 @@ LmdbStore::~LmdbStore() {
   }
   // With MDB_NOSYNC the last commits may still be only in the page cache; a clean close makes
   // them durable, as Flush() would.
-  if (!sync_) {
+  if (!sync_ && !read_only_) {
     Status s = Flush();
     if (!s.ok()) std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
   }
@@ -649,6 +658,7 @@ std::unique_ptr<Iterator> LmdbStore::NewIterator(const IteratorOptions& options)
 }
 
 Status LmdbStore::Flush() {
+  if (read_only_) return Status::OK();  // nothing written, and LMDB refuses to sync (EACCES)
   const int rc = mdb_env_sync(env_, 1);
   return rc == MDB_SUCCESS ? Status::OK() : Error(rc, "sync");
 }
@@ -719,13 +729,13 @@ std::vector<std::string> LmdbFilesIn(const std::string& dir) {
 
 Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
   ChecksumStore* none = nullptr;
-  return OpenLmdbStoreWith(options, /*checksums=*/false, store, &none);
+  return OpenLmdbStoreWith(options, /*checksums=*/false, /*read_only=*/false, store, &none);
 }
 
-Status OpenLmdbStoreWith(const StoreOptions& options, bool checksums,
+Status OpenLmdbStoreWith(const StoreOptions& options, bool checksums, bool read_only,
                          std::unique_ptr<KvStore>* store, ChecksumStore** checksum_layer) {
   std::unique_ptr<KvStore> lmdb;
-  KVLAB_RETURN_IF_ERROR(LmdbStore::Open(options, &lmdb));
+  KVLAB_RETURN_IF_ERROR(LmdbStore::Open(options, read_only, &lmdb));
   *checksum_layer = nullptr;
   if (checksums) {
     auto layer = std::make_unique<ChecksumStore>(std::move(lmdb));

@@ -17,8 +17,10 @@ namespace kvlab::backends {
 Status OpenLmdbStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
 // The same with `checksums`: a ChecksumStore (checksum_store.h) between LMDB and the long-key
 // layer, so that every base record, long-key buckets included, carries its checksum; then
-// *checksum_layer points at it (else nullptr). OpenStore uses this one.
-Status OpenLmdbStoreWith(const StoreOptions& options, bool checksums,
+// *checksum_layer points at it (else nullptr). OpenStore uses this one. `read_only`: the existing
+// store is opened with MDB_RDONLY and without MDB_WRITEMAP (no write transaction, data.mdb not
+// resized to the map); writes fail (registry.h, StoreSpec::read_only).
+Status OpenLmdbStoreWith(const StoreOptions& options, bool checksums, bool read_only,
                          std::unique_ptr<KvStore>* store, ChecksumStore** checksum_layer);
 
 // The files of `dir` that only a LMDB store writes, by name (empty: none): data.mdb whose first

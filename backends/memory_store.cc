@@ -147,11 +147,20 @@ class MemoryIterator final : public Iterator {
   std::string value_;
 };
 
-Status MemoryStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
-  std::unique_ptr<MemoryStore> s(new MemoryStore(options.dir));
+Status MemoryStore::OpenWith(const StoreOptions& options, bool read_only,
+                             std::unique_ptr<KvStore>* store) {
+  std::unique_ptr<MemoryStore> s(new MemoryStore(options.dir, read_only));
   if (!options.dir.empty()) KVLAB_RETURN_IF_ERROR(s->LoadSnapshot());
   *store = std::move(s);
   return Status::OK();
+}
+
+Status MemoryStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  return OpenWith(options, /*read_only=*/false, store);
+}
+
+Status MemoryStore::OpenReadOnly(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  return OpenWith(options, /*read_only=*/true, store);
 }
 
 MemoryStore::~MemoryStore() {
@@ -212,7 +221,7 @@ Status MemoryStore::LoadSnapshot() {
 }
 
 Status MemoryStore::Flush() {
-  if (dir_.empty()) return Status::OK();
+  if (dir_.empty() || read_only_) return Status::OK();
   const std::filesystem::path path = std::filesystem::path(dir_) / kSnapshotFile;
   const std::filesystem::path tmp = path.string() + ".tmp";
   {

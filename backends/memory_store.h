@@ -32,6 +32,8 @@ class MemoryStore final : public KvStore {
   // Opens the store in options.dir, loading its snapshot when present. An empty dir keeps the
   // store purely in memory (nothing is written).
   static Status Open(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+  // The same, never writing the snapshot (registry.h, StoreSpec::read_only).
+  static Status OpenReadOnly(const StoreOptions& options, std::unique_ptr<KvStore>* store);
   // The files of `dir` that only a memory store writes, by name (empty: none): its snapshot,
   // recognised by its magic. The registry refuses a store whose KVLAB_STORE marker names another
   // backend while it is there (registry.h).
@@ -55,10 +57,13 @@ class MemoryStore final : public KvStore {
   friend class MemoryIterator;
   using Map = std::map<std::string, std::string, std::less<>>;
 
-  explicit MemoryStore(std::string dir) : dir_(std::move(dir)) {}
+  MemoryStore(std::string dir, bool read_only) : dir_(std::move(dir)), read_only_(read_only) {}
+  static Status OpenWith(const StoreOptions& options, bool read_only,
+                         std::unique_ptr<KvStore>* store);
   Status LoadSnapshot();
 
   const std::string dir_;
+  const bool read_only_;  // OpenReadOnly: the snapshot is never written
   mutable std::shared_mutex mu_;
   Map map_;
 };

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "backends/etcd_store.h"
+#include "backends/kv_store_wrapper.h"
 #include "backends/lmdb_store.h"
 #include "backends/memory_store.h"
 #include "backends/rocksdb_store.h"
@@ -146,6 +147,26 @@ std::string EntryOf(const FormatRecord& format, std::string_view name) {
   }
   return "";
 }
+
+// The top of a store opened read-only (StoreSpec::read_only): every write is refused, named,
+// before it reaches the backend (which would refuse it in its own words, or, the memory backend
+// and etcd, apply it).
+class ReadOnlyStore final : public KvStoreWrapper {
+ public:
+  ReadOnlyStore(std::unique_ptr<KvStore> base, std::string backend)
+      : KvStoreWrapper(std::move(base)), backend_(std::move(backend)) {}
+
+  Status Put(std::string_view, std::string_view) override { return Refuse(); }
+  Status Delete(std::string_view) override { return Refuse(); }
+  Status DeleteRange(std::string_view, std::string_view) override { return Refuse(); }
+  Status Write(const WriteBatch&) override { return Refuse(); }
+
+ private:
+  Status Refuse() const {
+    return Status::NotSupported(backend_ + ": the store is open read-only: writes are refused");
+  }
+  const std::string backend_;
+};
 
 // Checks that dir is usable for `backend` without changing anything in it. Sets *fresh when the
 // directory is absent or empty, i.e. a new store will be created, and *adopt when the store has
@@ -434,6 +455,10 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   if (spec.remote_latency && spec.remote.scan_page_rows == 0) {
     return Status::InvalidArgument("the scan page size must be at least 1 row");
   }
+  if (spec.read_only && spec.options.dir.empty()) {
+    return Status::InvalidArgument(spec.backend +
+                                   ": a read-only open needs the directory of an existing store");
+  }
   std::unique_ptr<OpenedStore> opened(new OpenedStore());
   opened->backend_ = spec.backend;
   StoreOptions options = spec.options;
@@ -451,8 +476,8 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
 
   // The reserve must cover what the backend writes on its own while writes are refused; one
   // too small for it is refused before the backend opens (disk_guard_store.h).
-  const bool guarded =
-      spec.disk_reserve.enabled() && spec.backend != "memory" && spec.backend != "etcd";
+  const bool guarded = spec.disk_reserve.enabled() && !spec.read_only && spec.backend != "memory" &&
+                       spec.backend != "etcd";
   DiskNeeds disk_needs;
   if (spec.backend == "wiredtiger") disk_needs = WiredTigerDiskNeeds(options);
   if (guarded) {
@@ -470,6 +495,11 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   bool fresh = false, adopt = false, checksums = false;
   KVLAB_RETURN_IF_ERROR(
       CheckDirectory(spec.backend, options.dir, format, &fresh, &adopt, &checksums));
+  if (fresh && spec.read_only) {
+    return Status::InvalidArgument(spec.backend + ": " + options.dir +
+                                   ": no store to open read-only (the directory is missing or "
+                                   "empty); nothing was created");
+  }
   // A new LMDB store gets checksums (spec.checksums); an existing one keeps what its record says:
   // an LMDB store from before checksums has none and keeps opening, without them.
   if (fresh) checksums = spec.backend == "lmdb" && spec.checksums;
@@ -479,8 +509,9 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   }
   KVLAB_RETURN_IF_ERROR(
       LockDirectory(spec.backend, options.dir, fresh, written, &opened->lock_fd_));
-  if (adopt) {
-    // A store from before format records: it takes the opener's (see registry.h).
+  if (adopt && !spec.read_only) {
+    // A store from before format records: it takes the opener's (see registry.h). Opened
+    // read-only, it keeps none: nothing could be checked, and nothing is written.
     KVLAB_RETURN_IF_ERROR(
         WriteMarker(spec.backend, (fs::path(options.dir) / kMarkerFile).string(), format));
     opened->format_adopted_ = true;
@@ -509,17 +540,25 @@ Status OpenStore(const StoreSpec& spec, std::unique_ptr<OpenedStore>* out) {
   }
 
   std::unique_ptr<KvStore> store;
-  if (spec.backend == "rocksdb") {
+  if (spec.backend == "rocksdb" && spec.read_only) {
+    KVLAB_RETURN_IF_ERROR(OpenRocksDbStoreReadOnly(options, &store));
+  } else if (spec.backend == "rocksdb") {
     KVLAB_RETURN_IF_ERROR(
         OpenRocksDbStore(options, spec.compaction_filter, &store, &opened->compact_all_));
   } else if (spec.backend == "lmdb") {
-    KVLAB_RETURN_IF_ERROR(OpenLmdbStoreWith(options, checksums, &store, &opened->checksums_));
+    KVLAB_RETURN_IF_ERROR(
+        OpenLmdbStoreWith(options, checksums, spec.read_only, &store, &opened->checksums_));
+  } else if (spec.backend == "wiredtiger" && spec.read_only) {
+    KVLAB_RETURN_IF_ERROR(OpenWiredTigerStoreReadOnly(options, &store));
+  } else if (spec.backend == "memory" && spec.read_only) {
+    KVLAB_RETURN_IF_ERROR(MemoryStore::OpenReadOnly(options, &store));
   } else if (spec.backend == "etcd") {
     KVLAB_RETURN_IF_ERROR(OpenEtcdStore(options, spec.etcd, &store));
   } else {
     KVLAB_RETURN_IF_ERROR(open(options, &store));
   }
   opened->base_ = store.get();
+  if (spec.read_only) store = std::make_unique<ReadOnlyStore>(std::move(store), spec.backend);
   if (guarded) {
     auto guard = std::make_unique<DiskGuardStore>(std::move(store), options.dir, spec.disk_reserve,
                                                   disk_needs);

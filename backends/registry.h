@@ -24,6 +24,9 @@
 //   as it was written (StoreSpec::checksums);
 // - scrubs an existing LMDB store's data.mdb before LMDB maps it, and refuses a damaged one
 //   (StoreSpec::scrub_on_open, lmdb_scrub.h);
+// - with StoreOptions::read_only (kvlab verify), changes nothing: it refuses a directory without
+//   a store, writes no marker or format record, puts no disk guard, opens the backend read-only
+//   and puts a layer on top that refuses every write (NotSupported, naming the read-only open);
 // - stacks the decorators the spec asks for: DiskGuard (on a persistent embedded backend, when
 //   the spec has a reserve), NoReverseScan, then RemoteLatency.
 //
@@ -83,6 +86,13 @@ struct StoreSpec {
   // LMDB's own structures refuses the open: records whose checksum differs are then the caller's
   // to report, and the checksum layer answers them as errors.
   LmdbScrubReport* scrub_report = nullptr;
+  // Open an existing store without changing a byte of it (kvlab verify): RocksDB through
+  // DB::OpenForReadOnly (the WAL replayed into memory, no new MANIFEST, LOG or flush), LMDB with
+  // MDB_RDONLY (no write transaction, no resize of data.mdb; its lock file keeps the readers),
+  // WiredTiger with readonly=true (it refuses a store that needs recovery rather than run it),
+  // the memory backend without saving its snapshot on close; each backend's *ReadOnly open.
+  // Writes fail, NotSupported, from a layer the registry puts on top. REQUIRES: the store exists.
+  bool read_only = false;
 };
 
 // The names OpenStore accepts, in a fixed order.

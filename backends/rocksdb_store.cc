@@ -611,9 +611,12 @@ Status OpenRocksDbStore(const StoreOptions& options, std::unique_ptr<KvStore>* s
   return OpenRocksDbStore(options, nullptr, store, nullptr);
 }
 
-Status OpenRocksDbStore(const StoreOptions& options,
-                        std::shared_ptr<const CompactionFilterPolicy> filter,
-                        std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all) {
+namespace {
+
+// The opens of rocksdb_store.h; `read_only`: OpenRocksDbStoreReadOnly.
+Status OpenRocksDb(const StoreOptions& options,
+                   std::shared_ptr<const CompactionFilterPolicy> filter, bool read_only,
+                   std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all) {
   EnsurePerfCounting();
   if (options.dir.empty()) return Status::InvalidArgument("rocksdb: no directory given");
   KeySpaceMap spaces;
@@ -644,10 +647,17 @@ Status OpenRocksDbStore(const StoreOptions& options,
     }
   }
   rocksdb::DBOptions open_options(db_options);
-  open_options.create_missing_column_families = true;
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::Status s = rocksdb::DB::Open(open_options, options.dir, wanted, &handles, &db);
+  rocksdb::Status s;
+  if (read_only) {
+    // No MANIFEST, info LOG or SST is written: the WAL is replayed into memory only.
+    open_options.create_if_missing = false;
+    s = rocksdb::DB::OpenForReadOnly(open_options, options.dir, wanted, &handles, &db);
+  } else {
+    open_options.create_missing_column_families = true;
+    s = rocksdb::DB::Open(open_options, options.dir, wanted, &handles, &db);
+  }
   if (!s.ok()) return ToKvlab(s, "cannot open " + options.dir);
   if (compact_all != nullptr) {
     *compact_all = [db, handles]() {
@@ -671,6 +681,18 @@ Status OpenRocksDbStore(const StoreOptions& options,
       std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles), options.sync_writes,
                                      single_delete, options.rocksdb_scan_flush_trigger);
   return Status::OK();
+}
+
+}  // namespace
+
+Status OpenRocksDbStore(const StoreOptions& options,
+                        std::shared_ptr<const CompactionFilterPolicy> filter,
+                        std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all) {
+  return OpenRocksDb(options, std::move(filter), /*read_only=*/false, store, compact_all);
+}
+
+Status OpenRocksDbStoreReadOnly(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  return OpenRocksDb(options, nullptr, /*read_only=*/true, store, nullptr);
 }
 
 }  // namespace kvlab::backends

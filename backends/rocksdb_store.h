@@ -24,6 +24,11 @@ Status OpenRocksDbStore(const StoreOptions& options,
                         std::shared_ptr<const CompactionFilterPolicy> filter,
                         std::unique_ptr<KvStore>* store, std::function<Status()>* compact_all);
 
+// Opens the existing RocksDB store in options.dir without writing to it (DB::OpenForReadOnly:
+// the WAL is replayed into memory; no MANIFEST, info LOG, flush or compaction is written).
+// Writes fail. kvlab verify opens stores so (registry.h, StoreSpec::read_only).
+Status OpenRocksDbStoreReadOnly(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+
 // The files of `dir` that only a RocksDB store writes, by name (empty: none): CURRENT naming a
 // MANIFEST, IDENTITY. The registry refuses a store whose KVLAB_STORE marker names another
 // backend while they are there (registry.h).

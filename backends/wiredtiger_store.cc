@@ -249,7 +249,8 @@ class SessionLease {
 
 class WiredTigerStore final : public KvStore {
  public:
-  static Status Open(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+  // `read_only`: readonly=true (OpenWiredTigerStoreReadOnly).
+  static Status Open(const StoreOptions& options, bool read_only, std::unique_ptr<KvStore>* store);
   ~WiredTigerStore() override;
 
   std::string name() const override { return "wiredtiger"; }
@@ -295,8 +296,8 @@ class WiredTigerStore final : public KvStore {
     return s.cursors[spaces_.SpaceOf(key)];
   }
   // Fails when the connection holds kvlab tables other than uris_ (a store written with other
-  // key spaces): its records would be out of view.
-  Status CheckTables(WT_SESSION* session) const;
+  // key spaces): its records would be out of view. `existing` (read-only): none fails too.
+  Status CheckTables(WT_SESSION* session, bool existing) const;
 
   const std::string dir_;
   const KeySpaceMap spaces_;
@@ -432,32 +433,44 @@ class WiredTigerIterator final : public Iterator {
   std::string_view value_;
 };
 
-Status WiredTigerStore::Open(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+Status WiredTigerStore::Open(const StoreOptions& options, bool read_only,
+                             std::unique_ptr<KvStore>* store) {
   KeySpaceMap spaces;
   KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
   std::unique_ptr<WiredTigerStore> s(new WiredTigerStore(options.dir, std::move(spaces)));
   const uint64_t cache = CacheBytes(options);
+  // Read-only: no log archive, checkpoint or table created (OpenWiredTigerStoreReadOnly).
   const std::string config =
-      "create,session_max=1024,statistics=(fast),"
-      "log=(enabled=true,archive=true,prealloc=false,file_max=" +
-      std::to_string(LogFileBytes(cache)) +
-      "),checkpoint=(wait=60),"
-      "transaction_sync=(enabled=true,method=" +
-      std::string(options.sync_writes ? "fsync" : "none") + "),cache_size=" + std::to_string(cache);
+      read_only
+          ? "readonly=true,session_max=1024,statistics=(fast),log=(enabled=true),cache_size=" +
+                std::to_string(cache)
+          : "create,session_max=1024,statistics=(fast),"
+            "log=(enabled=true,archive=true,prealloc=false,file_max=" +
+                std::to_string(LogFileBytes(cache)) +
+                "),checkpoint=(wait=60),"
+                "transaction_sync=(enabled=true,method=" +
+                std::string(options.sync_writes ? "fsync" : "none") +
+                "),cache_size=" + std::to_string(cache);
   int ret = wiredtiger_open(options.dir.c_str(), &s->handler_.base, config.c_str(), &s->conn_);
   if (ret != 0) {
     s->conn_ = nullptr;
     std::lock_guard lock(s->sink_.mu);
+    if (read_only && s->sink_.last_error.find("WT_RUN_RECOVERY") != std::string::npos) {
+      const std::string why =
+          " read-only: it was not closed cleanly and needs recovery, which "
+          "writes (open it once with kvlab serve or gc first): ";
+      return Status::IOError("wiredtiger: cannot open " + options.dir + why + s->sink_.last_error);
+    }
     return WtError(nullptr, ret, "cannot open " + options.dir, s->sink_.last_error);
   }
   WT_SESSION* session = nullptr;
   ret = s->conn_->open_session(s->conn_, &s->handler_.base, nullptr, &session);
   if (ret != 0) return WtError(nullptr, ret, "open a session on " + options.dir);
-  if (Status st = s->CheckTables(session); !st.ok()) {
+  if (Status st = s->CheckTables(session, read_only); !st.ok()) {
     session->close(session, nullptr);
     return st;
   }
-  for (const std::string& uri : s->uris_) {
+  for (const std::string& uri : read_only ? std::vector<std::string>() : s->uris_) {
     ret = session->create(session, uri.c_str(), kTableConfig);
     if (ret != 0) {
       Status st = WtError(session, ret, "create " + uri + " in " + options.dir);
@@ -491,7 +504,7 @@ Capabilities WiredTigerStore::capabilities() const {
   return c;
 }
 
-Status WiredTigerStore::CheckTables(WT_SESSION* session) const {
+Status WiredTigerStore::CheckTables(WT_SESSION* session, bool existing) const {
   WT_CURSOR* meta = nullptr;
   int ret = session->open_cursor(session, "metadata:", nullptr, nullptr, &meta);
   if (ret != 0) return WtError(session, ret, "open the metadata of " + dir_);
@@ -513,12 +526,13 @@ Status WiredTigerStore::CheckTables(WT_SESSION* session) const {
   }
   meta->close(meta);
   if (ret != 0 && ret != WT_NOTFOUND) return WtError(session, ret, "read the metadata of " + dir_);
-  if (found.empty()) return Status::OK();  // a new store
+  if (found.empty() && !existing) return Status::OK();  // a new store
   std::vector<std::string> wanted = uris_;
   std::sort(found.begin(), found.end());
   std::sort(wanted.begin(), wanted.end());
   if (found == wanted) return Status::OK();
-  return Status::InvalidArgument("wiredtiger: " + dir_ + " has the tables " + JoinNames(found) +
+  return Status::InvalidArgument("wiredtiger: " + dir_ + " has the tables " +
+                                 (found.empty() ? std::string("none") : JoinNames(found)) +
                                  ", not the requested " + JoinNames(wanted));
 }
 
@@ -778,7 +792,11 @@ std::vector<std::string> WiredTigerFilesIn(const std::string& dir) {
 }
 
 Status OpenWiredTigerStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
-  return WiredTigerStore::Open(options, store);
+  return WiredTigerStore::Open(options, /*read_only=*/false, store);
+}
+
+Status OpenWiredTigerStoreReadOnly(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
+  return WiredTigerStore::Open(options, /*read_only=*/true, store);
 }
 
 }  // namespace kvlab::backends

@@ -14,6 +14,10 @@ namespace kvlab::backends {
 // Opens or creates a WiredTiger store in options.dir.
 // REQUIRES: options.dir exists (OpenStore in registry.h creates it and checks its marker).
 Status OpenWiredTigerStore(const StoreOptions& options, std::unique_ptr<KvStore>* store);
+// Opens the existing store in options.dir without writing to it (readonly=true: no checkpoint,
+// no log file, no table created). WiredTiger refuses a store that needs recovery (one whose
+// process was killed), since recovery writes. Writes fail (registry.h, StoreSpec::read_only).
+Status OpenWiredTigerStoreReadOnly(const StoreOptions& options, std::unique_ptr<KvStore>* store);
 
 // What WiredTiger writes on its own, which a disk guard's reserve must cover (docs/engine.md,
 // "A full disk"). WiredTiger does not survive ENOSPC in its own writes: an eviction or a log

@@ -2,6 +2,7 @@
 // LMDB store's data.mdb: every reply is the value written or an error naming the key, never a
 // wrong value, and verify exits 1 naming the damaged records. Built into gc_cli_test.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -332,6 +333,182 @@ TEST(VerifyCli, FlipsInLmdbStructuresAreRefusedOnOpen) {
   s = OpenLmdb(meta);
   ASSERT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("transaction ids"), std::string::npos) << s.message();
+}
+
+// An engine over the store of `backend` in dir, opened as `kvlab` opens it (same format record).
+struct StoreEngine {
+  StoreEngine(const std::string& backend, const std::string& dir) {
+    backends::StoreSpec spec;
+    spec.backend = backend;
+    spec.options.dir = dir;
+    engine::EngineOptions options;
+    spec.format = encodings::StoreFormatRecord(options.keys);
+    const Status s = backends::OpenStore(spec, &store);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    engine = std::make_unique<engine::Engine>(store->store(), options);
+  }
+  ~StoreEngine() {
+    engine.reset();
+    store->Close();
+  }
+  void Ok(std::vector<std::string> argv) {
+    const resp::Reply r = engine->Execute(session, argv);
+    EXPECT_FALSE(r.is_error()) << argv[0] << ": " << r.str();
+  }
+
+  std::unique_ptr<backends::OpenedStore> store;
+  std::unique_ptr<engine::Engine> engine;
+  engine::Session session;
+};
+
+// Every file under dir: its size, allocated blocks, modification time and the bytes of its first
+// 16 MB (LMDB's data.mdb is a sparse file of the map size), by relative path.
+std::map<std::string, std::string> FilesOf(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    struct stat st;
+    EXPECT_EQ(::stat(entry.path().c_str(), &st), 0) << entry.path();
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string bytes(16 << 20, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    std::ostringstream id;
+    id << st.st_size << " bytes, " << st.st_blocks << " blocks, mtime " << st.st_mtim.tv_sec << "."
+       << st.st_mtim.tv_nsec << ", " << std::hash<std::string>()(bytes);
+    files[std::filesystem::relative(entry.path(), dir).string()] = id.str();
+  }
+  return files;
+}
+
+// kvlab verify opens every persistent backend read-only: not a byte of the store changes (no
+// new MANIFEST, info LOG, log file or checkpoint, no resized data file), only the lock files
+// the backends keep their readers in. Before, RocksDB wrote a MANIFEST and a LOG at every open.
+TEST(VerifyCli, VerifyingChangesNothingInTheStore) {
+  for (const std::string backend : {"rocksdb", "lmdb", "wiredtiger"}) {
+    SCOPED_TRACE(backend);
+    testing::ScratchDir dir;
+    const std::string store = dir.Sub("store");
+    {
+      StoreEngine e(backend, store);
+      for (int i = 0; i < 20; ++i) e.Ok({"SET", Name("s", i), StringValue(i)});
+      e.Ok({"HSET", "h", "a", "1", "b", "2"});
+    }
+    auto lock_file = [](const std::string& name) {
+      // Where LMDB keeps its reader table (a reader's pid lands in it); RocksDB's and
+      // WiredTiger's lock files hold nothing of the store.
+      return name == "lock.mdb" || name == "LOCK" || name == "WiredTiger.lock";
+    };
+    auto before = FilesOf(store);
+    auto r = Kvlab({"verify", "--dir", store}, dir.path());
+    ASSERT_EQ(r.exit_code, flags::kExitOk) << r.out << r.err;
+    EXPECT_NE(r.out.find("verify: clean"), std::string::npos) << r.out;
+    auto after = FilesOf(store);
+    for (auto* files : {&before, &after})
+      std::erase_if(*files, [&](const auto& f) { return lock_file(f.first); });
+    EXPECT_EQ(before, after);
+
+    // Writes through the read-only store are refused, named.
+    backends::StoreSpec spec;
+    spec.backend = backend;
+    spec.options.dir = store;
+    spec.read_only = true;
+    std::unique_ptr<backends::OpenedStore> opened;
+    ASSERT_TRUE(backends::OpenStore(spec, &opened).ok());
+    const Status put = opened->store()->Put("k", "v");
+    EXPECT_TRUE(put.IsNotSupported()) << put.ToString();
+    EXPECT_NE(put.message().find("read-only"), std::string::npos) << put.message();
+    opened.reset();
+    after = FilesOf(store);
+    std::erase_if(after, [&](const auto& f) { return lock_file(f.first); });
+    EXPECT_EQ(before, after);
+  }
+  // A read-only open creates nothing.
+  testing::ScratchDir dir;
+  backends::StoreSpec spec;
+  spec.backend = "rocksdb";
+  spec.options.dir = dir.Sub("none");
+  spec.read_only = true;
+  std::unique_ptr<backends::OpenedStore> opened;
+  const Status s = backends::OpenStore(spec, &opened);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("none")));
+}
+
+// The count check covers every version whose count KV can check: the four list layouts (dense,
+// sparse, Kvrocks's, Ardb's a# records) and the cache-tier versions, whose elements all live in
+// KV (hash v2, zset v1 and v2, set v2). One element record removed below the engine from each,
+// and one added to another: each is named, with the direction.
+TEST(VerifyCli, CountsOfListsArdbAndCacheTierVersionsAreChecked) {
+  testing::ScratchDir dir;
+  const std::string store = dir.Sub("store");
+  const std::vector<std::pair<std::string, std::string>> keys = {
+      {"list dense", "list=0"},   {"list sparse", "list=1"}, {"list kvrocks", "list=kvrocks"},
+      {"list ardb", "list=ardb"}, {"hash cached", "hash=2"}, {"zset cached", "zset=1"},
+      {"zset refs", "zset=2"},    {"set cached", "set=2"},   {"hash extra", "hash=2"}};
+  {
+    StoreEngine e("memory", store);
+    for (const auto& [key, version] : keys) {
+      const std::string type = version.substr(0, version.find('='));
+      e.Ok({"CONFIG", "SET", "kv." + type + ".key.meta.version", version.substr(type.size() + 1)});
+      if (type == "list") e.Ok({"RPUSH", key, "a", "b", "c", "d"});
+      if (type == "hash") e.Ok({"HSET", key, "a", "1", "b", "2", "c", "3"});
+      if (type == "zset") e.Ok({"ZADD", key, "1", "a", "2", "b", "3", std::string(300, 'c')});
+      if (type == "set") e.Ok({"SADD", key, "a", "b", "c"});
+    }
+  }
+  auto r = Kvlab({"verify", "--dir", store}, dir.path());
+  ASSERT_EQ(r.exit_code, flags::kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("counts checked against sub-keys for 9 keys"), std::string::npos) << r.out;
+
+  {
+    backends::StoreSpec raw;
+    raw.backend = "memory";
+    raw.options.dir = store;
+    std::unique_ptr<backends::OpenedStore> opened;
+    ASSERT_TRUE(backends::OpenStore(raw, &opened).ok());
+    std::map<std::string, std::string> victims;  // key -> its first element record
+    auto it = opened->store()->NewIterator({});
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string k(it->key());
+      if (!k.starts_with("s#") && !k.starts_with("a#")) continue;
+      for (const auto& key : keys) {
+        // The key as sub-keys hold it, after its length (so "set cached" is not "zset cached").
+        std::string needle(4, '\0');
+        needle[3] = static_cast<char>(key.first.size());
+        needle += key.first;
+        if (k.find(needle) != std::string::npos && !victims.contains(key.first)) {
+          victims[key.first] = k;
+        }
+      }
+    }
+    it.reset();
+    ASSERT_EQ(victims.size(), keys.size());
+    for (const auto& [key, record] : victims) {
+      const Status s = key == "hash extra" ? opened->store()->Put(record + "x", "1")
+                                           : opened->store()->Delete(record);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+  }
+  r = Kvlab({"verify", "--dir", store}, dir.path());
+  EXPECT_EQ(r.exit_code, flags::kExitFailed) << r.out << r.err;
+  EXPECT_NE(r.out.find("damage: counts that differ from the sub-keys: 9"), std::string::npos)
+      << r.out;
+  for (const char* line :
+       {"key \"list dense\" (list v0): its key-meta counts 4 elements, the store holds 3 s# "
+        "records of its key-version (fewer)",
+        "key \"list sparse\" (list v1): its key-meta counts 4",
+        "key \"list kvrocks\" (list vkvrocks): its key-meta counts 4",
+        "key \"list ardb\" (list vardb): its key-meta counts 4 elements, the store holds 3 a# "
+        "records of the key (fewer)",
+        "key \"hash cached\" (hash v2): its key-meta counts 3 elements, the store holds 2",
+        "key \"zset cached\" (zset v1): its key-meta counts 3",
+        "key \"zset refs\" (zset v2): its key-meta counts 3",
+        "key \"set cached\" (set v2): its key-meta counts 3",
+        "key \"hash extra\" (hash v2): its key-meta counts 3 elements, the store holds 4 s# "
+        "records of its key-version (more)"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
 }
 
 }  // namespace

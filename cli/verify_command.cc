@@ -76,13 +76,20 @@ std::string MarkerBackend(const std::string& dir) {
   return line.substr(8);
 }
 
-// The versions whose meta count must equal the records of each of their sub-key kinds: a count
-// in the meta, every element in KV, one record per element and kind (hash, set and zset v0 and
-// their Kvrocks layouts). Lists keep index ranges, the tier versions part of their data in
-// Redis, Ardb's rows no count.
-bool CountsEveryKind(const EncodingSpec& row) {
-  return row.meta_has_count && row.tier == encodings::TierUse::kNone && !row.eager_delete &&
-         row.type != encodings::KeyType::kList && !row.sub_keys.empty();
+// The sub-key kinds whose records a version's meta count must equal, one record per element:
+// every kind it writes but the zset member refs (i#: zset v2 and v3 keep one for a long member
+// only). Empty when the count cannot be checked from the KV store: versions without a count
+// (hash and set v1/v3, the Ardb hash, set and zset), and zset v3, whose members live in the store
+// Redis (KV holds its count and its long members' refs). Lists count their element records
+// (every version: dense, sparse, Kvrocks's, and Ardb's a# records); the cache-tier versions
+// (hash v2, zset v1/v2, set v2) keep every element in KV, and the cache is never the data.
+std::vector<SubKeyTag> CountedKinds(const EncodingSpec& row) {
+  if (!row.meta_has_count || row.tier == encodings::TierUse::kStore) return {};
+  std::vector<SubKeyTag> kinds;
+  for (SubKeyTag tag : row.sub_keys) {
+    if (tag != SubKeyTag::kIndex) kinds.push_back(tag);
+  }
+  return kinds;
 }
 
 class Verifier {
@@ -164,17 +171,23 @@ class Verifier {
            ++keys_checked_;
            if (meta.ExpiredAt(now)) return;  // garbage, counted by the collector's dry run
            const EncodingSpec* row = registry.Find(meta.type, meta.encode_version);
-           if (row == nullptr || !CountsEveryKind(*row) || !meta.count_known) return;
-           CheckCount(db, key, meta, *row);
+           if (row == nullptr || !meta.count_known) return;
+           if (const std::vector<SubKeyTag> kinds = CountedKinds(*row); !kinds.empty()) {
+             CheckCount(db, key, meta, *row, kinds);
+           }
          });
   }
 
-  void CheckCount(uint8_t db, const std::string& key, const KeyMeta& meta,
-                  const EncodingSpec& row) {
+  void CheckCount(uint8_t db, const std::string& key, const KeyMeta& meta, const EncodingSpec& row,
+                  const std::vector<SubKeyTag>& kinds) {
     ++counts_checked_;
     const encodings::TypeSpec* type = engine_->registry().FindType(row.type);
-    for (SubKeyTag tag : row.sub_keys) {
-      const std::string prefix = engine_->codec().SubKeyPrefix(tag, db, key, meta.key_version);
+    for (SubKeyTag tag : kinds) {
+      // An Ardb key has no key-version: its records are every a# record of the key.
+      const bool ardb = tag == SubKeyTag::kArdb;
+      const std::string prefix =
+          ardb ? engine_->codec().ArdbKeyPrefix(db, key)
+               : engine_->codec().SubKeyPrefix(tag, db, key, meta.key_version);
       uint64_t records = 0;
       Walk(prefix, encodings::PrefixSuccessor(prefix),
            "the sub-keys of db " + std::to_string(db) + " key \"" + PrintableKey(key) + "\"",
@@ -184,7 +197,7 @@ class Verifier {
                               row.DisplayName(*type) + "): its key-meta counts " +
                               std::to_string(meta.count) + " elements, the store holds " +
                               std::to_string(records) + " " + static_cast<char>(tag) +
-                              "# records of its key-version (" +
+                              (ardb ? "# records of the key (" : "# records of its key-version (") +
                               (records > meta.count ? "more" : "fewer") + ")");
       }
     }
@@ -211,6 +224,9 @@ int RunVerify(VerifyFlags f) {
   }
   const std::string marked = MarkerBackend(f.store.dir);
   if (!f.backend_given) f.store.backend = marked;
+  // Verifying never changes the store: every backend opens it read-only, and writes through
+  // the KV interface are refused (backends::StoreSpec::read_only).
+  f.store.read_only = true;
   // An LMDB store's pages are scrubbed before LMDB maps them (backends/lmdb_scrub.h): damage in
   // LMDB's own structures is reported here and ends the verify (walking such a store through
   // LMDB could crash it or miss records); records whose checksum differs are listed by step 1.

@@ -81,6 +81,7 @@ StoreSpec StoreFlags::ToSpec() const {
   // Checked while parsing (AddTo), so the parse cannot fail here.
   backends::ParseDiskReserve(disk_reserve, &spec.disk_reserve).IgnoreError();
   spec.scrub_on_open = scrub_on_open;
+  spec.read_only = read_only;
   if (column_families) {
     spec.options.key_spaces =
         encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags());

@@ -39,6 +39,9 @@ struct StoreFlags {
   // --etcd-endpoints, --etcd-max-txn-ops, TLS and authentication: the etcd cluster of
   // --backend etcd (etcd_flags.h).
   EtcdFlags etcd;
+  // Not a flag: the subcommand opens the store without changing it (kvlab verify;
+  // backends::StoreSpec::read_only).
+  bool read_only = false;
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
   // --column-families, --compaction-filter, --compaction-grace-ms, --disk-reserve,
