@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/data_dir.h"
+#include "engine/rdb_value.h"
 #include "resp/redis_numbers.h"
 
 namespace kvlab::conformance {
@@ -54,7 +55,24 @@ constexpr const char* kRules[] = {"integer_argument_count",    "negative_zero_pr
                                   "negative_zero_either_sign", "negative_zero_increment",
                                   "integral_score_text",       "kv_encoding_name",
                                   "value_refcount_one",        "store_bytes",
-                                  "unsupported_error",         "watched_blind_write"};
+                                  "unsupported_error",         "watched_blind_write",
+                                  "dump_canonical_form"};
+
+// Whether kvlab's DUMP payload is exactly the one kvlab writes for the value of Redis's
+// payload: both parse, and kvlab's bytes are DumpPayload of Redis's value with its hash fields
+// and set members in byte order (the order kvlab's encodings keep), Redis's default thresholds.
+bool IsCanonicalDump(const Reply& redis, const Reply& kvlab) {
+  if (redis.type() != Reply::Type::kBulk || kvlab.type() != Reply::Type::kBulk) return false;
+  engine::rdb::Value v, mine;
+  if (engine::rdb::ParsePayload(redis.str(), &v) != engine::rdb::ParseResult::kOk ||
+      engine::rdb::ParsePayload(kvlab.str(), &mine) != engine::rdb::ParseResult::kOk) {
+    return false;
+  }
+  // A list keeps its order: only a hash's and a set's order are Redis's history or hash order.
+  if (v.type == encodings::KeyType::kHash) std::sort(v.pairs.begin(), v.pairs.end());
+  if (v.type == encodings::KeyType::kSet) std::sort(v.elements.begin(), v.elements.end());
+  return engine::rdb::DumpPayload(v, engine::rdb::DumpOptions()) == kvlab.str();
+}
 
 // Whether kvlab's reply names the encoding of a string or of a type in the profile
 // (encodings::KvEncodingName).
@@ -109,6 +127,7 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv,
     // key did not hold counted as a modification of a watched key.
     return kvlab.type() == Reply::Type::kNilArray && redis.type() == Reply::Type::kArray;
   }
+  if (d.rule == "dump_canonical_form") return IsCanonicalDump(redis, kvlab);
   if (d.rule == "integral_score_text") {
     // The same scores, one side printing a long integral score as integer text, the other as
     // "%.17g".

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "encodings/hash_encoding.h"
+#include "engine/rdb_value.h"
 
 namespace kvlab::conformance {
 
@@ -215,6 +216,44 @@ TEST(Deviations, IntrospectionRulesHoldOnlyForTheirSubcommandAndShape) {
             "memory-allocator-reports-unsupported");
   EXPECT_EQ(c.Explain({"memory", "purge"}, p, Reply::Ok(),
                       Reply::Error("ERR kvlab does not support MEMORY purge")),
+            "");
+}
+
+// DUMP: Redis's payload of a hash whose fields came in another order, or of a list cut into
+// nodes otherwise, is explained when kvlab's bytes are its canonical serialization of the same
+// value; another value, or bytes that are not that serialization, fail.
+TEST(Deviations, DumpCanonicalFormRule) {
+  const DeviationCatalogue c = Real();
+  const encodings::EncodingProfile p = P(0, 0);
+  namespace rdb = engine::rdb;
+  rdb::Value redis_hash;
+  redis_hash.type = encodings::KeyType::kHash;
+  redis_hash.pairs = {{"b", "2"}, {"a", "1"}};  // insertion order
+  rdb::Value kvlab_hash = redis_hash;
+  kvlab_hash.pairs = {{"a", "1"}, {"b", "2"}};
+  const Reply redis = Reply::Bulk(rdb::DumpPayload(redis_hash, {}));
+  const Reply kvlab = Reply::Bulk(rdb::DumpPayload(kvlab_hash, {}));
+  ASSERT_NE(redis, kvlab);
+  EXPECT_EQ(c.Explain({"DUMP", "h"}, p, redis, kvlab), "dump-canonical-form");
+  EXPECT_EQ(c.Explain({"GET", "h"}, p, redis, kvlab), "");
+  rdb::Value other = kvlab_hash;
+  other.pairs[1].second = "3";
+  EXPECT_EQ(c.Explain({"DUMP", "h"}, p, redis, Reply::Bulk(rdb::DumpPayload(other, {}))), "");
+  // The same value in a dict form kvlab would not write for it: a failure.
+  rdb::DumpOptions dict;
+  dict.hash_max_listpack_entries = 0;
+  EXPECT_EQ(c.Explain({"DUMP", "h"}, p, redis, Reply::Bulk(rdb::DumpPayload(kvlab_hash, dict))),
+            "");
+  EXPECT_EQ(c.Explain({"DUMP", "h"}, p, redis, Reply::Bulk("garbage")), "");
+  EXPECT_EQ(c.Explain({"DUMP", "h"}, p, Reply::Nil(), kvlab), "");
+  // A list keeps its order.
+  rdb::Value list;
+  list.type = encodings::KeyType::kList;
+  list.elements = {"b", "a"};
+  rdb::Value sorted = list;
+  sorted.elements = {"a", "b"};
+  EXPECT_EQ(c.Explain({"DUMP", "l"}, p, Reply::Bulk(rdb::DumpPayload(list, {})),
+                      Reply::Bulk(rdb::DumpPayload(sorted, {}))),
             "");
 }
 

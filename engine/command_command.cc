@@ -66,7 +66,7 @@ std::vector<std::string> Categories(const CommandSpec& spec) {
   if (spec.flags & (kCmdAdmin | kCmdAclAdmin)) out.push_back("admin");
   out.push_back((spec.flags & kCmdFast) ? "fast" : "slow");
   if (spec.flags & kCmdBlocking) out.push_back("blocking");
-  if (spec.flags & (kCmdAdmin | kCmdAclAdmin | kCmdKeyspaceExclusive)) {
+  if (spec.flags & (kCmdAdmin | kCmdAclAdmin | kCmdAclDangerous | kCmdKeyspaceExclusive)) {
     out.push_back("dangerous");
   }
   if (spec.group == "connection") out.push_back("connection");

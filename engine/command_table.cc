@@ -608,6 +608,7 @@ CommandTable::CommandTable() {
   AppendGeoCommandRows(&specs_);
   AppendServerCommandRows(&specs_);
   AppendBitsCommandRows(&specs_);
+  AppendDumpCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

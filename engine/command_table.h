@@ -54,6 +54,8 @@ enum CommandFlag : uint32_t {
   // In the ACL categories @admin and @dangerous without the admin flag (LASTSAVE), as Redis
   // 7.0's command JSON files give some commands.
   kCmdAclAdmin = 1u << 13,
+  // In the ACL category @dangerous alone (RESTORE), as Redis 7.0's restore.json gives it.
+  kCmdAclDangerous = 1u << 14,
 };
 
 // A subcommand of a container command: its lower-case name and Redis's arity, counted with the
@@ -97,6 +99,7 @@ struct CommandSpec {
 void AppendGeoCommandRows(std::vector<CommandSpec>* rows);     // command_rows_geo.cc
 void AppendServerCommandRows(std::vector<CommandSpec>* rows);  // command_rows_server.cc
 void AppendBitsCommandRows(std::vector<CommandSpec>* rows);    // BITOP, BITFIELD, BITFIELD_RO
+void AppendDumpCommandRows(std::vector<CommandSpec>* rows);    // DUMP, RESTORE
 
 class CommandTable {
  public:

@@ -1,4 +1,6 @@
-// Redis's own in-memory encoding parameters, accepted and reported by CONFIG with no effect.
+// Redis's own in-memory encoding parameters, accepted and reported by CONFIG. They do not touch
+// kvlab's storage; DUMP reads them to write the RDB form Redis would hold a value in
+// (engine/rdb_value.h).
 //
 // Redis chooses between a compact and a general in-memory encoding of each type by these
 // thresholds (hash-max-listpack-entries, zset-max-listpack-value, list-max-listpack-size,
