@@ -52,10 +52,22 @@ TEST(RdbFormat, StringsListpacksZiplistsAndIntsets) {
   w.String("-128", true);
   EXPECT_EQ(w.out(), std::string("\xc0\x80", 2));
   // Every listpack entry encoding, and its back-lengths.
-  std::vector<std::string> entries = {"0",     "127",  "128",     "-4096",   "4095",
-                                      "-4097", "32767", "8388607", "-8388609", "9223372036854775807",
-                                      "-9223372036854775808", "01", "a",  std::string(63, 's'),
-                                      std::string(64, 'm'), std::string(5000, 'l')};
+  std::vector<std::string> entries = {"0",
+                                      "127",
+                                      "128",
+                                      "-4096",
+                                      "4095",
+                                      "-4097",
+                                      "32767",
+                                      "8388607",
+                                      "-8388609",
+                                      "9223372036854775807",
+                                      "-9223372036854775808",
+                                      "01",
+                                      "a",
+                                      std::string(63, 's'),
+                                      std::string(64, 'm'),
+                                      std::string(5000, 'l')};
   const std::string lp = rdb::ListpackEncode({entries.begin(), entries.end()});
   std::vector<std::string> back;
   ASSERT_TRUE(rdb::ListpackDecode(lp, &back));
@@ -87,7 +99,10 @@ TEST(RdbFormat, StringsListpacksZiplistsAndIntsets) {
   EXPECT_FALSE(rdb::IntsetDecode(rdb::IntsetEncode({7, 7}), &ints));  // not distinct
   // A zipmap (Redis 2.4): {"f": "v"} with one free byte.
   std::vector<std::pair<std::string, std::string>> pairs;
-  ASSERT_TRUE(rdb::ZipmapDecode(std::string("\x01\x01" "f\x01\x01vX\xff", 8), &pairs));
+  ASSERT_TRUE(rdb::ZipmapDecode(std::string("\x01\x01"
+                                            "f\x01\x01vX\xff",
+                                            8),
+                                &pairs));
   EXPECT_EQ(pairs, (std::vector<std::pair<std::string, std::string>>{{"f", "v"}}));
 }
 
@@ -146,9 +161,14 @@ TEST(DumpRestore, OptionsAndErrorsAsRedis) {
   // payload: one cut short reads on into the footer, so these overrun it).
   for (const std::string& p :
        {Wrap(0, "\x40\x64hel"), Wrap(6, "x"), Wrap(15, "x"), Wrap(2, std::string("\x00", 1)),
-        Wrap(2, std::string("\x02\x01" "a\x01" "a", 5)), Wrap(16, "\x05hello"),
-        Wrap(11, std::string("\x08\x02\x00\x00\x00\x00\x00\x00\x00", 9)),
-        Wrap(0, std::string("\xc3\x02\x05" "ab", 5))}) {
+        Wrap(2, std::string("\x02\x01"
+                            "a\x01"
+                            "a",
+                            5)),
+        Wrap(16, "\x05hello"), Wrap(11, std::string("\x08\x02\x00\x00\x00\x00\x00\x00\x00", 9)),
+        Wrap(0, std::string("\xc3\x02\x05"
+                            "ab",
+                            5))}) {
     EXPECT_EQ(Exec(e, {"RESTORE", "j", "0", p}), "(error) ERR Bad data format")
         << Reply::Bulk(p).Describe();
   }

@@ -257,6 +257,34 @@ TEST_F(KeySpecsTest, TheServerCommandsDescribeThemselvesAsRedisDoes) {
   }
 }
 
+// DUMP and RESTORE against Redis 7.0's COMMAND INFO: arity, the modelled flags, legacy range,
+// ACL categories (RESTORE: @dangerous without the admin flag) and key specs.
+TEST_F(KeySpecsTest, DumpAndRestoreDescribeThemselvesAsRedisDoes) {
+  const std::vector<std::string> modelled = {"write", "readonly", "denyoom", "admin", "fast"};
+  for (const char* name : {"dump", "restore"}) {
+    SCOPED_TRACE(name);
+    const CommandSpec* spec = CommandTable::Get().Find(name);
+    ASSERT_NE(spec, nullptr);
+    Reply redis_info;
+    ASSERT_TRUE(client_->Command({"COMMAND", "INFO", name}, &redis_info).ok());
+    ASSERT_EQ(redis_info.elements().size(), 1u);
+    const Reply& want = redis_info.elements()[0];
+    const Reply got = CommandInfo(*spec).AsResp2();
+    std::vector<Reply> redis_flags;
+    for (const Reply& f : want.elements()[2].elements()) {
+      if (std::find(modelled.begin(), modelled.end(), f.str()) != modelled.end()) {
+        redis_flags.push_back(f);
+      }
+    }
+    EXPECT_EQ(got.elements()[2], Reply::Array(redis_flags)) << got.elements()[2].Describe();
+    for (size_t i : {1u, 3u, 4u, 5u, 6u, 8u}) {
+      EXPECT_EQ(got.elements()[i], want.elements()[i])
+          << "element " << i << ": kvlab " << got.elements()[i].Describe() << "\nredis "
+          << want.elements()[i].Describe();
+    }
+  }
+}
+
 // The table's own commands keep their legacy ranges: every key FindKeys finds for them is the
 // one (first, last, step) names.
 TEST(KeySpecs, LegacyRangesOfTheTable) {

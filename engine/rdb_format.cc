@@ -365,8 +365,7 @@ bool ListpackDecode(std::string_view blob, std::vector<std::string>* entries) {
     const size_t body = head + len;
     const std::string back = Backlen(body);
     if (back.size() > avail - body || blob.substr(pos + body, back.size()) != back) return false;
-    entries->push_back(is_int ? std::to_string(v)
-                              : std::string(blob.substr(pos + head, len)));
+    entries->push_back(is_int ? std::to_string(v) : std::string(blob.substr(pos + head, len)));
     pos += body + back.size();
   }
   if (pos != n - 1) return false;
@@ -468,7 +467,8 @@ bool IntsetDecode(std::string_view blob, std::vector<int64_t>* values) {
   if (w != 2 && w != 4 && w != 8) return false;
   if (count == 0 || 8 + count * w != blob.size()) return false;
   for (uint64_t i = 0; i < count; ++i) {
-    const int64_t v = SignExtend(LoadLE(p + 8 + i * w, static_cast<int>(w)), static_cast<int>(8 * w));
+    const int64_t v =
+        SignExtend(LoadLE(p + 8 + i * w, static_cast<int>(w)), static_cast<int>(8 * w));
     if (!values->empty() && v <= values->back()) return false;  // sorted and distinct
     values->push_back(v);
   }

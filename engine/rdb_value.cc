@@ -17,11 +17,11 @@ using encodings::KeyType;
 
 namespace {
 
-constexpr uint64_t kContainerPlain = 1;   // QUICKLIST_NODE_CONTAINER_PLAIN
-constexpr uint64_t kContainerPacked = 2;  // QUICKLIST_NODE_CONTAINER_PACKED
-constexpr size_t kListpackEmptyBytes = 7;      // header and end byte
-constexpr size_t kSizeEstimateOverhead = 8;    // quicklist.c SIZE_ESTIMATE_OVERHEAD
-constexpr size_t kSizeSafetyLimit = 8192;      // quicklist.c SIZE_SAFETY_LIMIT
+constexpr uint64_t kContainerPlain = 1;      // QUICKLIST_NODE_CONTAINER_PLAIN
+constexpr uint64_t kContainerPacked = 2;     // QUICKLIST_NODE_CONTAINER_PACKED
+constexpr size_t kListpackEmptyBytes = 7;    // header and end byte
+constexpr size_t kSizeEstimateOverhead = 8;  // quicklist.c SIZE_ESTIMATE_OVERHEAD
+constexpr size_t kSizeSafetyLimit = 8192;    // quicklist.c SIZE_SAFETY_LIMIT
 constexpr size_t kOptimizationLevel[] = {4096, 8192, 16384, 32768, 65536};
 
 // _quicklistNodeAllowInsert: whether RPUSH appends an element of `sz` bytes to the tail node
@@ -41,8 +41,8 @@ void DumpList(Writer* w, const std::vector<std::string>& elements, const DumpOpt
   std::vector<std::vector<std::string_view>> nodes;
   size_t node_sz = 0;
   for (const std::string& e : elements) {
-    if (nodes.empty() || !AllowInsert(node_sz, nodes.back().size(), o.list_max_listpack_size,
-                                      e.size())) {
+    if (nodes.empty() ||
+        !AllowInsert(node_sz, nodes.back().size(), o.list_max_listpack_size, e.size())) {
       nodes.emplace_back();
       node_sz = kListpackEmptyBytes;
     }
@@ -175,8 +175,8 @@ bool ReadList(Reader* r, uint8_t type, Value* out) {
       continue;
     }
     std::vector<std::string> node;
-    const bool ok = type == kTypeListQuicklist2 ? ListpackDecode(blob, &node)
-                                                : ZiplistDecode(blob, &node);
+    const bool ok =
+        type == kTypeListQuicklist2 ? ListpackDecode(blob, &node) : ZiplistDecode(blob, &node);
     if (!ok) return false;
     for (std::string& e : node) out->elements.push_back(std::move(e));
   }
