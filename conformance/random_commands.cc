@@ -5,6 +5,7 @@
 #include "conformance/compare.h"
 #include "conformance/random_commands_internal.h"
 #include "engine/command_table.h"
+#include "engine/rdb_value.h"
 
 namespace kvlab::conformance {
 namespace random_internal {
@@ -100,11 +101,50 @@ Argv KeyMove(Gen& g, const char* cmd) {
   return a;
 }
 
+// RESTORE of a key of any type from a payload of each type (as kvlab writes them, which Redis
+// reads), now and then a corrupt one; REPLACE, ABSTTL and a TTL by chance.
+Argv Restore(Gen& g) {
+  engine::rdb::Value v;
+  switch (g.Below(5)) {
+    case 0:
+      v.type = encodings::KeyType::kString;
+      v.str = g.Chance(50) ? "12345" : "hello";
+      break;
+    case 1:
+      v.type = encodings::KeyType::kHash;
+      v.pairs = {{"a", "1"}, {"b", "two"}};
+      break;
+    case 2:
+      v.type = encodings::KeyType::kList;
+      v.elements = {"x", "7", "y"};
+      break;
+    case 3:
+      v.type = encodings::KeyType::kSet;
+      v.elements = {"1", "2", "300"};
+      break;
+    default:
+      v.type = encodings::KeyType::kZset;
+      v.scored = {{"m", 0}, {"n", 0}};  // equal scores: a lex key (l1) may get it
+      break;
+  }
+  std::string payload = engine::rdb::DumpPayload(v, engine::rdb::DumpOptions());
+  if (g.Chance(10)) payload[payload.size() - 1] ^= 1;  // a wrong checksum
+  Argv a = {"RESTORE", g.Pick(kAllKeys), g.Chance(70) ? "0" : "100000", payload};
+  if (g.Chance(50)) a.push_back("REPLACE");
+  if (g.Chance(10)) a.push_back("ABSTTL");
+  return a;
+}
+
 std::vector<Entry> KeyspaceEntries() {
   return {
       {"rename", 1, [](Gen& g) { return KeyMove(g, "RENAME"); }},
       {"renamenx", 1, [](Gen& g) { return KeyMove(g, "RENAMENX"); }},
       {"copy", 1, [](Gen& g) { return KeyMove(g, "COPY"); }},
+      {"dump", 1,
+       [](Gen& g) {
+         return Argv{"DUMP", g.Pick(kAllKeys)};
+       }},
+      {"restore", 1, Restore},
       {"move", 1, [](Gen& g) { return KeyMove(g, "MOVE"); }},
       {"del", 3, [](Gen& g) { return Keys1(g, "DEL"); }},
       {"randomkey", 1,
