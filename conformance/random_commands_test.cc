@@ -59,8 +59,8 @@ TEST(RandomCommands, SavesAreOnlyGeneratedInTheirErrorForms) {
         EXPECT_GT(argv.size(), 1u) << cmd;
       } else if (cmd == "bgsave") {
         ++saves;
-        const bool valid = argv.size() == 1 ||
-                           (argv.size() == 2 && LowerCommand(argv[1]) == "schedule");
+        const bool valid =
+            argv.size() == 1 || (argv.size() == 2 && LowerCommand(argv[1]) == "schedule");
         EXPECT_FALSE(valid) << argv.size();
       }
     }
