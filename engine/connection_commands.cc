@@ -153,10 +153,10 @@ void QuitCommand(CommandContext& ctx) {
 // RESET: Redis 7.0's resetCommand (clearClientConnectionState). The session's state is the
 // engine's: the transaction is discarded and every key unwatched, database 0 is selected, the
 // protocol goes back to RESP2, the client is authenticated again only if no password is
-// required (clientSetDefaultAuth), and its name is cleared. What the server keeps per
-// connection (CLIENT NO-EVICT) is reset through the host. kvlab has no pub/sub, client
-// tracking, MONITOR or CLIENT REPLY, so there is nothing of theirs to clear; and no replica or
-// master connections, which Redis refuses to reset.
+// required (clientSetDefaultAuth), and its name is cleared. CLIENT NO-EVICT stays on: Redis
+// 7.0.15 keeps it (its CLIENT INFO still shows flags=e after RESET). kvlab has no pub/sub,
+// client tracking, MONITOR or CLIENT REPLY, so there is nothing of theirs to clear; and no
+// replica or master connections, which Redis refuses to reset.
 void ResetCommand(CommandContext& ctx) {
   Session& session = ctx.session();
   session.multi = {};
@@ -165,7 +165,6 @@ void ResetCommand(CommandContext& ctx) {
   session.resp = 2;
   session.authenticated = !ctx.engine().AuthRequired();
   session.name.clear();
-  if (session.host != nullptr) session.host->SetNoEvict(false);
   ctx.reply = Reply::Status("RESET");
 }
 

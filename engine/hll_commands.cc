@@ -76,8 +76,9 @@ bool UnionOf(CommandContext& ctx, size_t first, hll::RawRegisters* max, bool* an
 
 // pfaddCommand: 1 when the key was created or a register changed. On a corrupted sparse HLL an
 // element gets INVALIDOBJ; Redis changes its value in place element by element, so the registers
-// the elements before that one raised stay raised, and the header's cached cardinality is not
-// invalidated (and the key not signalled): that value is stored with the error.
+// the elements before that one raised stay raised (each sparse change also marked the cached
+// cardinality stale, as hllSparseSet does), and the key is not signalled to WATCH: that value is
+// stored with the error.
 void PfaddCommand(CommandContext& ctx) {
   KeyMeta meta;
   bool found = false;
