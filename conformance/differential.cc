@@ -417,7 +417,7 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
     }
     const std::string& command = outcome.command;
     if (in_multi && command != "exec" && command != "discard" && command != "multi" &&
-        command != "watch" && command != "quit") {
+        command != "watch" && command != "quit" && command != "reset") {
       const Reply expected = reference.Execute(step.argv);
       const Reply actual = subject.Execute(step.argv);
       Judge(context, step.argv, expected, actual, &outcome);
@@ -476,6 +476,11 @@ CaseOutcome RunCase(const CaseFile& c, ReplyTarget& reference, ReplyTarget& subj
     const Reply expected = RunOnReference(reference, step.argv);
     if (command == "multi" && expected.type() == Reply::Type::kStatus) {
       in_multi = true;
+      queued.clear();
+    }
+    // RESET is not queued: it ends the transaction (and selects database 0) at once.
+    if (command == "reset" && expected.type() == Reply::Type::kStatus) {
+      in_multi = false;
       queued.clear();
     }
     const bool random = IsRandomReply(step.argv);

@@ -268,6 +268,12 @@ std::vector<Entry> TransactionEntries() {
          return a;
        }},
       {"unwatch", 1, [](Gen&) { return Argv{"UNWATCH"}; }},
+      // RESET ends a transaction (Next) and selects database 0; with an argument, its arity
+      // error.
+      {"reset", 1,
+       [](Gen& g) {
+         return g.Chance(80) ? Argv{"RESET"} : Argv{"RESET", "x"};
+       }},
   };
 }
 
@@ -316,11 +322,12 @@ std::vector<std::string> RandomCommandGenerator::Commands() {
 std::vector<std::string> RandomCommandGenerator::Next() {
   Argv argv = Draw();
   // MULTI opens a transaction only when it is accepted, EXEC always ends one (an EXEC with
-  // stray arguments discards it), DISCARD ends one when accepted.
+  // stray arguments discards it), DISCARD and RESET end one when accepted.
   const std::string command = LowerCommand(argv[0]);
   if (command == "multi" && argv.size() == 1) {
     in_multi_ = true;
-  } else if (in_multi_ && (command == "exec" || (command == "discard" && argv.size() == 1))) {
+  } else if (in_multi_ && (command == "exec" ||
+                           ((command == "discard" || command == "reset") && argv.size() == 1))) {
     in_multi_ = false;
   }
   return argv;

@@ -63,6 +63,12 @@ class CommandContext {
   void ReplyError(std::string text) { reply = resp::Reply::Error(std::move(text)); }
   // Turns a failed Status into an error reply. Returns false when it did.
   bool Check(const Status& s);
+  // An error reply writes nothing (Engine::Run), unless the handler calls this before it
+  // replies: its writes then land with the error, as a Redis command that changed its value in
+  // place before it failed (PFADD on a corrupted HLL). WATCH is not told, as Redis does not
+  // signal the key on that error.
+  void KeepWritesOnError() { keep_writes_on_error_ = true; }
+  bool keeps_writes_on_error() const { return keep_writes_on_error_; }
 
   // Loads `key` for a command on `type`. Returns false after setting the reply when the
   // command must stop: WRONGTYPE, or a storage error. Otherwise *exists says whether the key
@@ -152,6 +158,7 @@ class CommandContext {
   std::vector<std::string_view> migrate_keys_;
   std::vector<std::string_view> migrated_;  // keys this command migrated
   std::vector<std::pair<size_t, size_t>> migration_records_;
+  bool keep_writes_on_error_ = false;
 };
 
 }  // namespace kvlab::engine

@@ -1,4 +1,5 @@
 // The HyperLogLog commands' rows of the command table (CommandTable's constructor appends them).
+#include "engine/command_table.h"
 #include "engine/hll_commands.h"
 
 namespace kvlab::engine {

@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "engine/handlers.h"
-#include "engine/hll_commands.h"
 
 namespace kvlab::engine {
 
@@ -609,6 +608,7 @@ CommandTable::CommandTable() {
   AppendServerCommandRows(&specs_);
   AppendBitsCommandRows(&specs_);
   AppendDumpCommandRows(&specs_);
+  AppendConnectionCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

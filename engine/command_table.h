@@ -96,10 +96,12 @@ struct CommandSpec {
 
 // Rows of command groups kept in files of their own (engine/command_rows_<group>.cc), appended
 // to the table in CommandTable's constructor, before its index is built.
-void AppendGeoCommandRows(std::vector<CommandSpec>* rows);     // command_rows_geo.cc
-void AppendServerCommandRows(std::vector<CommandSpec>* rows);  // command_rows_server.cc
-void AppendBitsCommandRows(std::vector<CommandSpec>* rows);    // BITOP, BITFIELD, BITFIELD_RO
-void AppendDumpCommandRows(std::vector<CommandSpec>* rows);    // DUMP, RESTORE
+void AppendGeoCommandRows(std::vector<CommandSpec>* rows);          // command_rows_geo.cc
+void AppendServerCommandRows(std::vector<CommandSpec>* rows);       // command_rows_server.cc
+void AppendBitsCommandRows(std::vector<CommandSpec>* rows);         // BITOP, BITFIELD, BITFIELD_RO
+void AppendHyperloglogCommandRows(std::vector<CommandSpec>* rows);  // the PF* commands
+void AppendConnectionCommandRows(std::vector<CommandSpec>* rows);   // RESET
+void AppendDumpCommandRows(std::vector<CommandSpec>* rows);         // DUMP, RESTORE
 
 class CommandTable {
  public:

@@ -1,4 +1,4 @@
-// Commands about the connection and the server process: HELLO, AUTH, QUIT, CLIENT and
+// Commands about the connection and the server process: HELLO, AUTH, QUIT, RESET, CLIENT and
 // SHUTDOWN. The session's state (name, id) is the engine's; what only the server knows (the
 // other clients, closing the connection, stopping the process) goes through Session::host.
 #include <strings.h>
@@ -148,6 +148,24 @@ void AuthCommand(CommandContext& ctx) {
 void QuitCommand(CommandContext& ctx) {
   if (ctx.session().host != nullptr) ctx.session().host->CloseAfterReply();
   ctx.reply = Reply::Ok();
+}
+
+// RESET: Redis 7.0's resetCommand (clearClientConnectionState). The session's state is the
+// engine's: the transaction is discarded and every key unwatched, database 0 is selected, the
+// protocol goes back to RESP2, the client is authenticated again only if no password is
+// required (clientSetDefaultAuth), and its name is cleared. CLIENT NO-EVICT stays on: Redis
+// 7.0.15 keeps it (its CLIENT INFO still shows flags=e after RESET). kvlab has no pub/sub,
+// client tracking, MONITOR or CLIENT REPLY, so there is nothing of theirs to clear; and no
+// replica or master connections, which Redis refuses to reset.
+void ResetCommand(CommandContext& ctx) {
+  Session& session = ctx.session();
+  session.multi = {};
+  if (session.watch != nullptr) session.watch->Clear();
+  session.db = 0;
+  session.resp = 2;
+  session.authenticated = !ctx.engine().AuthRequired();
+  session.name.clear();
+  ctx.reply = Reply::Status("RESET");
 }
 
 // CLIENT UNBLOCK id [TIMEOUT|ERROR]: Redis 7.0's clientCommand, its checks in its order.

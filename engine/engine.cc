@@ -13,6 +13,7 @@
 #include "engine/command_context.h"
 #include "engine/command_table.h"
 #include "engine/hll_commands.h"
+#include "engine/hyperloglog.h"
 #include "engine/key_access.h"
 #include "engine/redis_encoding_params.h"
 #include "engine/redis_server_params.h"
@@ -99,6 +100,7 @@ Engine::Engine(KvStore* store, EngineOptions options)
       registry_(options_.registry != nullptr ? *options_.registry
                                              : encodings::EncodingRegistry::Builtin()),
       proto_max_bulk_len_(options_.proto_max_bulk_len),
+      hll_sparse_max_bytes_(hll::kDefaultSparseMaxBytes),
       key_locks_(options_.lock_stripes, options_.large_command_keys),
       cursors_(options_.cursor_limits),
       stats_(new CommandStats[commands_.all().size()]) {
@@ -320,7 +322,7 @@ void Engine::RegisterConfig() {
   fixed("kv.key.md5.prefix", options_.keys.md5_prefix ? "yes" : "no");
   fixed("backend", store_->name());
   AddRedisEncodingParams(&config_);
-  AddHllParams(&config_);
+  AddHllParams(&config_, &hll_sparse_max_bytes_);
   AddRedisServerParams(&config_, &memory_limit_);
 }
 
@@ -352,7 +354,8 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
   if (memory_limit_.limit() != 0) {
     const std::string_view name = spec->name;
     bool deny = (spec->flags & kCmdDenyOom) != 0 ||
-                (session.multi.active && name != "exec" && name != "discard" && name != "quit");
+                (session.multi.active && name != "exec" && name != "discard" && name != "quit" &&
+                 name != "reset");
     if (name == "exec" && session.multi.active) {
       for (const auto& queued : session.multi.queued) {
         deny = deny || (queued.spec->flags & kCmdDenyOom) != 0;
@@ -366,10 +369,11 @@ Reply Engine::Execute(Session& session, const std::vector<std::string>& argv, Co
     if (spec->flags & kCmdNoMulti) {
       return Reject(session, spec, "ERR Command not allowed inside a transaction");
     }
-    // Between MULTI and EXEC every command but the transaction's own (and QUIT) is queued.
+    // Between MULTI and EXEC every command but the transaction's own (and QUIT and RESET,
+    // which ends it) is queued.
     const std::string_view name = spec->name;
     if (name != "exec" && name != "discard" && name != "multi" && name != "watch" &&
-        name != "quit") {
+        name != "quit" && name != "reset") {
       session.multi.queued.push_back({spec, argv});
       return Reply::Status("QUEUED");
     }
@@ -545,9 +549,10 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
     ctx.MigrateOnLoad(CommandTable::WrittenKeys(spec, argv));
   }
   spec.handler(ctx);
-  // An error reply writes nothing; otherwise the command's writes land as one atomic batch,
-  // and then its Redis-tier writes that must follow the KV commit.
-  if (!ctx.reply.is_error()) {
+  // An error reply writes nothing (unless the handler kept its writes, KeepWritesOnError);
+  // otherwise the command's writes land as one atomic batch, and then its Redis-tier writes
+  // that must follow the KV commit.
+  if (!ctx.reply.is_error() || ctx.keeps_writes_on_error()) {
     Status write = txn.batch().empty() ? Status::OK() : counting.Write(txn.batch());
     // Inside EXEC, a command that talked to the Redis tier commits the transaction's overlay
     // now: its cache updates and the zset store's reconciliation must follow a durable write,
@@ -558,13 +563,16 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
       exec->committed = true;
       exec->commit_status = write = exec->pending.Commit();
     }
-    if (!ctx.Check(write) && !txn.on_commit_failure().empty()) {
+    const bool committed = ctx.Check(write);
+    if (!committed && !txn.on_commit_failure().empty()) {
       for (auto& step : txn.on_commit_failure()) step();
       ctx.ReplyError(ctx.reply.str() +
                      "; the zset store has applied the command, and kvlab reconciles the key "
                      "before its next use");
     }
-    if (!ctx.reply.is_error()) {
+    // Writes kept with an error reply also get their post-commit steps (the key-meta cache's
+    // update), so that no cache keeps the value they replaced.
+    if (committed && (!ctx.reply.is_error() || ctx.keeps_writes_on_error())) {
       for (auto& step : txn.after_commit()) ctx.Check(step());
     }
     if (!ctx.reply.is_error()) ready_keys->swap(ctx.ready_keys());

@@ -303,6 +303,11 @@ class Engine {
   void set_proto_max_bulk_len(uint64_t bytes) {
     proto_max_bulk_len_.store(bytes, std::memory_order_relaxed);
   }
+  // hll-sparse-max-bytes: the largest sparse HyperLogLog before PFADD and PFMERGE make it
+  // dense (CONFIG SET changes it; engine/hll_commands.h).
+  uint64_t hll_sparse_max_bytes() const {
+    return hll_sparse_max_bytes_.load(std::memory_order_relaxed);
+  }
   const KeyLocks& key_locks() const { return key_locks_; }
   // The resume positions of SCAN-family cursors.
   CursorTable& cursors() { return cursors_; }
@@ -416,6 +421,7 @@ class Engine {
   };
   std::array<TypeState, 256> types_;
   std::atomic<uint64_t> proto_max_bulk_len_;
+  std::atomic<uint64_t> hll_sparse_max_bytes_;
   EngineConfig config_;
   KeyLocks key_locks_;
   CursorTable cursors_;

@@ -430,6 +430,19 @@ void GeoRadiusGeneric(CommandContext& ctx, size_t src_key_index, int flags) {
   StoreZset(ctx, *storekey, std::move(stored));
 }
 
+// GEOPOS's and GEOHASH's read: the score of each member argument (argv[2..]) of the zset at
+// argv[1], empty for a member it lacks, all empty when the key does not exist. False after a
+// reply (a wrong type, a storage error).
+bool ScoresOfMemberArgs(CommandContext& ctx, std::vector<std::optional<double>>* scores) {
+  KeyHandle h;
+  bool exists = false;
+  if (!ctx.Load(ctx.arg(1), KeyType::kZset, &h, &exists)) return false;
+  scores->assign(ctx.argc() - 2, std::nullopt);
+  if (!exists) return true;
+  const std::vector<std::string_view> members(ctx.argv().begin() + 2, ctx.argv().end());
+  return ctx.Check(ctx.Zset(h.meta).Scores(ctx.txn(), h, members, scores));
+}
+
 }  // namespace
 
 // geoaddCommand: GEOADD key [NX|XX] [CH] longitude latitude member ..., which Redis turns into
@@ -472,14 +485,8 @@ void GeoaddCommand(CommandContext& ctx) {
 
 // GEOPOS key member ...: [longitude, latitude] per member, a null array for a missing one.
 void GeoposCommand(CommandContext& ctx) {
-  KeyHandle h;
-  bool exists = false;
-  if (!ctx.Load(ctx.arg(1), KeyType::kZset, &h, &exists)) return;
-  std::vector<std::optional<double>> scores(ctx.argc() - 2);
-  if (exists) {
-    const std::vector<std::string_view> members(ctx.argv().begin() + 2, ctx.argv().end());
-    if (!ctx.Check(ctx.Zset(h.meta).Scores(ctx.txn(), h, members, &scores))) return;
-  }
+  std::vector<std::optional<double>> scores;
+  if (!ScoresOfMemberArgs(ctx, &scores)) return;
   std::vector<Reply> out;
   for (const std::optional<double>& score : scores) {
     double xy[2];
@@ -494,14 +501,8 @@ void GeoposCommand(CommandContext& ctx) {
 
 // GEOHASH key member ...: the 11-character standard geohash per member, null for a missing one.
 void GeohashCommand(CommandContext& ctx) {
-  KeyHandle h;
-  bool exists = false;
-  if (!ctx.Load(ctx.arg(1), KeyType::kZset, &h, &exists)) return;
-  std::vector<std::optional<double>> scores(ctx.argc() - 2);
-  if (exists) {
-    const std::vector<std::string_view> members(ctx.argv().begin() + 2, ctx.argv().end());
-    if (!ctx.Check(ctx.Zset(h.meta).Scores(ctx.txn(), h, members, &scores))) return;
-  }
+  std::vector<std::optional<double>> scores;
+  if (!ScoresOfMemberArgs(ctx, &scores)) return;
   std::vector<Reply> out;
   for (const std::optional<double>& score : scores) {
     std::string hash;

@@ -240,5 +240,7 @@ void LastsaveCommand(CommandContext& ctx);
 void BitopCommand(CommandContext& ctx);
 void BitfieldCommand(CommandContext& ctx);
 void BitfieldRoCommand(CommandContext& ctx);
+// connection_commands.cc (its row: command_rows_connection.cc)
+void ResetCommand(CommandContext& ctx);
 
 }  // namespace kvlab::engine

@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <climits>
-#include <memory>
 #include <random>
 
 #include "base/memory_value.h"
@@ -27,13 +26,9 @@ namespace {
 
 constexpr const char* kSparseMaxBytesParam = "hll-sparse-max-bytes";
 
-// hll-sparse-max-bytes, as CONFIG SET set it (AddHllParams).
-uint64_t SparseMaxBytes(CommandContext& ctx) {
-  for (const EngineConfig::Param& p : ctx.engine().config().params()) {
-    if (p.name == kSparseMaxBytesParam) return std::stoull(p.get());
-  }
-  return hll::kDefaultSparseMaxBytes;
-}
+// hll-sparse-max-bytes, as CONFIG SET set it (AddHllParams). Read once per command, so that a
+// CONFIG SET from another client does not change it in the middle of one.
+uint64_t SparseMaxBytes(CommandContext& ctx) { return ctx.engine().hll_sparse_max_bytes(); }
 
 // isHLLObjectOrReply after a read: false, with the reply set, for a key of another type or a
 // string that is not an HLL.
@@ -79,9 +74,11 @@ bool UnionOf(CommandContext& ctx, size_t first, hll::RawRegisters* max, bool* an
 
 }  // namespace
 
-// pfaddCommand: 1 when the key was created or a register changed. A corrupted sparse HLL gets
-// INVALIDOBJ and is left as it was (Redis keeps the registers the elements before the bad one
-// changed: an error reply writes nothing in kvlab).
+// pfaddCommand: 1 when the key was created or a register changed. On a corrupted sparse HLL an
+// element gets INVALIDOBJ; Redis changes its value in place element by element, so the registers
+// the elements before that one raised stay raised (each sparse change also marked the cached
+// cardinality stale, as hllSparseSet does), and the key is not signalled to WATCH: that value is
+// stored with the error.
 void PfaddCommand(CommandContext& ctx) {
   KeyMeta meta;
   bool found = false;
@@ -91,7 +88,16 @@ void PfaddCommand(CommandContext& ctx) {
   const uint64_t max_bytes = SparseMaxBytes(ctx);
   for (size_t j = 2; j < ctx.argc(); ++j) {
     const int r = hll::Add(&value, ctx.arg(j), max_bytes);
-    if (r < 0) return ctx.ReplyError(hll::kInvalidObjectError);
+    if (r < 0) {
+      // A failed Add changed nothing, and an Add that changed the value returned 1 (a
+      // promotion to dense always sets the register it was for): `updated` says whether the
+      // elements before this one changed it. A new key is a valid HLL, so `found` holds here.
+      if (updated) {
+        StoreString(ctx, ctx.arg(1), &meta, found, std::move(value));
+        ctx.KeepWritesOnError();
+      }
+      return ctx.ReplyError(hll::kInvalidObjectError);
+    }
     updated += r;
   }
   if (updated) {
@@ -204,8 +210,7 @@ void PfselftestCommand(CommandContext& ctx) {
   }
 }
 
-void AddHllParams(EngineConfig* config) {
-  auto value = std::make_shared<std::atomic<uint64_t>>(hll::kDefaultSparseMaxBytes);
+void AddHllParams(EngineConfig* config, std::atomic<uint64_t>* value) {
   EngineConfig::Param p;
   p.name = kSparseMaxBytesParam;
   p.get = [value] { return std::to_string(value->load()); };

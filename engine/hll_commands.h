@@ -1,10 +1,10 @@
-// The HyperLogLog commands (hll_commands.cc, over hyperloglog.h), their rows of the command table
-// (command_rows_hyperloglog.cc) and their CONFIG parameter.
+// The HyperLogLog commands (hll_commands.cc, over hyperloglog.h) and their CONFIG parameter.
+// Their rows of the command table are in command_rows_hyperloglog.cc.
 #pragma once
 
-#include <vector>
+#include <atomic>
+#include <cstdint>
 
-#include "engine/command_table.h"
 #include "engine/config.h"
 
 namespace kvlab::engine {
@@ -17,12 +17,10 @@ void PfmergeCommand(CommandContext& ctx);
 void PfdebugCommand(CommandContext& ctx);
 void PfselftestCommand(CommandContext& ctx);
 
-// Appends the commands' rows; CommandTable's constructor calls it.
-void AppendHyperloglogCommandRows(std::vector<CommandSpec>* rows);
-
 // Adds Redis 7.0's hll-sparse-max-bytes (a memory value in [0, LONG_MAX], 3000 by default: the
-// largest sparse HLL before it becomes dense) to `config`. Its value lives in the parameter;
-// the commands read it through the engine's config.
-void AddHllParams(EngineConfig* config);
+// largest sparse HLL before it becomes dense) to `config`, kept in `value`, which the commands
+// read through Engine::hll_sparse_max_bytes().
+// REQUIRES: `value` outlives `config` (both are the engine's).
+void AddHllParams(EngineConfig* config, std::atomic<uint64_t>* value);
 
 }  // namespace kvlab::engine

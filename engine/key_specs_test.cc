@@ -226,14 +226,14 @@ TEST_F(KeySpecsTest, ThePopsAndRandomReadsDescribeThemselvesAsRedisDoes) {
   }
 }
 
-// SWAPDB and the persistence commands against Redis 7.0's COMMAND INFO: arity, the flags the
+// SWAPDB, the persistence commands and RESET against Redis 7.0's COMMAND INFO: arity, the flags the
 // table models (Redis's noscript, loading, stale and no_async_loading concern features kvlab
 // lacks), legacy range and ACL categories (LASTSAVE: @admin @dangerous without the admin flag).
 TEST_F(KeySpecsTest, TheServerCommandsDescribeThemselvesAsRedisDoes) {
   const std::vector<std::string> modelled = {"write",   "readonly", "denyoom",
                                              "admin",   "blocking", "fast",
                                              "no_auth", "no_multi", "movablekeys"};
-  for (const char* name : {"swapdb", "save", "bgsave", "bgrewriteaof", "lastsave"}) {
+  for (const char* name : {"swapdb", "save", "bgsave", "bgrewriteaof", "lastsave", "reset"}) {
     SCOPED_TRACE(name);
     const CommandSpec* spec = CommandTable::Get().Find(name);
     ASSERT_NE(spec, nullptr);

@@ -119,6 +119,15 @@ const std::vector<std::string> kAuthCases = {
     "HELLO 2 SETNAME \"a b\" AUTH default wrong\r\n",
     "HELLO 2 AUTH default wrong SETNAME \"a b\"\r\n",
     "QUIT\r\nPING\r\n",
+    // RESET runs unauthenticated, de-authenticates (a password is set), ends MULTI, selects
+    // database 0 and clears the name.
+    "RESET\r\nPING\r\n",
+    "RESET x\r\n",
+    "AUTH secret\r\nRESET\r\nPING\r\n",
+    "AUTH secret\r\nCLIENT SETNAME x\r\nSELECT 2\r\nSET r2 v\r\nMULTI\r\nSET r0 v\r\n"
+    "RESET\r\nAUTH secret\r\nEXEC\r\nCLIENT GETNAME\r\nGET r2\r\nEXISTS r0\r\nSELECT 2\r\n"
+    "GET r2\r\n",
+    "AUTH secret\r\nMULTI\r\nRESET x\r\nRESET\r\nEXEC\r\n",
 };
 
 TEST(Auth, RequirepassAnswersAsRedisDoes) {
@@ -147,6 +156,20 @@ TEST(Auth, HelloAuthAuthenticatesAndSetsTheName) {
   // Once authenticated, HELLO 3 switches to RESP3 (a map reply).
   const std::string resp3 = c.Call("HELLO 3\r\n");
   EXPECT_TRUE(resp3.starts_with("%7\r\n$6\r\nserver\r\n")) << resp3;
+  // RESET: back to RESP2 (a null is $-1 again, not RESP3's _), the name cleared, and
+  // authenticated again only by AUTH. CLIENT NO-EVICT stays on, as in Redis 7.0.15.
+  EXPECT_EQ(c.Call("CLIENT NO-EVICT on\r\n"), "+OK\r\n");
+  const std::string before = c.Call("CLIENT INFO\r\n");
+  EXPECT_NE(before.find(" flags=e "), std::string::npos) << before;
+  EXPECT_EQ(c.Call("GET nosuch\r\n"), "_\r\n");
+  EXPECT_EQ(c.Call("RESET\r\n"), "+RESET\r\n");
+  EXPECT_EQ(c.Call("GET nosuch\r\n"), "-NOAUTH Authentication required.\r\n");
+  EXPECT_EQ(c.Call("AUTH secret\r\n"), "+OK\r\n");
+  EXPECT_EQ(c.Call("GET nosuch\r\n"), "$-1\r\n");
+  EXPECT_EQ(c.Call("CLIENT GETNAME\r\n"), "$-1\r\n");
+  const std::string info = c.Call("CLIENT INFO\r\n");
+  EXPECT_NE(info.find(" flags=e "), std::string::npos) << info;
+  EXPECT_NE(info.find(" name= "), std::string::npos) << info;
 }
 
 TEST(Auth, ClientsConnectedBeforeAPasswordIsSetStayIn) {

@@ -382,11 +382,12 @@ std::string Connection::Describe() const {
   const size_t qbuf_total = snapshot_.qbuf + snapshot_.qbuf_free;
   char line[512];
   std::snprintf(line, sizeof(line),
-                " age=%lld idle=%lld flags=N db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu "
+                " age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu "
                 "qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=0 oll=%zu omem=%zu "
                 "tot-mem=%zu events=%s cmd=",
-                seconds(created_), seconds(snapshot_.last_interaction), snapshot_.db,
-                snapshot_.qbuf, snapshot_.qbuf_free, qbuf_total, qbuf_total,
+                seconds(created_), seconds(snapshot_.last_interaction),
+                no_evict_.load() ? "e" : "N",  // Redis's CLIENT_NO_EVICT letter
+                snapshot_.db, snapshot_.qbuf, snapshot_.qbuf_free, qbuf_total, qbuf_total,
                 snapshot_.output_blocks, snapshot_.output_memory, snapshot_.total_memory,
                 snapshot_.writing ? "rw" : "r");
   return "id=" + std::to_string(session_.id) + " addr=" + peer_address_ +

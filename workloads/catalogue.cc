@@ -337,9 +337,9 @@ constexpr const char* kRecentItems = R"({
 })";
 
 // Nearby search (GEO): points of interest in 4 zsets of 10,000 points, searched around random
-// places. A geohash score is a position, so the load ZADDs random 52-bit scores: points spread
-// evenly over Redis's longitude/latitude grid. A search reads the score ranges of the up to 9
-// cells covering its circle (engine/geohash.h): a range-scan workload of the zset encodings.
+// places. The load GEOADDs them, as a user would, at uniform random coordinates ("load_score":
+// "lonlat"). A search reads the score ranges of the up to 9 cells covering its circle
+// (engine/geohash.h): a range-scan workload of the zset encodings.
 // Coordinates are drawn as an integer part and 6 decimals (two placeholders, distinct texts so
 // that they are drawn apart).
 constexpr const char* kGeoNearby = R"({
@@ -347,8 +347,8 @@ constexpr const char* kGeoNearby = R"({
   "description": "Nearby search: GEOSEARCH BYRADIUS 500 km (all, and the 10 nearest) around random places in zsets of 10k points, GEOADD moving points, GEOPOS",
   "seed": 1,
   "keyspace": {"type": "zset", "records": 4, "key_prefix": "geo:", "elements": 10000,
-               "element_prefix": "poi", "score_range": 4503599627370496},
-  "load": {"batch": 1000, "commands": ["ZADD {key} {elements}"]},
+               "element_prefix": "poi", "load_score": "lonlat"},
+  "load": {"batch": 1000, "commands": ["GEOADD {key} {elements}"]},
   "run": [{"name": "run", "operations": 20000, "warmup_operations": 200, "key_distribution": "uniform",
            "element_distribution": "uniform",
            "ops": [{"name": "add", "weight": 20,

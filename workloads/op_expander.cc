@@ -21,6 +21,14 @@ uint64_t KeyNumber(const std::string& key, bool* numbered) {
 
 double Frac(double x) { return x - std::floor(x); }
 
+// A coordinate of `micro` millionths of a degree, as text with 6 decimals ("-12.000345").
+std::string MicroDegrees(int64_t micro) {
+  const uint64_t abs = static_cast<uint64_t>(micro < 0 ? -micro : micro);
+  std::string frac = std::to_string(abs % 1000000);
+  frac.insert(0, 6 - frac.size(), '0');
+  return (micro < 0 ? "-" : "") + std::to_string(abs / 1000000) + "." + frac;
+}
+
 }  // namespace
 
 SyntheticCollection::SyntheticCollection(const std::string& key, const EmpiricalDistribution& size,
@@ -265,9 +273,16 @@ void OpExpander::AppendElements(std::vector<std::string>* argv) {
   const bool zset = w_.keyspace.type == KeyspaceSpec::Type::kZset;
   const bool list = w_.keyspace.type == KeyspaceSpec::Type::kList;
   const bool index_scores = w_.keyspace.load_score == KeyspaceSpec::LoadScore::kIndex;
+  const bool lonlat = w_.keyspace.load_score == KeyspaceSpec::LoadScore::kLonLat;
   for (uint64_t j = elements_begin_; j < elements_end_; ++j) {
     std::string name = element_prefix_ + std::to_string(j);
-    if (zset) {
+    if (zset && lonlat) {
+      // GEOADD's triples, uniform over Redis's grid: longitude in [-180, 180], latitude in
+      // [-85.051128, 85.051128] (its limit is +-85.05112878), in millionths of a degree.
+      argv->push_back(MicroDegrees(static_cast<int64_t>(rng_.Uniform(360000001)) - 180000000));
+      argv->push_back(MicroDegrees(static_cast<int64_t>(rng_.Uniform(170102257)) - 85051128));
+      argv->push_back(std::move(name));
+    } else if (zset) {
       argv->push_back(std::to_string(index_scores ? j : rng_.Uniform(w_.keyspace.score_range)));
       argv->push_back(std::move(name));
     } else if (list || w_.keyspace.type == KeyspaceSpec::Type::kSet) {

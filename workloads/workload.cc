@@ -443,16 +443,17 @@ uint64_t Workload::MaxRecords() const {
 }
 
 std::string Workload::ToJson() const {
-  json ks = {
-      {"type", KeyspaceSpec::TypeName(keyspace.type)},
-      {"records", keyspace.records},
-      {"key_prefix", keyspace.key_prefix},
-      {"elements", keyspace.elements},
-      {"element_prefix", ElementPrefix()},
-      {"value_bytes", keyspace.value_bytes},
-      {"score_range", keyspace.score_range},
-      {"load_score", keyspace.load_score == KeyspaceSpec::LoadScore::kIndex ? "index" : "random"},
-      {"clock_start", ClockStart()}};
+  json ks = {{"type", KeyspaceSpec::TypeName(keyspace.type)},
+             {"records", keyspace.records},
+             {"key_prefix", keyspace.key_prefix},
+             {"elements", keyspace.elements},
+             {"element_prefix", ElementPrefix()},
+             {"value_bytes", keyspace.value_bytes},
+             {"score_range", keyspace.score_range},
+             {"load_score", keyspace.load_score == KeyspaceSpec::LoadScore::kIndex    ? "index"
+                            : keyspace.load_score == KeyspaceSpec::LoadScore::kLonLat ? "lonlat"
+                                                                                      : "random"},
+             {"clock_start", ClockStart()}};
   json run = json::array();
   for (const auto& p : phases) {
     run.push_back({{"name", p.name},
@@ -536,8 +537,10 @@ Status ParseWorkload(const std::string& json_text, const std::string& source, Wo
     r.String("load_score", &load_score);
     if (load_score == "index") {
       w.keyspace.load_score = KeyspaceSpec::LoadScore::kIndex;
+    } else if (load_score == "lonlat") {
+      w.keyspace.load_score = KeyspaceSpec::LoadScore::kLonLat;
     } else if (load_score != "random") {
-      r.Fail("workload.keyspace.load_score: expected random or index");
+      r.Fail("workload.keyspace.load_score: expected random, index or lonlat");
     }
     uint64_t clock_start = 0;
     if (r.Has("clock_start")) {

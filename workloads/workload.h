@@ -22,7 +22,7 @@ namespace kvlab::workloads {
 
 struct KeyspaceSpec {
   enum class Type { kHash, kZset, kString, kList, kSet };
-  enum class LoadScore { kRandom, kIndex };
+  enum class LoadScore { kRandom, kIndex, kLonLat };
 
   Type type = Type::kHash;
   uint64_t records = 1000;          // ids 0 .. records-1 are loaded; inserts add more
@@ -31,7 +31,9 @@ struct KeyspaceSpec {
   std::string element_prefix;  // {element} = element_prefix + index; default field/member
   uint32_t value_bytes = 100;  // {value} length
   uint64_t score_range = 1000000;  // {score} in [0, score_range)
-  // Scores of {elements} in a zset: random ({score}) or the element's index (a timeline).
+  // Scores of {elements} in a zset: random ({score}), the element's index (a timeline), or
+  // none: "lonlat" expands {elements} into GEOADD's `longitude latitude member` triples, drawn
+  // uniformly over Redis's longitude/latitude grid.
   LoadScore load_score = LoadScore::kRandom;
   // The first value of {now}; default: elements (after every index score).
   int64_t clock_start = -1;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "workloads/catalogue.h"
@@ -256,6 +257,46 @@ TEST(OpExpander, ExpandsElementsForLoadAndRun) {
   EXPECT_EQ(argv[2], "40");
   EXPECT_EQ(argv[3], "42");
   EXPECT_LT(std::stoi(argv[1].substr(1)), 3);  // reads only records whose insert completed
+}
+
+// "lonlat": {elements} of a zset are GEOADD triples inside Redis's grid, 6 decimals, and the
+// setting survives the canonical JSON.
+TEST(OpExpander, ExpandsGeoaddTriples) {
+  Workload w;
+  ASSERT_TRUE(ParseWorkload(R"({
+    "name": "g",
+    "keyspace": {"type": "zset", "records": 1, "key_prefix": "g", "elements": 400,
+                 "element_prefix": "p", "load_score": "lonlat"},
+    "load": {"batch": 400, "commands": ["GEOADD {key} {elements}"]},
+    "run": [{"operations": 1, "ops": [{"commands": ["GEOPOS {key} {element}"]}]}]
+  })",
+                            "t", &w)
+                  .ok());
+  EXPECT_EQ(w.keyspace.load_score, KeyspaceSpec::LoadScore::kLonLat);
+  Workload again;
+  ASSERT_TRUE(ParseWorkload(w.ToJson(), "t2", &again).ok());
+  EXPECT_EQ(again.keyspace.load_score, KeyspaceSpec::LoadScore::kLonLat);
+  InsertCounter inserts(w.keyspace.records);
+  OpExpander x(w, 0, 0, 1, &inserts);
+  std::vector<std::string> argv;
+  x.UseLoad();
+  x.BeginLoadOp(0, 0, 400);
+  x.Expand(w.load.commands[0], &argv);
+  ASSERT_EQ(argv.size(), 2u + 3 * 400);
+  bool west = false, south = false;
+  for (size_t i = 2; i < argv.size(); i += 3) {
+    for (size_t k = 0; k < 2; ++k) {
+      const std::string& c = argv[i + k];
+      ASSERT_EQ(c.size() - c.find('.'), 7u) << c;  // 6 decimals
+    }
+    const double lon = std::stod(argv[i]), lat = std::stod(argv[i + 1]);
+    EXPECT_LE(std::abs(lon), 180.0);
+    EXPECT_LE(std::abs(lat), 85.05112878);
+    west = west || lon < -90;
+    south = south || lat < -42;
+    EXPECT_EQ(argv[i + 2], "p" + std::to_string((i - 2) / 3));
+  }
+  EXPECT_TRUE(west && south);  // spread over the grid, signs included
 }
 
 }  // namespace
