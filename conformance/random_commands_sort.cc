@@ -15,7 +15,8 @@ namespace {
 
 const Words kSortListKeys = {"q1", "q2"};
 const Words kSortOtherKeys = {"t1", "t2", "z1", "z2", "x", "s1", "h1", "nokey"};
-const Words kByPatterns = {"w_*", "w_*", "h_*->f", "h_*->g", "*", "s*", "h*->f1", "w_*->f", "h_*->"};
+const Words kByPatterns = {"w_*", "w_*",    "h_*->f", "h_*->g", "*",
+                           "s*",  "h*->f1", "w_*->f", "h_*->"};
 const Words kGetPatterns = {"#", "w_*", "h_*->f", "h_*->g", "*", "nostar", "h_*->", "s*"};
 const Words kSortLimits = {"0", "1", "2", "-1", "5", "100", "-5"};
 

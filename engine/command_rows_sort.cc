@@ -19,19 +19,19 @@ constexpr std::string_view kStoreNotes =
 }  // namespace
 
 void AppendSortCommandRows(std::vector<CommandSpec>* rows) {
-  CommandSpec sort{"sort",
-                   -2,
-                   kCmdWrite | kCmdDenyOom,
-                   1,
-                   1,
-                   1,
-                   &SortCommand,
-                   "generic",
-                   "Sort the elements in a list, set or sorted set",
-                   "1.0.0",
-                   {KeySpec::Range(1, 0, 1, {"RO", "access"}),
-                    KeySpec::Unknown(kPatternNotes, {"RO", "access"}),
-                    KeySpec::Unknown(kStoreNotes, {"OW", "update"})}};
+  CommandSpec sort{
+      "sort",
+      -2,
+      kCmdWrite | kCmdDenyOom,
+      1,
+      1,
+      1,
+      &SortCommand,
+      "generic",
+      "Sort the elements in a list, set or sorted set",
+      "1.0.0",
+      {KeySpec::Range(1, 0, 1, {"RO", "access"}), KeySpec::Unknown(kPatternNotes, {"RO", "access"}),
+       KeySpec::Unknown(kStoreNotes, {"OW", "update"})}};
   sort.find_keys = &SortFindKeys;
   sort.reads_unnamed_keys = &SortReadsPatternKeys;
   CommandSpec sort_ro{"sort_ro",

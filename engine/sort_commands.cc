@@ -191,8 +191,8 @@ int CompareCollate(const std::string& a, const std::string& b) {
 // stable: it places elements that tie where Redis's places them, which is why SORT BY with a
 // LIMIT uses it as Redis does. `cmp` returns <0, 0 or >0.
 template <typename Cmp>
-void PartialQsort(std::vector<SortItem>& v, int64_t base, int64_t n, const Cmp& cmp,
-                  int64_t lrange, int64_t rrange) {
+void PartialQsort(std::vector<SortItem>& v, int64_t base, int64_t n, const Cmp& cmp, int64_t lrange,
+                  int64_t rrange) {
   auto insertion_sort = [&](int64_t first, int64_t count) {
     for (int64_t m = first + 1; m < first + count; ++m) {
       for (int64_t l = m; l > first && cmp(v[l - 1], v[l]) > 0; --l) std::swap(v[l], v[l - 1]);

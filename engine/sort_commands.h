@@ -35,8 +35,7 @@ bool SortRoReadsPatternKeys(const std::vector<std::string>& argv);
 // destination the command's own parse uses when the two differ (an argv such as
 // "SORT l STORE by STORE d"), so that the engine locks the key the command writes.
 // (position, written) pairs.
-void SortFindKeys(const std::vector<std::string>& argv,
-                  std::vector<std::pair<size_t, bool>>* keys);
+void SortFindKeys(const std::vector<std::string>& argv, std::vector<std::pair<size_t, bool>>* keys);
 // SORT_RO's: the sorted key alone (sortROGetKeys).
 void SortRoFindKeys(const std::vector<std::string>& argv,
                     std::vector<std::pair<size_t, bool>>* keys);
