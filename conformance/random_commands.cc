@@ -295,7 +295,8 @@ const std::vector<Entry>& Table() {
           random_internal::HashEntries, random_internal::SetEntries, random_internal::ZsetEntries,
           random_internal::ListEntries, random_internal::ServerEntries,
           random_internal::WideEntries, random_internal::TransactionEntries,
-          random_internal::HllEntries, random_internal::GeoEntries, random_internal::BitEntries}) {
+          random_internal::HllEntries, random_internal::GeoEntries, random_internal::BitEntries,
+          random_internal::SortEntries}) {
       for (Entry& e : segment()) all.push_back(std::move(e));
     }
     return all;

@@ -1,10 +1,10 @@
 // The per-type generators of the random command sequences (random_commands.h), one file per
 // type: random_commands.cc (keyspace, server, the table and the sequence), and
 // random_commands_string.cc, _hash.cc, _set.cc, _zset.cc (with the wide collections), _list.cc,
-// _hll.cc, _geo.cc and _bits.cc. Each file contributes its segment of the table; random_commands.cc
-// concatenates the segments in a fixed order, so that a seed always gives the same sequence.
-// Reordering entries or segments changes every sequence (and the seeds that reproduce past
-// failures).
+// _hll.cc, _geo.cc, _bits.cc and _sort.cc. Each file contributes its segment of the table;
+// random_commands.cc concatenates the segments in a fixed order, so that a seed always gives the
+// same sequence. Reordering entries or segments changes every sequence (and the seeds that
+// reproduce past failures).
 #pragma once
 
 #include <functional>
@@ -126,5 +126,6 @@ std::vector<Entry> TransactionEntries();  // random_commands.cc
 std::vector<Entry> HllEntries();          // random_commands_hll.cc
 std::vector<Entry> GeoEntries();          // random_commands_geo.cc
 std::vector<Entry> BitEntries();          // random_commands_bits.cc
+std::vector<Entry> SortEntries();         // random_commands_sort.cc
 
 }  // namespace kvlab::conformance::random_internal

@@ -52,6 +52,12 @@ std::vector<std::string> FlagNames(const CommandSpec& spec) {
 std::vector<std::string> Categories(const CommandSpec& spec) {
   std::vector<std::string> out;
   if (spec.flags & kCmdContainer) return {"slow"};
+  // SORT and SORT_RO: a generic command in the categories of the types it sorts, and dangerous
+  // (its patterns reach any key), not keyspace (sort.json, sort_ro.json).
+  if (spec.name == "sort" || spec.name == "sort_ro") {
+    return {
+        spec.name == "sort" ? "write" : "read", "set", "sortedset", "list", "slow", "dangerous"};
+  }
   if (IsKeyspace(spec)) out.push_back("keyspace");
   if (spec.flags & kCmdReadonly) out.push_back("read");
   if (spec.flags & kCmdWrite) out.push_back("write");
@@ -90,15 +96,22 @@ Reply KeySpecReply(const CommandSpec& command, const KeySpec& spec) {
   } else {
     for (std::string_view f : spec.flags) flags.push_back(Reply::Status(std::string(f)));
   }
+  // addReplyCommandKeySpecs: an unknown search is {type: unknown, spec: {}}.
+  const auto unknown = [] {
+    return Reply::Map(
+        {Reply::Bulk("type"), Reply::Bulk("unknown"), Reply::Bulk("spec"), Reply::Map({})});
+  };
   Reply begin =
-      spec.keyword.empty()
+      spec.unknown ? unknown()
+      : spec.keyword.empty()
           ? Reply::Map({Reply::Bulk("type"), Reply::Bulk("index"), Reply::Bulk("spec"),
                         Reply::Map({Reply::Bulk("index"), Reply::Integer(spec.index)})})
           : Reply::Map({Reply::Bulk("type"), Reply::Bulk("keyword"), Reply::Bulk("spec"),
                         Reply::Map({Reply::Bulk("keyword"), Reply::Bulk(std::string(spec.keyword)),
                                     Reply::Bulk("startfrom"), Reply::Integer(spec.startfrom)})});
   Reply find =
-      spec.find == KeySpec::Find::kRange
+      spec.unknown ? unknown()
+      : spec.find == KeySpec::Find::kRange
           ? Reply::Map({Reply::Bulk("type"), Reply::Bulk("range"), Reply::Bulk("spec"),
                         Reply::Map({Reply::Bulk("lastkey"), Reply::Integer(spec.lastkey),
                                     Reply::Bulk("keystep"), Reply::Integer(spec.keystep),

@@ -609,6 +609,7 @@ CommandTable::CommandTable() {
   AppendBitsCommandRows(&specs_);
   AppendDumpCommandRows(&specs_);
   AppendConnectionCommandRows(&specs_);
+  AppendSortCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 
@@ -665,6 +666,14 @@ std::vector<KeySpec> CommandTable::KeySpecsOf(const CommandSpec& spec) {
 std::vector<std::string_view> CommandTable::WrittenKeys(const CommandSpec& spec,
                                                         const std::vector<std::string>& argv) {
   std::vector<std::string_view> keys;
+  if (spec.find_keys != nullptr) {
+    std::vector<std::pair<size_t, bool>> found;
+    spec.find_keys(argv, &found);
+    for (const auto& [position, written] : found) {
+      if (written) keys.push_back(argv[position]);
+    }
+    return keys;
+  }
   std::vector<size_t> positions;
   for (const KeySpec& key_spec : KeySpecsOf(spec)) {
     if (std::find(key_spec.flags.begin(), key_spec.flags.end(), "RO") != key_spec.flags.end()) {

@@ -92,6 +92,14 @@ struct CommandSpec {
   // replies the error before it touches a key. Null for every other command.
   void (*keys_elsewhere)(const std::vector<std::string>& argv, int databases,
                          std::vector<std::pair<uint8_t, size_t>>* out) = nullptr;
+  // For a command with "unknown" key specs (SORT, SORT_RO), Redis's getkeys_proc: appends the
+  // positions of argv's keys, each with whether the command writes it. KeyPositions, KeysToLock
+  // and WrittenKeys use it instead of the key specs. Null for every other command.
+  void (*find_keys)(const std::vector<std::string>& argv,
+                    std::vector<std::pair<size_t, bool>>* keys) = nullptr;
+  // Whether argv makes the command read keys that no argument names (SORT's BY and GET
+  // patterns): the engine then locks everything for it (engine/sort_commands.h). Null: never.
+  bool (*reads_unnamed_keys)(const std::vector<std::string>& argv) = nullptr;
 };
 
 // Rows of command groups kept in files of their own (engine/command_rows_<group>.cc), appended
@@ -102,6 +110,7 @@ void AppendBitsCommandRows(std::vector<CommandSpec>* rows);         // BITOP, BI
 void AppendHyperloglogCommandRows(std::vector<CommandSpec>* rows);  // the PF* commands
 void AppendConnectionCommandRows(std::vector<CommandSpec>* rows);   // RESET
 void AppendDumpCommandRows(std::vector<CommandSpec>* rows);         // DUMP, RESTORE
+void AppendSortCommandRows(std::vector<CommandSpec>* rows);         // SORT, SORT_RO
 
 class CommandTable {
  public:
@@ -139,6 +148,12 @@ class CommandTable {
   static bool KeyPositions(const CommandSpec& spec, const std::vector<std::string>& argv,
                            std::vector<size_t>* positions) {
     positions->clear();
+    if (spec.find_keys != nullptr) {
+      std::vector<std::pair<size_t, bool>> keys;
+      spec.find_keys(argv, &keys);
+      for (const auto& [position, written] : keys) positions->push_back(position);
+      return true;
+    }
     if (spec.key_specs.empty()) return FindKeys(KeySpecsOf(spec), argv, positions);
     return FindKeys(spec.key_specs, argv, positions);
   }

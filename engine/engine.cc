@@ -506,7 +506,8 @@ Reply Engine::Run(const CommandSpec& spec, Session& session, const std::vector<s
   // other command is spared a keyspace-wide reader lock.
   KeyLocks::Guard key_guard(&key_locks_,
                             OnlyReadsKeys(spec) ? LockMode::kShared : LockMode::kExclusive);
-  if (spec.flags & kCmdKeyspaceExclusive) {
+  // So does a command that reads keys no argument names (SORT BY/GET patterns): key_access.h.
+  if ((spec.flags & kCmdKeyspaceExclusive) || ReadsUnnamedKeys(spec, argv)) {
     key_guard.LockEverything();
   } else {
     // The key specs find the keys (numkeys and STORE destinations included). When argv does

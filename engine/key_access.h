@@ -20,4 +20,11 @@ inline bool OnlyReadsKeys(const CommandSpec& spec) {
   return true;
 }
 
+// Whether the command, with argv, reads keys that none of its arguments names (SORT's BY and GET
+// patterns): those keys are not known before it runs, so it locks everything (in its own mode),
+// runs alone outside pipeline groups, and makes an EXEC that queued it lock everything.
+inline bool ReadsUnnamedKeys(const CommandSpec& spec, const std::vector<std::string>& argv) {
+  return spec.reads_unnamed_keys != nullptr && spec.reads_unnamed_keys(argv);
+}
+
 }  // namespace kvlab::engine

@@ -60,7 +60,9 @@ void KeyLocks::Guard::LockEverything() {
   everything_ = true;
   for (size_t s = 0; s < locks_->stripes_; ++s) {
     stripes_held_.push_back(s);
-    locks_->locks_[s].Lock(LockMode::kExclusive);
+    // In the guard's mode: FLUSHDB's is exclusive; a reader of keys it cannot name beforehand
+    // (SORT_RO with patterns) shares every stripe with other readers.
+    locks_->locks_[s].Lock(mode_);
   }
 }
 

@@ -79,7 +79,7 @@ class KeyLocks {
   uint64_t large_commands() const { return large_commands_.load(std::memory_order_relaxed); }
 
   // Holds one command's locks until destroyed. Add every key, then Lock() once (or
-  // LockEverything() for FLUSHDB/FLUSHALL).
+  // LockEverything() for FLUSHDB/FLUSHALL and SORT with patterns).
   class Guard {
    public:
     Guard(KeyLocks* locks, LockMode mode) : locks_(locks), mode_(mode) {}
@@ -90,7 +90,8 @@ class KeyLocks {
     void Add(uint8_t db, std::string_view key) { hashes_.push_back(KeyHash(db, key)); }
     // Locks the keys added: their stripes, or, past large_command_keys, their registration.
     void Lock();
-    // Every key of every database, exclusively.
+    // Every key of every database, in the guard's mode (FLUSHDB's: exclusive); one such guard
+    // at a time (large_mu_), and no large command meanwhile.
     void LockEverything();
 
    private:

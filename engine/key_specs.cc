@@ -10,6 +10,7 @@ bool FindKeys(const std::vector<KeySpec>& specs, const std::vector<std::string>&
               std::vector<size_t>* positions) {
   const int argc = static_cast<int>(argv.size());
   for (const KeySpec& spec : specs) {
+    if (spec.unknown) continue;
     int first = 0;
     if (spec.keyword.empty()) {
       first = spec.index;

@@ -69,11 +69,22 @@ struct KeySpec {
     s.flags = std::move(flags);
     return s;
   }
+  // begin_search and find_keys "unknown" (SORT's BY/GET and STORE keys): no search can find
+  // these keys; the command's CommandSpec::find_keys does (Redis's getkeys_proc).
+  bool unknown = false;
+  static KeySpec Unknown(std::string_view notes, std::vector<std::string_view> flags) {
+    KeySpec s;
+    s.unknown = true;
+    s.notes = notes;
+    s.flags = std::move(flags);
+    return s;
+  }
   // Whether the keys' positions depend on the arguments (Redis's "movablekeys" flag).
-  bool movable() const { return find == Find::kKeynum || !keyword.empty(); }
+  bool movable() const { return unknown || find == Find::kKeynum || !keyword.empty(); }
 };
 
-// Appends to *positions the argument positions of argv's keys under `specs`, in spec order.
+// Appends to *positions the argument positions of argv's keys under `specs`, in spec order
+// (an unknown spec finds none).
 // Returns false when a spec cannot be applied to argv (a numkeys argument that is missing, not a
 // positive integer, or larger than the arguments that follow it): then *positions is emptied,
 // as Redis reports no keys. Positions at or

@@ -226,6 +226,66 @@ TEST_F(KeySpecsTest, ThePopsAndRandomReadsDescribeThemselvesAsRedisDoes) {
   }
 }
 
+// SORT and SORT_RO, from the table, against Redis 7.0: COMMAND INFO (arity, flags but
+// "noscript", legacy range, ACL categories, the "unknown" key specs with their notes), and the keys
+// COMMAND GETKEYS names (sortGetKeys: the sorted key and the last STORE destination its skipping
+// scan sees).
+TEST_F(KeySpecsTest, SortDescribesItselfAndFindsItsKeysAsRedisDoes) {
+  for (const char* name : {"sort", "sort_ro"}) {
+    SCOPED_TRACE(name);
+    const CommandSpec* spec = CommandTable::Get().Find(name);
+    ASSERT_NE(spec, nullptr);
+    Reply redis_info;
+    ASSERT_TRUE(client_->Command({"COMMAND", "INFO", name}, &redis_info).ok());
+    ASSERT_EQ(redis_info.elements().size(), 1u);
+    const Reply& want = redis_info.elements()[0];
+    const Reply got = CommandInfo(*spec).AsResp2();
+    std::vector<Reply> redis_flags;
+    for (const Reply& f : want.elements()[2].elements()) {
+      if (f.str() != "noscript") redis_flags.push_back(f);
+    }
+    EXPECT_EQ(got.elements()[2], Reply::Array(redis_flags)) << got.elements()[2].Describe();
+    for (size_t i : {1u, 3u, 4u, 5u, 6u, 8u}) {
+      EXPECT_EQ(got.elements()[i], want.elements()[i])
+          << "element " << i << ": kvlab " << got.elements()[i].Describe() << "\nredis "
+          << want.elements()[i].Describe();
+    }
+  }
+  const std::vector<std::vector<std::string>> argvs = {
+      {"sort", "l"},
+      {"sort", "l", "STORE", "d"},
+      {"sort", "l", "BY", "w_*", "GET", "#", "store", "d", "LIMIT", "0", "1"},
+      {"sort", "l", "STORE", "d1", "STORE", "d2"},
+      {"sort", "l", "GET", "store", "STORE", "d"},
+      {"sort", "l", "LIMIT", "store", "x", "STORE", "d"},
+      {"sort", "l", "STORE"},
+      {"sort_ro", "l", "BY", "w_*", "GET", "#"},
+      {"sort_ro", "l", "STORE", "d"},
+  };
+  for (const auto& argv : argvs) {
+    std::string line;
+    for (const auto& a : argv) line += a + " ";
+    SCOPED_TRACE(line);
+    const CommandSpec* spec = CommandTable::Get().Find(argv[0]);
+    std::vector<size_t> positions;
+    ASSERT_TRUE(CommandTable::KeyPositions(*spec, argv, &positions));
+    const auto want = RedisKeys(*client_, argv);
+    ASSERT_TRUE(want.has_value());
+    std::vector<std::string> got;
+    for (size_t p : positions) got.push_back(argv[p]);
+    EXPECT_EQ(got, *want);
+  }
+  // The destination the command writes, also where Redis's scan stops short of it.
+  const CommandSpec* sort = CommandTable::Get().Find("sort");
+  EXPECT_EQ(CommandTable::WrittenKeys(*sort, {"sort", "l", "STORE", "by", "STORE", "d"}),
+            (std::vector<std::string_view>{"by", "d"}));
+  EXPECT_TRUE(sort->reads_unnamed_keys({"sort", "l", "BY", "w_*"}));
+  EXPECT_TRUE(sort->reads_unnamed_keys({"sort", "l", "GET", "o_*->f"}));
+  EXPECT_FALSE(sort->reads_unnamed_keys({"sort", "l", "BY", "nosort", "GET", "#"}));
+  EXPECT_FALSE(sort->reads_unnamed_keys({"sort", "l", "BY", "nosort", "BY", "w_*"}));
+  EXPECT_FALSE(sort->reads_unnamed_keys({"sort", "l", "BY", "w_*", "FOO"}));
+}
+
 // SWAPDB, the persistence commands and RESET against Redis 7.0's COMMAND INFO: arity, the flags the
 // table models (Redis's noscript, loading, stale and no_async_loading concern features kvlab
 // lacks), legacy range and ACL categories (LASTSAVE: @admin @dangerous without the admin flag).

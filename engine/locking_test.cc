@@ -152,6 +152,50 @@ TEST(Locking, ReadersOfOneKeyShareItAndAWriterWaitsForThem) {
   EXPECT_EQ(second_reader.get().Describe(), "\"v\"");
 }
 
+// SORT with a BY or GET pattern reads keys no argument names, so it locks everything in its
+// mode: while SORT_RO is held inside a pattern key's read, a reader of another key runs and a
+// writer of one waits; while SORT is, a reader waits too. Without a pattern it locks its keys.
+TEST(Locking, SortWithPatternsLocksEverythingInItsMode) {
+  GatedEngine e(4096);
+  ASSERT_EQ(e.Run({"RPUSH", "l", "1", "2"}).Describe(), "(integer) 2");
+  ASSERT_EQ(e.Run({"MSET", "w_1", "9", "w_2", "3", "other", "v"}).Describe(), "OK");
+
+  e.gate().ArmGet(e.engine().codec().MetaKey(0, "w_1"));
+  auto sort_ro = e.Start({"SORT_RO", "l", "BY", "w_*"});
+  e.gate().WaitHeld();
+  auto reader = e.Start({"GET", "other"});
+  EXPECT_TRUE(Finishes(reader)) << "a reader of an unrelated key waited for SORT_RO";
+  auto writer = e.Start({"SET", "w_2", "100"});
+  EXPECT_TRUE(Waits(writer)) << "a pattern key was written while SORT_RO read the patterns";
+  e.gate().Open();
+  ASSERT_TRUE(Finishes(sort_ro));
+  EXPECT_EQ(sort_ro.get().Describe(), "[\"2\", \"1\"]");
+  ASSERT_TRUE(Finishes(writer));
+
+  GatedEngine w(4096);
+  ASSERT_EQ(w.Run({"RPUSH", "l", "1", "2"}).Describe(), "(integer) 2");
+  ASSERT_EQ(w.Run({"MSET", "w_1", "9", "other", "v"}).Describe(), "OK");
+  w.gate().ArmGet(w.engine().codec().MetaKey(0, "w_1"));
+  auto sort = w.Start({"SORT", "l", "BY", "w_*", "GET", "#", "STORE", "d"});
+  w.gate().WaitHeld();
+  auto blocked_reader = w.Start({"GET", "other"});
+  EXPECT_TRUE(Waits(blocked_reader)) << "a reader ran while SORT BY held everything";
+  w.gate().Open();
+  ASSERT_TRUE(Finishes(sort));
+  EXPECT_EQ(sort.get().Describe(), "(integer) 2");
+  ASSERT_TRUE(Finishes(blocked_reader));
+  EXPECT_EQ(w.Run({"LRANGE", "d", "0", "-1"}).Describe(), "[\"2\", \"1\"]");
+
+  // No pattern: only its keys.
+  w.gate().ArmGet(w.engine().codec().MetaKey(0, "l"));
+  auto plain = w.Start({"SORT", "l", "STORE", "d"});
+  w.gate().WaitHeld();
+  auto unrelated_writer = w.Start({"SET", "other", "x"});
+  EXPECT_TRUE(Finishes(unrelated_writer)) << "a plain SORT locked more than its keys";
+  w.gate().Open();
+  ASSERT_TRUE(Finishes(plain));
+}
+
 std::vector<std::string> ManyKeys(const char* command, int n) {
   std::vector<std::string> argv = {command};
   for (int i = 0; i < n; ++i) argv.push_back("k" + std::to_string(i));

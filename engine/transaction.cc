@@ -113,7 +113,9 @@ void Engine::ExecTransaction(CommandContext& ctx) {
   uint8_t db = session.db;
   for (const Session::QueuedCommand& q : queued) {
     if (!OnlyReadsKeys(*q.spec)) writes = true;
-    if (q.spec->flags & kCmdKeyspaceExclusive) everything = true;
+    if ((q.spec->flags & kCmdKeyspaceExclusive) || ReadsUnnamedKeys(*q.spec, q.argv)) {
+      everything = true;
+    }
     CommandTable::KeysToLock(*q.spec, q.argv, db, options_.databases, &keys);
     int64_t index = 0;
     if (q.spec->name == "select" && resp::ParseInt64(q.argv[1], &index) && index >= 0 &&
@@ -164,7 +166,7 @@ bool Engine::Groupable(const Session& session, const std::vector<std::string>& a
   if (argv.empty() || session.multi.active) return false;
   const CommandSpec* spec = FindCommand(argv[0]);
   if (spec == nullptr || !(spec->flags & kCmdWrite) || (spec->flags & kRunsAlone) != 0 ||
-      !CommandTable::ArityOk(*spec, argv.size())) {
+      !CommandTable::ArityOk(*spec, argv.size()) || ReadsUnnamedKeys(*spec, argv)) {
     return false;
   }
   return session.authenticated || !AuthRequired();

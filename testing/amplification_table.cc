@@ -186,6 +186,8 @@ Status LoadAmplificationTable(const std::string& path, std::vector<Amplification
       row.dataset = AmplificationRow::Dataset::kHll;
     } else if (d == "hll p, counted") {
       row.dataset = AmplificationRow::Dataset::kHllCounted;
+    } else if (d == "list l of n elements, weights w_e and hashes o_e") {
+      row.dataset = AmplificationRow::Dataset::kListWeighted;
     } else {
       return Status::InvalidArgument(where + "unknown dataset '" + d + "'");
     }
@@ -280,6 +282,16 @@ std::vector<std::vector<std::string>> DatasetCommands(AmplificationRow::Dataset 
         return {cmd, {"LINSERT", "l", "BEFORE", "e2", "i"}};
       }
       return {cmd};
+    case AmplificationRow::Dataset::kListWeighted: {
+      std::vector<std::vector<std::string>> out = {{"RPUSH", "l"}, {"MSET"}};
+      for (int64_t i = 1; i <= n; ++i) {
+        const std::string e = "e" + std::to_string(i);
+        out[0].push_back(e);
+        out[1].insert(out[1].end(), {"w_" + e, std::to_string(n + 1 - i)});
+        out.push_back({"HSET", "o_" + e, "name", "n" + std::to_string(i)});
+      }
+      return out;
+    }
     case AmplificationRow::Dataset::kSet:
     case AmplificationRow::Dataset::kSetPair: {
       // s (or a) holds m1..mn; b holds m1..m2n.

@@ -58,6 +58,10 @@ struct AmplificationRow {
     kHashExpiring,    // kHash, then PEXPIRE h 100000
     kHll,             // "hll p": PFADD p a b c (its cached cardinality stale)
     kHllCounted,      // "hll p, counted": kHll, then PFCOUNT p (its cache valid)
+    // "list l of n elements, weights w_e and hashes o_e": kList, and for each element ei a
+    // string w_ei (its weight, n+1-i) and a hash o_ei of one field (name: ni), in the
+    // configured hash version (SORT's BY and GET patterns).
+    kListWeighted,
   } dataset;
   std::string operations;       // KV counters, the formula text
   std::string tier_operations;  // Redis-tier counters
