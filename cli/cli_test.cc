@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "backends/registry.h"
+#include "encodings/key_codec.h"
+#include "engine/engine.h"
 #include "flags/conventions.h"
 #include "testing/child_run.h"
 #include "testing/kv_test_util.h"
@@ -486,6 +488,7 @@ TEST(Cli, ServeReadsTheMarkerAndNamesItsProtocols) {
     backends::StoreSpec spec;
     spec.backend = "rocksdb";
     spec.options.dir = store;
+    spec.format = encodings::StoreFormatRecord(engine::EngineOptions().keys);  // as kvlab's
     std::unique_ptr<backends::OpenedStore> opened;
     ASSERT_TRUE(backends::OpenStore(spec, &opened).ok());
   }

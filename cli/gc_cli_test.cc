@@ -184,7 +184,7 @@ TEST(GcCli, CompactionMechanismDropsGarbageAndKeepsLiveKeys) {
   auto r =
       Kvlab({"gc", "--backend", "lmdb", "--dir", store, "--mechanism", "compaction"}, dir.path());
   EXPECT_EQ(r.exit_code, flags::kExitUsage);
-  EXPECT_NE(r.err.find("needs --backend rocksdb"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--mechanism compaction needs a RocksDB store"), std::string::npos) << r.err;
 
   r = Kvlab({"gc", "--backend", "rocksdb", "--dir", store, "--mechanism", "compaction",
              "--compaction-grace-ms", "0", "--quiet"},

@@ -15,8 +15,8 @@
 
 #include "analysis/comparison.h"
 #include "analysis/summary.h"
-#include "base/run_to_completion.h"
 #include "base/data_dir.h"
+#include "base/run_to_completion.h"
 #include "gate/compare.h"
 #include "gate/dataset.h"
 #include "study/metrics.h"

@@ -14,8 +14,8 @@
 #include <tuple>
 
 #include "analysis/mann_whitney.h"
-#include "base/run_to_completion.h"
 #include "base/data_dir.h"
+#include "base/run_to_completion.h"
 #include "workloads/result.h"
 #include "workloads/sweep.h"
 
