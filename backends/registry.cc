@@ -20,6 +20,7 @@
 #include "backends/lmdb_store.h"
 #include "backends/memory_store.h"
 #include "backends/rocksdb_store.h"
+#include "backends/store_marker.h"
 #include "backends/wiredtiger_store.h"
 
 namespace kvlab::backends {
@@ -296,6 +297,19 @@ Status LockDirectory(const std::string& backend, const std::string& dir, bool fr
 }
 
 }  // namespace
+
+std::string MarkedBackend(const std::string& dir) {
+  if (dir.empty()) return "";
+  std::ifstream marker(fs::path(dir) / kMarkerFile);
+  if (!marker) return "";
+  std::stringstream text;
+  text << marker.rdbuf();
+  int version = 0;
+  std::string backend;
+  FormatRecord format;
+  if (!ParseMarker(text.str(), &version, &backend, &format)) return "";
+  return FindBackend(backend) == nullptr ? "" : backend;
+}
 
 const std::vector<std::string>& BackendNames() {
   static const std::vector<std::string> kNames = [] {

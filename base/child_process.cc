@@ -10,8 +10,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "base/run_to_completion.h"
 
 namespace kvlab {
 namespace {
@@ -58,6 +61,59 @@ int FreeLoopbackPort() {
   }
   ::close(fd);
   return port;
+}
+
+Status RunToCompletion(const std::vector<std::string>& argv, const std::string& output_path,
+                       std::string* output, int* exit_code) {
+  *exit_code = -1;
+  // Everything the child needs is made before the fork: after it, the child of a threaded
+  // process may only call async-signal-safe functions (no allocation) before exec.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int fds[2] = {-1, -1};
+  int out_fd = -1;
+  if (output_path.empty()) {
+    if (pipe2(fds, O_CLOEXEC) != 0)
+      return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+    out_fd = fds[1];
+  } else {
+    out_fd = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out_fd < 0) {
+      return Status::IOError("cannot write " + output_path + ": " + std::strerror(errno));
+    }
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(out_fd, STDERR_FILENO);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  const int fork_errno = errno;
+  ::close(out_fd);
+  if (pid < 0) {
+    if (fds[0] >= 0) ::close(fds[0]);
+    return Status::IOError(std::string("fork: ") + std::strerror(fork_errno));
+  }
+  if (fds[0] >= 0) {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = read(fds[0], buf, sizeof(buf));
+      if (n > 0) {
+        output->append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        break;
+      }
+    }
+    ::close(fds[0]);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return Status::IOError(std::string("waitpid: ") + std::strerror(errno));
+  }
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return Status::OK();
 }
 
 const char* ChildProcessStateName(ChildProcess::State state) {

@@ -4,6 +4,7 @@
 // and a Redis-tier version never run silently without its tier.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 #include <sstream>
 
 #include "backends/registry.h"
+#include "encodings/key_codec.h"
+#include "engine/engine.h"
 #include "flags/conventions.h"
 #include "testing/child_run.h"
 #include "testing/kv_test_util.h"
@@ -32,6 +35,14 @@ using testing::ReadFile;
 
 bool Has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
+}
+
+// kvlab's messages are its own words: no Status code names ("InvalidArgument: ...").
+void ExpectNoStatusPrefix(const std::string& err, const std::vector<std::string>& args) {
+  for (const char* code : {"InvalidArgument:", "NotFound:", "IOError:", "Corruption:",
+                           "Unavailable:", "NotSupported:", "Aborted:", "Busy:", "NoSpace:"}) {
+    EXPECT_FALSE(Has(err, code)) << ::testing::PrintToString(args) << "\n" << err;
+  }
 }
 
 // Bad arguments exit 2 on every subcommand, whatever CLI11's own codes (104-109) were.
@@ -61,7 +72,119 @@ TEST(Cli, BadArgumentsExitTwoEverywhere) {
     const ChildRun r = Kvlab(args, dir.path());
     EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
     EXPECT_FALSE(r.err.empty()) << ::testing::PrintToString(args);
+    ExpectNoStatusPrefix(r.err, args);
   }
+}
+
+// An unknown subcommand is an error whatever follows it: not the main help and exit 0.
+TEST(Cli, UnknownSubcommandIsAnErrorWhateverFollows) {
+  testing::ScratchDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"nosuch"}, "kvlab: nosuch is not a subcommand of kvlab"},
+      {{"nosuch", "--help"}, "kvlab: nosuch is not a subcommand of kvlab"},
+      {{"nosuch", "--version"}, "kvlab: nosuch is not a subcommand of kvlab"},
+      {{"--help", "nosuch"}, "kvlab: nosuch is not a subcommand of kvlab"},
+      {{"bnech", "--help"}, "did you mean bench"},
+      {{"bench", "nosuch", "--help"}, "kvlab bench: nosuch is not a subcommand of kvlab bench"},
+      {{"trace", "nosuch"}, "kvlab trace: nosuch is not a subcommand of kvlab trace"},
+      {{"gc", "extra", "--help"}, "kvlab gc: arguments not expected: extra"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(Has(r.err, message)) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << ::testing::PrintToString(args) << "\n" << r.out;
+  }
+  EXPECT_EQ(Kvlab({"bench", "--help"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(Kvlab({"--version"}, dir.path()).exit_code, 0);
+}
+
+// Numeric options say "not a number" for text, in kvlab's words on every subcommand (not
+// CLI11's "Value abc not in range 1 to 18446744073709551615").
+TEST(Cli, NumbersAreCheckedInWords) {
+  testing::ScratchDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "run", "ycsb-a", "--operations", "abc"}, "not a number (got abc)"},
+      {{"bench", "run", "ycsb-a", "--warmup", "x1"}, "not a number (got x1)"},
+      {{"bench", "run", "ycsb-a", "--threads", "many"}, "not a number (got many)"},
+      {{"bench", "run", "ycsb-a", "--duration", "long"}, "not a number (got long)"},
+      {{"bench", "run", "ycsb-a", "--operations", "0"}, "must be at least 1 (got 0)"},
+      {{"bench", "run", "ycsb-a", "--operations", "1.5"}, "must be a whole number (got 1.5)"},
+      {{"bench", "run", "ycsb-a", "--threads", "300"}, "must be from 1 to 256 (got 300)"},
+      {{"bench", "run", "ycsb-a", "--records", "-3"}, "must not be negative (got -3)"},
+      {{"study", "--threads", "two"}, "not a number (got two)"},
+      {{"serve", "--port", "http"}, "not a number (got http)"},
+      {{"serve", "--port", "70000"}, "must be from 0 to 65535 (got 70000)"},
+      {{"conform", "--resp", "127.0.0.1:1", "--resp-timeout", "soon"}, "not a number (got soon)"},
+      {{"gc", "--dir", dir.path(), "--rate", "fast"}, "not a number (got fast)"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(Has(r.err, message)) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_FALSE(Has(r.err, "not in range")) << ::testing::PrintToString(args) << "\n" << r.err;
+  }
+}
+
+// A switch and its negation are two help lines, each with what it does, never CLI11's
+// "--gc-at-end,--no-gc-at-end{false}"; giving both is refused.
+TEST(Cli, BooleanFlagsReadAsSwitches) {
+  testing::ScratchDir dir;
+  const std::vector<std::vector<std::string>> helps = {{"bench", "--help"},
+                                                       {"bench", "run", "--help"}};
+  for (const std::vector<std::string>& args : helps) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_FALSE(Has(r.out, "{false}")) << r.out;
+    EXPECT_FALSE(Has(r.out, "{true}")) << r.out;
+    EXPECT_TRUE(Has(r.out, "--no-gc-at-end")) << r.out;
+    EXPECT_TRUE(Has(r.out, "run no GC pass at its end")) << r.out;
+  }
+  const ChildRun r = Kvlab({"bench", "run", "ycsb-a", "--gc-at-end", "--no-gc-at-end"}, dir.path());
+  EXPECT_EQ(r.exit_code, kExitUsage) << r.err;
+  EXPECT_TRUE(Has(r.err, "excludes")) << r.err;
+}
+
+// One name for the address of a RESP server to test: --resp, on bench and conform alike;
+// conform's older --serve, --serve-only and --serve-timeout still work as its aliases.
+TEST(Cli, OneNameForTheRespServer) {
+  testing::ScratchDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "run", "ycsb-a", "--resp-only"}, "--resp-only needs --resp"},
+      {{"conform", "--resp-only"}, "--resp-only needs --resp"},
+      {{"conform", "--serve-only"}, "--resp-only needs --resp"},
+      {{"conform", "--serve-timeout", "5"}, "--resp-timeout needs --resp"},
+      {{"conform", "--resp", "127.0.0.1:1", "--resp-only", "--backends", "memory"},
+       "--resp-only tests only the --resp server"},
+      {{"conform", "--serve", "127.0.0.1:1", "--serve-only", "--backends", "memory"},
+       "--resp-only tests only the --resp server"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_EQ(r.exit_code, kExitUsage) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_TRUE(Has(r.err, message)) << ::testing::PrintToString(args) << "\n" << r.err;
+  }
+  const std::vector<std::vector<std::string>> helps = {{"bench", "run", "--help"},
+                                                       {"conform", "--help"}};
+  for (const std::vector<std::string>& args : helps) {
+    const ChildRun r = Kvlab(args, dir.path());
+    EXPECT_TRUE(Has(r.out, "  --resp")) << r.out;
+  }
+}
+
+// One report command: `kvlab report`. `kvlab bench` lists no second one; the old `kvlab bench
+// report` is out of its help and points to `kvlab report`.
+TEST(Cli, OneReportCommand) {
+  testing::ScratchDir dir;
+  ChildRun r = Kvlab({"bench", "--help"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_FALSE(Has(r.out, "  report ")) << r.out;
+  EXPECT_TRUE(Has(r.out, "  run ")) << r.out;
+  r = Kvlab({"--help"}, dir.path());
+  EXPECT_TRUE(Has(r.out, "  report ")) << r.out;
+  r = Kvlab({"bench", "report", "--help"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(Has(r.out, "use kvlab report instead")) << r.out;
 }
 
 // `kvlab trace` and a trace workload: MONITOR output imported, summarised and replayed; a
@@ -194,7 +317,7 @@ TEST(Cli, ConflictingFlagsAreRefused) {
        "--max-size and --sizes were both given"},
       {{"conform", "--seed", "42"}, "--seed needs --random"},
       {{"conform", "--sequences", "2"}, "--sequences needs --random"},
-      {{"conform", "--allow-flush"}, "--allow-flush needs --serve"},
+      {{"conform", "--allow-flush"}, "--allow-flush needs --resp"},
       {{"conform", "--random", "--cases", "x.txt"}, "--cases with --random needs --corpus"},
   };
   for (const auto& [args, message] : cases) {
@@ -352,7 +475,41 @@ TEST(Cli, ServeRefusesAStoreWhoseMarkerContradictsItsFiles) {
                              ": the directory holds RocksDB files (CURRENT, IDENTITY) but its "
                              "KVLAB_STORE marker names lmdb"))
       << r.err;
+  ExpectNoStatusPrefix(r.err, {"serve"});
   EXPECT_EQ(names(), before);
+}
+
+// `serve --dir D` without --backend opens the store its marker names, and says which protocols
+// it speaks (RESP3 after HELLO 3 as well as RESP2).
+TEST(Cli, ServeReadsTheMarkerAndNamesItsProtocols) {
+  testing::ScratchDir dir;
+  const std::string store = dir.Sub("store");
+  {
+    backends::StoreSpec spec;
+    spec.backend = "rocksdb";
+    spec.options.dir = store;
+    spec.format = encodings::StoreFormatRecord(engine::EngineOptions().keys);  // as kvlab's
+    std::unique_ptr<backends::OpenedStore> opened;
+    ASSERT_TRUE(backends::OpenStore(spec, &opened).ok());
+  }
+  const pid_t pid = testing::SpawnKvlab(
+      {"serve", "--dir", store, "--port", "0", "--unixsocket", dir.Sub("kvlab.sock")}, dir.path());
+  // Waits for the line that says it serves (or for the process to end, on an error).
+  std::string err;
+  int status = 0;
+  bool exited = false;
+  for (int i = 0; i < 3000 && !Has(err, "serving") && !exited; ++i) {
+    exited = waitpid(pid, &status, WNOHANG) == pid;
+    usleep(10'000);
+    err = ReadFile(dir.Sub("stderr"));
+  }
+  EXPECT_TRUE(Has(err, "kvlab: serving RESP2 and RESP3 (HELLO 3) on " + dir.Sub("kvlab.sock")))
+      << err;
+  EXPECT_TRUE(Has(err, "rocksdb store")) << err;
+  if (!exited) {
+    kill(pid, SIGTERM);
+    testing::Wait(pid);
+  }
 }
 
 // What users read cites nothing outside the repository, and no placeholder of work since done.

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -56,6 +57,39 @@ TEST(GcCli, RefusesWhatItCannotCollect) {
   EXPECT_NE(r.err.find("no such directory"), std::string::npos) << r.err;
   r = Kvlab({"gc", "--dir", dir.path(), "--batch", "0"}, dir.path());
   EXPECT_EQ(r.exit_code, flags::kExitUsage) << r.err;
+}
+
+// Like every subcommand that opens a store, gc takes the backend from the store's marker when
+// --backend is not given, and refuses an unusable store as serve does: exit 2, and no Status
+// prefix in the message.
+TEST(GcCli, ReadsTheStoreMarkerAndRefusesLikeServe) {
+  testing::ScratchDir dir;
+  const std::string store = dir.Sub("store");
+  {
+    OpenEngine e(store);
+    ASSERT_FALSE(e.Exec({"HSET", "gone", "a", "1", "b", "2", "c", "3"}).is_error());
+    e.Exec({"DEL", "gone"});
+  }
+  auto r = Kvlab({"gc", "--dir", store, "--quiet"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reclaimed 3 (sub-keys 3, metas 0, tier 0)"), std::string::npos) << r.out;
+  r = Kvlab({"gc", "--dir", store, "--mechanism", "compaction", "--quiet"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+
+  r = Kvlab({"gc", "--backend", "lmdb", "--dir", store}, dir.path());
+  EXPECT_EQ(r.exit_code, flags::kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("is a rocksdb store, not a lmdb store"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("InvalidArgument"), std::string::npos) << r.err;
+  std::ofstream(store + "/KVLAB_STORE", std::ios::trunc) << "kvlab-store 2\nbackend lmdb\n";
+  for (const char* mechanism : {"scan", "ttl-index"}) {
+    r = Kvlab({"gc", "--dir", store, "--mechanism", mechanism}, dir.path());
+    EXPECT_EQ(r.exit_code, flags::kExitUsage) << mechanism << "\n" << r.err;
+    EXPECT_NE(r.err.find("the directory holds RocksDB files"), std::string::npos) << r.err;
+  }
+  r = Kvlab({"gc", "--dir", store, "--mechanism", "compaction"}, dir.path());
+  EXPECT_EQ(r.exit_code, flags::kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("--mechanism compaction needs a RocksDB store: lmdb"), std::string::npos)
+      << r.err;
 }
 
 TEST(GcCli, KilledMidPassThenRunAgainLosesNothing) {
@@ -150,7 +184,7 @@ TEST(GcCli, CompactionMechanismDropsGarbageAndKeepsLiveKeys) {
   auto r =
       Kvlab({"gc", "--backend", "lmdb", "--dir", store, "--mechanism", "compaction"}, dir.path());
   EXPECT_EQ(r.exit_code, flags::kExitUsage);
-  EXPECT_NE(r.err.find("needs --backend rocksdb"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--mechanism compaction needs a RocksDB store"), std::string::npos) << r.err;
 
   r = Kvlab({"gc", "--backend", "rocksdb", "--dir", store, "--mechanism", "compaction",
              "--compaction-grace-ms", "0", "--quiet"},
@@ -175,7 +209,7 @@ TEST(GcCli, TtlIndexMechanismReapsExpiredKeysWithTheirSubKeys) {
   { OpenEngine e(plain); }
   auto r =
       Kvlab({"gc", "--backend", "rocksdb", "--dir", plain, "--mechanism", "ttl-index"}, dir.path());
-  EXPECT_EQ(r.exit_code, flags::kExitCannotRun) << r.err;
+  EXPECT_EQ(r.exit_code, flags::kExitUsage) << r.err;
   EXPECT_NE(r.err.find("needs a store written with --ttl-index"), std::string::npos) << r.err;
 
   const std::string store = dir.Sub("store");

@@ -21,10 +21,10 @@ using engine::Engine;
 using engine::GcOptions;
 using engine::GcProgress;
 using engine::GcStats;
-using flags::kExitCannotRun;
 using flags::kExitFailed;
 using flags::kExitInterrupted;
 using flags::kExitOk;
+using flags::kExitUsage;
 using flags::UsageError;
 
 namespace {
@@ -47,7 +47,7 @@ int ExitStatusOf(const Status& s) {
     return kExitInterrupted;
   }
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab gc: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab gc: %s\n", s.message().c_str());
     return kExitFailed;
   }
   return kExitOk;
@@ -56,8 +56,8 @@ int ExitStatusOf(const Status& s) {
 // --mechanism compaction: a full RocksDB compaction whose filter drops the garbage
 // (engine/compaction_policy.h). One line on stdout, as the scan's.
 int RunCompaction(const GcFlags& f) {
-  if (f.store.backend != "rocksdb") {
-    throw UsageError("--mechanism compaction needs --backend rocksdb: " + f.store.backend +
+  if (f.store.Backend() != "rocksdb") {
+    throw UsageError("--mechanism compaction needs a RocksDB store: " + f.store.Backend() +
                      " does not compact (use --mechanism scan)");
   }
   flags::StoreFlags store = f.store;
@@ -65,7 +65,7 @@ int RunCompaction(const GcFlags& f) {
   std::shared_ptr<engine::KeyMetaCompactionPolicy> policy;
   std::unique_ptr<backends::OpenedStore> opened =
       flags::OpenStoreOrReport(store, f.engine, &policy);
-  if (opened == nullptr) return kExitCannotRun;
+  if (opened == nullptr) return kExitUsage;  // an unusable --dir, as for serve
   if (!f.quiet) {
     std::fprintf(stderr,
                  "gc: compacting every column family to the bottommost level (RocksDB's "
@@ -84,7 +84,7 @@ int RunCompaction(const GcFlags& f) {
       static_cast<unsigned long long>(d.sub_keys), static_cast<unsigned long long>(d.metas),
       seconds);
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab gc: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab gc: %s\n", s.message().c_str());
     return kExitFailed;
   }
   return kExitOk;
@@ -100,7 +100,7 @@ int RunTtlIndex(const GcFlags& f) {
     std::fprintf(stderr,
                  "kvlab gc: --mechanism ttl-index needs a store written with --ttl-index (a "
                  "store without the index: use --mechanism scan)\n");
-    return kExitCannotRun;
+    return kExitUsage;
   }
   Engine engine(opened->store(), engine_flags.ToOptions(*opened));
   flags::InstallInterruptHandlers();
@@ -131,7 +131,7 @@ int RunTtlIndex(const GcFlags& f) {
 
 int RunGc(const GcFlags& f) {
   if (f.store.dir.empty()) {
-    throw UsageError("kvlab gc collects an existing store: give its --dir (and --backend)");
+    throw UsageError("kvlab gc collects an existing store: give its --dir");
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(f.store.dir, ec)) {
@@ -154,7 +154,7 @@ int RunGc(const GcFlags& f) {
     return RunTtlIndex(f);
   }
   std::unique_ptr<backends::OpenedStore> opened = flags::OpenStoreOrReport(f.store, f.engine);
-  if (opened == nullptr) return kExitCannotRun;
+  if (opened == nullptr) return kExitUsage;  // an unusable --dir, as for serve
   Engine engine(opened->store(), f.engine.ToOptions(*opened));
 
   flags::InstallInterruptHandlers();

@@ -84,16 +84,34 @@ std::vector<std::string> NearestNames(const std::string& typo,
 }
 
 int ReportParseError(CLI::App& app, const CLI::ParseError& error) {
-  // --help and --version arrive as "errors" with exit code 0: CLI11 prints them.
-  if (error.get_exit_code() == 0) return app.exit(error);
   const std::vector<CLI::App*> path = ParsedPath(app);
-  const std::string command = CommandName(path);
-  std::fprintf(stderr, "%s: %s\n", command.c_str(), error.what());
-  std::vector<std::string> options, subcommands;
-  Candidates(path.back(), &options, &subcommands);
   std::vector<std::string> unknown;
   for (CLI::App* a : path) {
     for (const std::string& arg : a->remaining()) unknown.push_back(arg);
+  }
+  // --help and --version arrive as "errors" with exit code 0: CLI11 prints them. CLI11 handles
+  // them before it looks at arguments it did not expect, so `kvlab nosuch --help` would print
+  // the main help and exit 0: an unknown word is an error whatever follows it.
+  if (error.get_exit_code() == 0 && unknown.empty()) return app.exit(error);
+  const std::string command = CommandName(path);
+  std::vector<std::string> options, subcommands;
+  Candidates(path.back(), &options, &subcommands);
+  // A word where a subcommand is expected (a command with subcommands and no positional
+  // arguments) is named as what it is, not as CLI11's "A subcommand is required".
+  const bool takes_positionals =
+      !path.back()->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
+  const auto first_word = std::find_if(unknown.begin(), unknown.end(), [](const std::string& a) {
+    return !(a.starts_with("-") && a.size() > 1);
+  });
+  if (!subcommands.empty() && !takes_positionals && first_word != unknown.end()) {
+    std::fprintf(stderr, "%s: %s is not a subcommand of %s\n", command.c_str(), first_word->c_str(),
+                 command.c_str());
+  } else if (error.get_exit_code() == 0) {
+    std::string words;
+    for (const std::string& arg : unknown) words += (words.empty() ? "" : " ") + arg;
+    std::fprintf(stderr, "%s: arguments not expected: %s\n", command.c_str(), words.c_str());
+  } else {
+    std::fprintf(stderr, "%s: %s\n", command.c_str(), error.what());
   }
   for (const std::string& arg : unknown) {
     const bool is_option = arg.starts_with("-") && arg.size() > 1;

@@ -16,7 +16,8 @@ std::vector<std::string> NearestNames(const std::string& typo,
 
 // Prints a parse or usage error of `app`'s command line to stderr ("kvlab bench run: ..."), with
 // the nearest option or subcommand to each unknown argument and where to find the options, and
-// returns the exit status (0 for --help and --version, which CLI11 also reports as errors).
+// returns the exit status: 0 for --help and --version (which CLI11 also reports as errors) when
+// every other argument was understood, kExitUsage otherwise (`kvlab nosuch --help` is an error).
 int ReportParseError(CLI::App& app, const CLI::ParseError& error);
 
 }  // namespace kvlab::cli

@@ -125,6 +125,7 @@ TEST(ConformCli, ReplayLineRunsAsPrinted) {
   fs::copy_file(std::string(KVLAB_SOURCE_DIR) + "/docs/deviations.json", catalogue);
   ASSERT_TRUE(hold_a_key());
   fs::create_directories(dir.Sub("first"));
+  // conform's older names of --resp and --resp-only still work; the replay line uses the new.
   const int code =
       Wait(SpawnKvlab({"conform", "--random", "--seed", "7", "--sequences", "1", "--steps", "40",
                        "--serve", "unix://" + socket, "--serve-only", "--allow-flush",
@@ -138,7 +139,7 @@ TEST(ConformCli, ReplayLineRunsAsPrinted) {
   const std::string replay =
       stdout_text.substr(at + marker.size(), stdout_text.find('\n', at) - at - marker.size());
   for (const std::string& flag : {std::string("--allow-flush"), "--deviations " + catalogue,
-                                  std::string("--serve-only"), std::string("--seed 7")}) {
+                                  std::string("--resp-only"), std::string("--seed 7")}) {
     EXPECT_NE(replay.find(flag), std::string::npos) << replay;
   }
   ASSERT_TRUE(hold_a_key());

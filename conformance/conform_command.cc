@@ -1,7 +1,7 @@
 // `kvlab conform`: the conformance harness from the command line.
 //
 // Starts a private redis-server (the reference), builds the subjects (the engine over each
-// backend in --backends, and optionally a RESP server at --serve), runs the corpus and/or a
+// backend in --backends, and optionally a RESP server at --resp), runs the corpus and/or a
 // random run over the matrix, writes the reports (into a fresh results/conform-<UTC time>/ by
 // default; rewritten after every profile, marked incomplete until the end) and prints a
 // summary. Exit status (flags/conventions.h): 0 when every reply passed or deviated as
@@ -37,6 +37,7 @@ namespace kvlab::conformance {
 
 using backends::StoreSpec;
 using engine::EngineOptions;
+using flags::InRange;
 using flags::InstallInterruptHandlers;
 using flags::InterruptFlag;
 using flags::kExitCannotRun;
@@ -117,7 +118,7 @@ std::string ShellWord(const std::string& s) {
 
 // The flags that shape the run, for replay command lines: everything a replay needs to see
 // what this run saw (the matrix, the catalogue, the tolerances, the engine's options, and
-// leave to flush a --serve server).
+// leave to flush a --resp server).
 std::string MatrixFlags(const ConformFlags& f) {
   const ConformFlags d;
   std::string out;
@@ -130,13 +131,13 @@ std::string MatrixFlags(const ConformFlags& f) {
   if (!f.migrate_with.empty()) out += " --migrate-with " + Join(f.migrate_with);
   if (f.tier_states != d.tier_states) out += " --tier-states " + Join(f.tier_states);
   if (!f.serve.empty()) {
-    out += " --serve " + ShellWord(f.serve) + (f.serve_only ? " --serve-only" : "");
+    out += " --resp " + ShellWord(f.serve) + (f.serve_only ? " --resp-only" : "");
     if (f.allow_flush) out += " --allow-flush";
     if (!f.subject_name.empty()) out += " --subject-name " + ShellWord(f.subject_name);
     if (f.serve_timeout_s != d.serve_timeout_s) {
       char seconds[32];
       std::snprintf(seconds, sizeof(seconds), "%g", f.serve_timeout_s);
-      out += std::string(" --serve-timeout ") + seconds;
+      out += std::string(" --resp-timeout ") + seconds;
     }
   }
   if (f.max_disconnects != d.max_disconnects) {
@@ -169,14 +170,14 @@ void CheckConflicts(const CLI::App& cmd, const ConformFlags& f) {
       throw UsageError(std::string(flag) + " needs --random (the curated corpus is not random)");
     }
   }
-  for (const char* flag : {"--serve-only", "--allow-flush", "--subject-name", "--serve-timeout"}) {
-    if (given(flag) && f.serve.empty()) throw UsageError(std::string(flag) + " needs --serve ADDR");
+  for (const char* flag : {"--resp-only", "--allow-flush", "--subject-name", "--resp-timeout"}) {
+    if (given(flag) && f.serve.empty()) throw UsageError(std::string(flag) + " needs --resp ADDR");
   }
   if (given("--cases") && f.random && !f.corpus) {
     throw UsageError("--cases with --random needs --corpus (without it only random sequences run)");
   }
   if (f.serve_only && given("--backends")) {
-    throw UsageError("--serve-only tests only the --serve server: --backends does not apply");
+    throw UsageError("--resp-only tests only the --resp server: --backends does not apply");
   }
 }
 
@@ -197,7 +198,7 @@ class ReportingProgress final : public ProgressSink {
     Status s = WriteReports(dir_, so_far, context_, &written);
     if (!s.ok() && !warned_) {
       warned_ = true;
-      inner_->Message("conform: " + s.ToString());
+      inner_->Message("conform: " + s.message());
     }
   }
 
@@ -275,7 +276,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   Status s = DeviationCatalogue::Load(
       flags.deviations.empty() ? DefaultDeviationCataloguePath() : flags.deviations,
       encodings::EncodingRegistry::Builtin(), &catalogue);
-  if (!s.ok()) throw UsageError("--deviations: " + s.ToString());
+  if (!s.ok()) throw UsageError("--deviations: " + s.message());
 
   MatrixPlan plan;
   plan.catalogue = &catalogue;
@@ -314,11 +315,11 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     if (paths.empty()) {
       std::string cases;
       s = FindDataFile("conformance/cases", &cases);
-      if (!s.ok()) return cannot_run(s.ToString());
+      if (!s.ok()) return cannot_run(s.message());
       paths.push_back(cases);
     }
     s = LoadCases(paths, &plan.corpus);
-    if (!s.ok()) throw UsageError(s.ToString());
+    if (!s.ok()) throw UsageError(s.message());
   }
   const std::string program = ProgramName();
   std::string cases;
@@ -353,7 +354,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     for (const std::string& column : flags.backends) {
       StoreSpec spec;
       s = ParseBackendColumn(column, &spec);
-      if (!s.ok()) throw UsageError("--backends: " + s.ToString());
+      if (!s.ok()) throw UsageError("--backends: " + s.message());
       spec.etcd = flags.etcd.ToOptions();
       owned.push_back(std::make_unique<EngineSubject>(
           column, spec, options, EngineTierWiring(encodings::EncodingRegistry::Builtin())));
@@ -362,7 +363,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   if (!flags.serve.empty()) {
     RedisEndpoint endpoint;
     s = RedisEndpoint::Parse(flags.serve, &endpoint);
-    if (!s.ok()) throw UsageError("--serve: " + s.ToString());
+    if (!s.ok()) throw UsageError("--resp: " + s.message());
     RemoteSubjectOptions remote_options;
     remote_options.name = flags.subject_name;
     remote_options.timeout =
@@ -372,12 +373,12 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     auto remote = std::make_unique<RemoteSubject>(endpoint, remote_options);
     if (!flags.allow_flush) {
       s = remote->CheckEmpty();
-      if (s.IsInvalidArgument()) throw UsageError("--serve: " + s.message());
-      if (!s.ok()) return cannot_run("--serve " + flags.serve + ": " + s.ToString());
+      if (s.IsInvalidArgument()) throw UsageError("--resp: " + s.message());
+      if (!s.ok()) return cannot_run("--resp " + flags.serve + ": " + s.message());
     }
     owned.push_back(std::move(remote));
   }
-  if (owned.empty()) throw UsageError("nothing to test: --serve-only needs --serve ADDR");
+  if (owned.empty()) throw UsageError("nothing to test: --resp-only needs --resp ADDR");
   std::vector<Subject*> subjects;
   for (auto& o : owned) subjects.push_back(o.get());
   CheckOutDir(flags.out);
@@ -387,7 +388,7 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
   server_options.binary = flags.redis_server;
   RedisServerProcess server(server_options);
   s = server.Start();
-  if (!s.ok()) return cannot_run("cannot start the reference redis-server: " + s.ToString());
+  if (!s.ok()) return cannot_run("cannot start the reference redis-server: " + s.message());
   RedisClient client(server.endpoint(), std::chrono::milliseconds(10000));
   RedisTarget reference("redis", &client, std::chrono::milliseconds(10000));
   ReportContext context;
@@ -424,11 +425,11 @@ int RunConform(const CLI::App& cmd, ConformFlags flags) {
     progress.ProfileDone(result);
     s = RunMatrix(reference, subjects, plan, &progress, &result);
   }
-  if (!s.ok()) return cannot_run(s.ToString());
+  if (!s.ok()) return cannot_run(s.message());
   std::vector<std::string> written;
   s = WriteReports(flags.out, result, context, &written);
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab conform: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab conform: %s\n", s.message().c_str());
     return kExitFailed;
   }
 
@@ -492,10 +493,10 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", flags->seed, "Seed of the random run (default: fresh, printed)")
       ->check(NonNegative());
   cmd->add_option("--sequences", flags->sequences, "Random sequences per run")
-      ->check(NonNegative() & CLI::Range(size_t{1}, size_t{1000000}))
+      ->check(InRange(size_t{1}, size_t{1000000}))
       ->capture_default_str();
   cmd->add_option("--steps", flags->steps, "Commands per random sequence")
-      ->check(NonNegative() & CLI::Range(size_t{1}, size_t{1000000}))
+      ->check(InRange(size_t{1}, size_t{1000000}))
       ->capture_default_str();
   cmd->add_flag("--soak", flags->soak,
                 "A long random run: " + std::to_string(kSoakSequences) + " sequences of " +
@@ -529,24 +530,26 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
                   "Redis-tier states for the tier versions: cold, warm, flushed")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--serve", flags->serve,
+  // --resp, as kvlab bench names the same address; --serve, --serve-only and --serve-timeout,
+  // conform's names before, still work.
+  cmd->add_option("--resp,--serve", flags->serve,
                   "Also test a RESP server (e.g. `kvlab serve`) at host:port or unix:///path, "
                   "end to end; it is FLUSHALLed before every case");
-  cmd->add_flag("--serve-only", flags->serve_only, "Test only the --serve server");
+  cmd->add_flag("--resp-only,--serve-only", flags->serve_only, "Test only the --resp server");
   cmd->add_flag("--allow-flush", flags->allow_flush,
-                "Let conform FLUSHALL a --serve server that holds keys");
+                "Let conform FLUSHALL a --resp server that holds keys");
   cmd->add_option("--subject-name", flags->subject_name,
-                  "The --serve server's name in reports (default: what INFO server says it is, "
+                  "The --resp server's name in reports (default: what INFO server says it is, "
                   "with its address)");
-  cmd->add_option("--serve-timeout", flags->serve_timeout_s,
-                  "Seconds a --serve server may take to reply; a command it does not answer in "
+  cmd->add_option("--resp-timeout,--serve-timeout", flags->serve_timeout_s,
+                  "Seconds a --resp server may take to reply; a command it does not answer in "
                   "time is reported as such, and the case stops there")
-      ->check(CLI::Range(0.1, 600.0))
+      ->check(InRange(0.1, 600.0))
       ->capture_default_str();
   cmd->add_option("--max-disconnects", flags->max_disconnects,
                   "Stop testing a server after it closed the connection (or did not answer) "
                   "more often than this")
-      ->check(NonNegative() & CLI::Range(size_t{0}, size_t{100000}))
+      ->check(InRange(size_t{0}, size_t{100000}))
       ->capture_default_str();
   cmd->add_option("--out", flags->out,
                   "Directory for conform.json, matrix.md and summary.md (default: a new "
@@ -558,7 +561,7 @@ void AddConformCommand(CLI::App& app, int* exit_code) {
       "The deviations catalogue (default: " + DataFileHelp("docs/deviations.json") + ")");
   cmd->add_option("--ttl-tolerance-ms", flags->ttl_tolerance_ms,
                   "Declared tolerance of PTTL and PEXPIRETIME replies")
-      ->check(NonNegative() & CLI::Range(int64_t{0}, int64_t{60000}))
+      ->check(InRange(int64_t{0}, int64_t{60000}))
       ->capture_default_str();
   cmd->add_option("--redis-server", flags->redis_server, "The reference redis-server binary")
       ->capture_default_str();

@@ -286,7 +286,7 @@ class ProfileRunner {
         ReproducerText(shrunk, shrunk_failure ? *shrunk_failure : *failure, header),
         failure->command, reference_, session_.target(), context_, &path, &reproduces);
     if (!s.ok()) {
-      if (progress_ != nullptr) progress_->Message("conform: " + s.ToString());
+      if (progress_ != nullptr) progress_->Message("conform: " + s.message());
       return "";
     }
     if (!reproduces) path += " (did not fail when replayed: timing-dependent?)";

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "backends/store_marker.h"
 #include "encodings/hash_extra_read.h"
 #include "flags/conventions.h"
 
@@ -14,8 +15,11 @@ using engine::Engine;
 using engine::EngineOptions;
 
 void StoreFlags::AddTo(CLI::App* app) {
-  app->add_option("--backend", backend, "Ordered KV backend")
+  app->add_option("--backend", backend,
+                  "Ordered KV backend (serve, gc and verify over an existing --dir store: the one "
+                  "its KVLAB_STORE marker names, when not given)")
       ->check(CLI::IsMember(backends::BackendNames()))
+      ->each([this](const std::string&) { backend_given = true; })
       ->capture_default_str();
   etcd.AddTo(app);
   app->add_option("--dir", dir,
@@ -32,7 +36,7 @@ void StoreFlags::AddTo(CLI::App* app) {
       ->capture_default_str();
   app->add_option("--scan-page", scan_page_rows,
                   "Rows per round trip of a scan, with --rtt-us (Camellia's kv.scan.batch)")
-      ->check(NonNegative() & CLI::Range(1u, 1000000u))
+      ->check(InRange(1u, 1000000u))
       ->capture_default_str();
   app->add_flag("--column-families", column_families,
                 "Keep each record kind (key-metas, fields and members, the zset score index, ...) "
@@ -67,9 +71,15 @@ void StoreFlags::AddTo(CLI::App* app) {
       ->capture_default_str();
 }
 
+std::string StoreFlags::Backend() const {
+  if (backend_given) return backend;
+  const std::string marked = backends::MarkedBackend(dir);
+  return marked.empty() ? backend : marked;
+}
+
 StoreSpec StoreFlags::ToSpec() const {
   StoreSpec spec;
-  spec.backend = backend;
+  spec.backend = Backend();
   spec.options.dir = dir;
   spec.options.sync_writes = sync_writes;
   spec.options.cache_bytes = cache_mb << 20;
@@ -217,7 +227,7 @@ std::unique_ptr<OpenedStore> OpenStoreOrReport(
   }
   Status s = OpenStore(spec, &opened);
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab: %s\n", s.message().c_str());
     return nullptr;
   }
   if (filter != nullptr) filter->Attach(opened->base());

@@ -18,6 +18,7 @@ namespace kvlab::flags {
 
 struct StoreFlags {
   std::string backend = "memory";
+  bool backend_given = false;  // --backend was on the command line
   std::string dir;
   bool sync_writes = false;
   uint64_t cache_mb = 64;
@@ -47,6 +48,10 @@ struct StoreFlags {
   // --column-families, --compaction-filter, --compaction-grace-ms, --disk-reserve,
   // --scrub-on-open, and the etcd flags.
   void AddTo(CLI::App* app);
+  // The backend to open: --backend when given; else, when --dir is an existing store, the one
+  // its KVLAB_STORE marker names (so that `kvlab gc --dir D` needs no --backend, as serve and
+  // verify need none); else the default.
+  std::string Backend() const;
   // Throws UsageError when the etcd flags cannot give a password (EtcdFlags::ToOptions).
   backends::StoreSpec ToSpec() const;
 };

@@ -27,9 +27,16 @@ void InstallInterruptHandlers() {
 
 const volatile std::sig_atomic_t* InterruptFlag() { return &g_interrupted; }
 
+std::string NotANumber(const std::string& text) {
+  double d = 0;
+  if (CLI::detail::lexical_cast(text, d)) return "";
+  return "not a number (got " + text + ")";
+}
+
 const CLI::Validator& NonNegative() {
   static const CLI::Validator v(
       [](std::string& value) -> std::string {
+        if (std::string e = NotANumber(value); !e.empty()) return e;
         const size_t first = value.find_first_not_of(" \t");
         if (first != std::string::npos && value[first] == '-') {
           return "must not be negative (got " + value + ")";
@@ -43,6 +50,7 @@ const CLI::Validator& NonNegative() {
 const CLI::Validator& Positive() {
   static const CLI::Validator v(
       [](std::string& value) -> std::string {
+        if (std::string e = NotANumber(value); !e.empty()) return e;
         double d = 0;
         if (!CLI::detail::lexical_cast(value, d) || !(d > 0)) {
           return "must be a number greater than 0 (got " + value + ")";

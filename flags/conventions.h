@@ -20,7 +20,10 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <limits>
+#include <sstream>
 #include <string>
+#include <type_traits>
 
 namespace kvlab::flags {
 
@@ -46,9 +49,49 @@ void CheckFreshStoreParent(const std::string& dir, const std::string& tool);
 
 // Rejects a negative number before CLI11 converts it: CLI11 reads "-5" into an unsigned option
 // as 2^64 - 5, and kvlab's "not given" defaults must never be reachable by typing a value.
+// Text that is no number at all is "not a number (got abc)".
 const CLI::Validator& NonNegative();
 // A number > 0 (integer or not).
 const CLI::Validator& Positive();
+
+// "not a number (got abc)" for text that is no number; empty when `text` reads as one.
+std::string NotANumber(const std::string& text);
+
+// A number from `min` to `max` of the option's type, in kvlab's words rather than CLI11's Range
+// ("Value abc not in range 1 to 18446744073709551615"): "not a number (got abc)", "must not be
+// negative (got -5)", "must be a whole number (got 1.5)", "must be at least 1 (got 0)", "must be
+// from 1 to 256 (got 300)". Its help text is CLI11's Range's ("INT in [1 - 256]").
+template <typename T>
+CLI::Validator InRange(T min, T max) {
+  auto text = [](T v) {
+    std::ostringstream out;
+    out << +v;
+    return out.str();
+  };
+  std::ostringstream description;
+  description << CLI::detail::type_name<T>() << " in [" << +min << " - " << +max << "]";
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        if (std::string e = NotANumber(value); !e.empty()) return e;
+        const size_t first = value.find_first_not_of(" \t");
+        if (std::is_unsigned_v<T> && value[first] == '-') {
+          return "must not be negative (got " + value + ")";
+        }
+        T v{};
+        if (!CLI::detail::lexical_cast(value, v)) {
+          if (std::is_integral_v<T> && value.find_first_of(".eE") != std::string::npos) {
+            return "must be a whole number (got " + value + ")";
+          }
+          return "must be from " + text(min) + " to " + text(max) + " (got " + value + ")";
+        }
+        if (v >= min && v <= max) return "";
+        if (max == std::numeric_limits<T>::max()) {
+          return "must be at least " + text(min) + " (got " + value + ")";
+        }
+        return "must be from " + text(min) + " to " + text(max) + " (got " + value + ")";
+      },
+      description.str());
+}
 
 // Installs the SIGINT and SIGTERM handlers of a long run: the first signal asks for a clean
 // stop (InterruptFlag() becomes non-zero: the run finishes what it is in, writes what it has,

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/run_to_completion.h"
 #include "testing/kv_test_util.h"
 
 namespace kvlab::redis {
@@ -169,6 +170,34 @@ TEST(PrivateRedis, DirectoriesGoAtExitAndStaleOnesAtTheNextStart) {
   EXPECT_TRUE(fs::exists(live));
   EXPECT_TRUE(fs::exists(unowned));
   EXPECT_TRUE(fs::exists(other));
+}
+
+// The helper processes kvlab runs to their end (report and plot scripts) go through
+// RunToCompletion (base/child_process.h): both streams captured or written to a file, the exit
+// code, 127 for what cannot be executed, -1 for a signal.
+TEST(RunToCompletion, CapturesOutputAndExitCode) {
+  std::string output;
+  int code = 0;
+  ASSERT_TRUE(
+      RunToCompletion({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, "", &output, &code)
+          .ok());
+  EXPECT_EQ(code, 3);
+  EXPECT_EQ(output, "out\nerr\n");
+  testing::ScratchDir dir;
+  const std::string log = dir.Sub("log");
+  std::ofstream(log) << "old text, truncated\n";
+  ASSERT_TRUE(RunToCompletion({"/bin/sh", "-c", "echo to-file >&2"}, log, nullptr, &code).ok());
+  EXPECT_EQ(code, 0);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "to-file\n");
+  output.clear();
+  ASSERT_TRUE(RunToCompletion({dir.Sub("no-such-binary")}, "", &output, &code).ok());
+  EXPECT_EQ(code, 127);
+  ASSERT_TRUE(RunToCompletion({"/bin/sh", "-c", "kill -9 $$"}, "", &output, &code).ok());
+  EXPECT_EQ(code, -1);
+  EXPECT_FALSE(RunToCompletion({"/bin/true"}, dir.Sub("no-dir/log"), nullptr, &code).ok());
 }
 
 }  // namespace

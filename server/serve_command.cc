@@ -22,6 +22,7 @@ namespace kvlab::server {
 using backends::OpenedStore;
 using engine::Engine;
 using flags::EngineFlags;
+using flags::InRange;
 using flags::kExitCannotRun;
 using flags::kExitOk;
 using flags::kExitUsage;
@@ -163,9 +164,9 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
     encodings += ", " + std::string(type.name) + " encoding " +
                  std::string(engine.new_key_version_name(type.type));
   }
-  std::fprintf(stderr, "kvlab: serving RESP2 on %s (%d worker threads, %s store%s)\n",
-               where.c_str(), server.options().threads, opened->store()->name().c_str(),
-               encodings.c_str());
+  std::fprintf(
+      stderr, "kvlab: serving RESP2 and RESP3 (HELLO 3) on %s (%d worker threads, %s store%s)\n",
+      where.c_str(), server.options().threads, opened->store()->name().c_str(), encodings.c_str());
   const std::string warning =
       ExposureWarning(server.options().bind, engine.AuthRequired(), server.protected_mode());
   if (server.options().port != 0 && !warning.empty()) {
@@ -196,7 +197,7 @@ int ServeOn(const CLI::App& cmd, const ServeFlags& flags, OpenedStore* opened) {
       std::fprintf(stderr, "kvlab: --record: %llu commands in %s\n",
                    static_cast<unsigned long long>(recorded), flags.record.path.c_str());
     } else {
-      std::fprintf(stderr, "kvlab: --record: %s\n", rs.ToString().c_str());
+      std::fprintf(stderr, "kvlab: --record: %s\n", rs.message().c_str());
     }
   }
   gc.reset();  // stops a running pass after its current batch
@@ -233,7 +234,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   flags->store.AddTo(cmd);
   flags->engine.AddTo(cmd);
   cmd->add_option("--port", flags->port, "TCP port (0: no TCP listener)")
-      ->check(CLI::Range(0, 65535))
+      ->check(InRange(0, 65535))
       ->capture_default_str();
   cmd->add_option("--bind", flags->bind, "Addresses to listen on (repeatable; '*' for all IPv4)")
       ->capture_default_str();
@@ -241,10 +242,10 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--unixsocketperm", flags->unix_socket_perm,
                   "Permissions of the unix socket, in octal (e.g. 700)");
   cmd->add_option("--threads", flags->threads, "Worker threads")
-      ->check(CLI::Range(1, 1024))
+      ->check(InRange(1, 1024))
       ->capture_default_str();
   cmd->add_option("--maxclients", flags->max_clients, "Most connections at once")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{4294967295}))
+      ->check(InRange(uint64_t{1}, uint64_t{4294967295}))
       ->capture_default_str();
   cmd->add_option("--proto-max-bulk-len", flags->max_bulk_len,
                   "Longest bulk argument a client may send (e.g. 512mb)")
@@ -285,7 +286,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--record-sample", flags->record.sample,
                   "Record this share of the clients, each whole (per client, chosen by a hash "
                   "of its id), so that transactions stay intact")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(InRange(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--record-max-bytes", flags->record.max_bytes,
                   "Stop recording before the trace passes this many bytes (0: no bound); the "

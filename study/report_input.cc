@@ -1,7 +1,5 @@
 #include "study/report_input.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +16,7 @@
 #include "analysis/comparison.h"
 #include "analysis/summary.h"
 #include "base/data_dir.h"
+#include "base/run_to_completion.h"
 #include "gate/compare.h"
 #include "gate/dataset.h"
 #include "study/metrics.h"
@@ -122,29 +121,6 @@ Status ReadJsonFile(const std::string& path, json* out) {
     return Status::InvalidArgument(path + ": not valid JSON: " + e.what());
   }
   return Status::OK();
-}
-
-// Runs argv, output to `log`; returns its exit status (or -1).
-int RunProcess(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace
@@ -395,7 +371,8 @@ Status WriteReportFor(const std::vector<json>& documents, const std::string& dir
                                 "KVLAB_REPORT_SCRIPT)");
   }
   const std::string log = (fs::path(dir) / "report.log").string();
-  const int rc = RunProcess({python, script, input_path, dir}, log);
+  int rc = -1;
+  KVLAB_RETURN_IF_ERROR(RunToCompletion({python, script, input_path, dir}, log, nullptr, &rc));
   if (rc != 0) {
     std::ifstream in(log);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -37,6 +37,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 // One exit-status convention and one Ctrl-C flag for every subcommand (flags/conventions.h).
+using flags::InRange;
 using flags::InstallInterruptHandlers;
 using flags::InterruptFlag;
 using flags::kExitFailed;
@@ -265,7 +266,7 @@ int WriteStudyUnguarded(const StudyFlags& f, const json& bench, const std::strin
     if (s.ok()) {
       std::printf("report: %s\n", files.html.c_str());
     } else {
-      std::fprintf(stderr, "kvlab study: report: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "kvlab study: report: %s\n", s.message().c_str());
       exit_code = kExitFailed;
     }
   }
@@ -322,7 +323,7 @@ int RunStudy(StudyFlags& f) {
       s = ApplyOverrides(f.overrides, &w);
     }
     if (!s.ok()) {
-      std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "kvlab study: %s\n", s.message().c_str());
       return kExitUsage;
     }
     workloads.push_back(std::move(w));
@@ -366,7 +367,7 @@ int RunStudy(StudyFlags& f) {
       f.deviations.empty() ? DefaultDeviationCataloguePath() : f.deviations;
   s = conformance::DeviationCatalogue::Load(deviations_path, registry, &catalogue);
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab study: %s\n", s.message().c_str());
     return kExitUsage;
   }
   const std::vector<conformance::Deviation>& deviations = catalogue.entries();
@@ -545,7 +546,7 @@ int RunStudy(StudyFlags& f) {
             ok = false;
           }
           Status ws = result.Write();
-          if (!ws.ok()) progress.Note(ws.ToString());
+          if (!ws.ok()) progress.Note(ws.message());
         };
         std::vector<CellResult> cells;
         RunMatrix(*plan.w, m, &cells);
@@ -558,7 +559,7 @@ int RunStudy(StudyFlags& f) {
   result.MarkComplete();
   s = result.Write();
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab study: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab study: %s\n", s.message().c_str());
     return kExitFailed;
   }
 
@@ -604,11 +605,11 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--tie-margin", f->tie_margin,
                   "Score difference below which versions are tied even beyond the noise (0.1: "
                   "7% on one criterion of weight 1)")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(InRange(0.0, 100.0))
       ->capture_default_str();
   cmd->add_option("--repetitions", f->repetitions,
                   "Runs of every cell, interleaved (3 reach a 90% interval)")
-      ->check(CLI::Range(1, 100))
+      ->check(InRange(1, 100))
       ->capture_default_str();
   cmd->add_flag("--no-report", f->no_report, "Write study.json only (no HTML, Markdown, plots)");
   cmd->add_flag("--allow-invalid-timing", f->allow_invalid_timing,
@@ -619,21 +620,21 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
                   "other --weights, without measuring")
       ->check(CLI::ExistingFile);
   cmd->add_option("--operations", f->overrides.operations, "Operations per run phase")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+      ->check(InRange(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--duration", f->overrides.duration_s, "Seconds per run phase")
-      ->check(CLI::Range(0.001, 1e6));
+      ->check(InRange(0.001, 1e6));
   cmd->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(InRange(int64_t{0}, int64_t{1} << 40));
   cmd->add_option("--pace", f->overrides.pace,
                   "A trace:FILE workload's pace: closed loop by default, 'recorded', or a "
                   "speed-up of it such as 2x (docs/traces.md)");
   cmd->add_option("--records", f->overrides.records, "Records loaded")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+      ->check(InRange(int64_t{1}, int64_t{1} << 40));
   cmd->add_option("--elements", f->overrides.elements, "Fields or members per record")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+      ->check(InRange(int64_t{0}, int64_t{1} << 40));
   cmd->add_option("--seed", f->overrides.seed, "Random seed")
-      ->check(CLI::Range(int64_t{0}, INT64_MAX));
-  cmd->add_option("--threads", f->overrides.threads, "Client threads")->check(CLI::Range(1, 256));
+      ->check(InRange(int64_t{0}, INT64_MAX));
+  cmd->add_option("--threads", f->overrides.threads, "Client threads")->check(InRange(1, 256));
   cmd->callback([f, exit_code] { *exit_code = RunStudy(*f); });
 }
 
@@ -654,7 +655,7 @@ void AddReportCommand(CLI::App& app, int* exit_code) {
     ReportFiles files;
     Status s = WriteReport(*inputs, dir, "report.md", &files);
     if (!s.ok()) {
-      std::fprintf(stderr, "kvlab report: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "kvlab report: %s\n", s.message().c_str());
       *exit_code = s.IsInvalidArgument() ? kExitUsage : kExitFailed;
       return;
     }

@@ -129,7 +129,7 @@ void TraceRecorder::WriterLoop() {
     lock.lock();
     if (!s.ok() && write_error_.ok()) {
       write_error_ = s;
-      if (options_.log) options_.log("--record: " + s.ToString() + "; recording stops");
+      if (options_.log) options_.log("--record: " + s.message() + "; recording stops");
       stopped_ = true;
     }
   }

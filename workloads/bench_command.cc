@@ -25,6 +25,7 @@ namespace kvlab::workloads {
 
 using backends::EmbeddedBackendNames;
 using flags::EngineFlags;
+using flags::InRange;
 using flags::InstallInterruptHandlers;
 using flags::InterruptFlag;
 using flags::kExitCannotRun;
@@ -264,7 +265,7 @@ bool CheckRespTarget(const MatrixOptions& m, const BenchFlags& f) {
     if (!s.ok()) throw UsageError("--resp: " + s.message());
   }
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab bench: --resp %s: %s\n", f.resp.c_str(), s.ToString().c_str());
+    std::fprintf(stderr, "kvlab bench: --resp %s: %s\n", f.resp.c_str(), s.message().c_str());
     return false;
   }
   return true;
@@ -317,7 +318,7 @@ class ResultWriter {
     Status s = result_->Write();
     if (s.ok() || !error_.ok()) return;
     error_ = s;
-    progress_->Note(s.ToString());
+    progress_->Note(s.message());
   }
   bool ok() const { return error_.ok(); }
 
@@ -407,7 +408,7 @@ int Finish(BenchResult* result, const BenchFlags& f, bool ok, ResultWriter* writ
       std::printf("report: %s\n", report.c_str());
       if (!note.empty()) std::fprintf(stderr, "kvlab bench: %s\n", note.c_str());
     } else {
-      std::fprintf(stderr, "kvlab bench: report: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "kvlab bench: report: %s\n", s.message().c_str());
     }
   }
   if (Interrupted()) return kExitInterrupted;
@@ -457,7 +458,7 @@ int MainJob(BenchFlags& f, const std::vector<std::string>& command_line) {
     Status s = BuiltinWorkload(entry.workload, &w);
     if (s.ok()) s = ApplyOverrides(entry.overrides, &w);
     if (s.ok()) s = ApplyOverrides(f.overrides, &w);
-    if (!s.ok()) throw UsageError(entry.workload + ": " + s.ToString());
+    if (!s.ok()) throw UsageError(entry.workload + ": " + s.message());
     workloads.push_back(std::move(w));
   }
   const MatrixOptions m = MakeMatrixOptions(f);
@@ -497,7 +498,7 @@ int RunCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
     Workload w;
     Status s = ResolveWorkload(name, &w);
     if (s.ok()) s = ApplyOverrides(f.overrides, &w);
-    if (!s.ok()) throw UsageError(s.ToString());
+    if (!s.ok()) throw UsageError(s.message());
     if (f.overrides.value_bytes && !UsesValues(w)) {
       throw UsageError("--data-size: workload " + w.name +
                        " writes no values ({value}, or a hash's field values): there is nothing "
@@ -616,7 +617,7 @@ void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
   app->add_option("--repetitions", f->repetitions,
                   "Runs of the whole matrix, cells interleaved; reports take medians and "
                   "intervals over them (default: 3 for the main job and sweeps, 1 for run)")
-      ->check(CLI::Range(1, 1000));
+      ->check(InRange(1, 1000));
   app->add_option("--results", f->results_dir, "Directory the results are added to")
       ->capture_default_str();
   app->add_option("--physical", f->physical,
@@ -646,9 +647,16 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
   app->add_flag("--resp-only", f->resp_only, "Run only over RESP, not in-process");
   app->add_flag("--allow-flush", f->allow_flush,
                 "Let bench FLUSHALL a --resp server that holds keys");
-  app->add_flag("--gc-at-end,!--no-gc-at-end", f->gc_at_end,
-                "At the end of each in-process cell, after its garbage is measured, run one GC "
-                "pass and measure the store and its disk space again (default: on)");
+  // Two flags rather than CLI11's "--gc-at-end,!--no-gc-at-end", whose help line read
+  // "--gc-at-end,--no-gc-at-end{false}": the default of the negation, not of the switch.
+  CLI::Option* gc_at_end = app->add_flag_callback(
+      "--gc-at-end", [f] { f->gc_at_end = true; },
+      "At the end of each in-process cell, after its garbage is measured, run one GC pass and "
+      "measure the store and its disk space again (the default)");
+  app->add_flag_callback(
+         "--no-gc-at-end", [f] { f->gc_at_end = false; },
+         "Measure each in-process cell's garbage, and run no GC pass at its end")
+      ->excludes(gc_at_end);
   app->add_option(
          "--reclaim", f->reclaim,
          "Reclaim mechanisms, a matrix axis (none, scan, compaction, ttl-index, or all): each "
@@ -666,16 +674,16 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
   app->add_option("--reclaim-interval-ms", f->reclaim_interval_ms,
                   "With --reclaim: from the start of one round of the mechanism (a scan pass, a "
                   "full compaction) to the next")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{3600000}))
+      ->check(InRange(uint64_t{1}, uint64_t{3600000}))
       ->capture_default_str();
   app->add_option("--reclaim-sample-ms", f->reclaim_sample_ms,
                   "With --reclaim: between two samples of the store's disk bytes (the timeline)")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{3600000}))
+      ->check(InRange(uint64_t{1}, uint64_t{3600000}))
       ->capture_default_str();
   app->add_option("--threads", f->overrides.threads, "Client threads (workload default: 1)")
-      ->check(CLI::Range(1, 256));
+      ->check(InRange(1, 256));
   app->add_option("-n,--operations", f->overrides.operations, "Operations per run phase (>= 1)")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
+      ->check(InRange(uint64_t{1}, UINT64_MAX));
   app->add_option("--duration", f->overrides.duration_s, "Seconds per run phase (> 0)")
       ->check(Positive());
   app->add_option("--warmup", f->overrides.warmup_operations, "Warm-up operations per phase")
@@ -684,13 +692,13 @@ void AddWorkloadFlags(CLI::App* app, BenchFlags* f, bool workloads) {
                   "A trace:FILE workload's pace: closed loop by default, 'recorded', or a "
                   "speed-up of it such as 2x (docs/traces.md)");
   app->add_option("--records", f->overrides.records, "Records loaded (>= 1)")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX));
+      ->check(InRange(uint64_t{1}, UINT64_MAX));
   app->add_option("--elements", f->overrides.elements, "Fields or members per record")
       ->check(NonNegative());
   app->add_option("-d,--data-size", f->overrides.value_bytes,
                   "Bytes of each value the workload writes ({value}, a hash's field values), "
                   "replacing its value_bytes")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{64} << 20));
+      ->check(InRange(uint64_t{1}, uint64_t{64} << 20));
   AddOpenLoopFlags(app, &f->rate, &f->clients, &f->pipeline);
 }
 
@@ -702,13 +710,13 @@ void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {
       ->delimiter(',')
       ->check(CLI::IsMember({"hash", "zset", "list", "set"}));
   sweep->add_option("--max-size", f->max_size, "Largest size (decade steps from 10)")
-      ->check(NonNegative() & CLI::Range(uint64_t{10}, uint64_t{100000000}))
+      ->check(InRange(uint64_t{10}, uint64_t{100000000}))
       ->capture_default_str();
   sweep->add_option("--sizes", f->sizes, "Explicit sizes, comma-separated")
       ->delimiter(',')
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{100000000}));
+      ->check(InRange(uint64_t{1}, uint64_t{100000000}));
   sweep->add_option("--calls", f->calls, "Calls per probe and size")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, UINT64_MAX))
+      ->check(InRange(uint64_t{1}, UINT64_MAX))
       ->capture_default_str();
   sweep->add_option("--probe-budget", f->probe_budget_s, "Seconds per probe and size at most")
       ->check(Positive())
@@ -722,7 +730,7 @@ void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {
       ->delimiter(',')
       ->check(NonNegative());
   sweep->add_option("--rtt-size", f->rtt_size, "Collection size of the rtt sweep")
-      ->check(NonNegative() & CLI::Range(uint64_t{1}, uint64_t{100000000}))
+      ->check(InRange(uint64_t{1}, uint64_t{100000000}))
       ->capture_default_str();
 }
 
@@ -751,7 +759,12 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   CLI::App* list = bench->add_subcommand("list", "List the built-in workloads");
   CLI::App* show = bench->add_subcommand("show", "Print a built-in workload as a workload file");
   show->add_option("name", flags->name, "Workload name")->required();
-  CLI::App* report = bench->add_subcommand("report", "Write the report of a result file");
+  // `kvlab report` is the report command (HTML and Markdown of any result, several side by
+  // side). This one, which rewrites a bench result's own Markdown report and plots beside it,
+  // stays for the scripts that call it, out of the help, and says where to go.
+  CLI::App* report = bench->add_subcommand(
+      "report", "Rewrite a bench result's own Markdown report (use kvlab report instead)");
+  report->group("");
   report->add_option("result", flags->result_path, "A result JSON file")
       ->required()
       ->check(CLI::ExistingFile);
@@ -769,7 +782,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       for (const CatalogueEntry& e : Catalogue()) {
         Workload w;
         Status s = ParseWorkload(e.json, e.name, &w);
-        std::printf("%-14s %s\n", e.name, s.ok() ? w.description.c_str() : s.ToString().c_str());
+        std::printf("%-14s %s\n", e.name, s.ok() ? w.description.c_str() : s.message().c_str());
       }
     } else if (show->parsed()) {
       for (const CatalogueEntry& e : Catalogue()) {
@@ -782,9 +795,12 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
     } else if (report->parsed()) {
       std::string path, note;
       Status s = WriteReport(f.result_path, !f.no_plots, &path, &note);
-      if (!s.ok()) throw UsageError(s.ToString());
+      if (!s.ok()) throw UsageError(s.message());
       if (!note.empty()) std::fprintf(stderr, "kvlab bench: %s\n", note.c_str());
       std::printf("report: %s\n", path.c_str());
+      std::fprintf(stderr,
+                   "kvlab bench report: rewrote the result's Markdown report; kvlab report "
+                   "writes the HTML page and Markdown of any result (kvlab report --help)\n");
     } else {
       *exit_code = MainJob(f, command_line);
     }

@@ -164,11 +164,11 @@ void AddOpenLoopFlags(CLI::App* app, double* rate, int* clients, uint32_t* pipel
       ->check(rate_check);
   app->add_option("-c,--clients", *clients,
                   "RESP clients, a connection (and a thread) each (with --resp)")
-      ->check(CLI::Range(1, 256));
+      ->check(flags::InRange(1, 256));
   app->add_option("-P,--pipeline", *pipeline,
                   "Operations each RESP client sends before reading their replies (with --resp "
                   "--resp-only)")
-      ->check(flags::NonNegative() & CLI::Range(uint32_t{1}, uint32_t{10000}));
+      ->check(flags::InRange(uint32_t{1}, uint32_t{10000}));
 }
 
 }  // namespace kvlab::workloads

@@ -13,6 +13,7 @@
 
 namespace kvlab::workloads {
 
+using flags::InRange;
 using flags::UsageError;
 
 namespace {
@@ -51,7 +52,7 @@ int Run(ProfileFlags& f) {
   }
   ProfileOptions o = f.options;
   Status s = redis::RedisEndpoint::Parse(f.address, &o.endpoint);
-  if (!s.ok()) throw UsageError(s.ToString());
+  if (!s.ok()) throw UsageError(s.message());
   if (!f.user.empty()) o.endpoint.user = f.user;
   if (!f.password.empty()) {
     o.endpoint.password = f.password;
@@ -79,7 +80,7 @@ int Run(ProfileFlags& f) {
   Profile p;
   s = RunProfile(o, &p);
   if (!s.ok()) {
-    std::fprintf(stderr, "kvlab profile: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "kvlab profile: %s\n", s.message().c_str());
     // Unreachable hosts, refused logins and empty databases are the user's input to fix;
     // a command refused by the allow-list is kvlab's own bug.
     return s.code() == Status::Code::kAborted ? flags::kExitFailed : flags::kExitUsage;
@@ -131,7 +132,7 @@ int Run(ProfileFlags& f) {
        {std::pair{profile_path, profile.dump(2) + "\n"}, std::pair{workload_path, workload}}) {
     s = WriteFile(path, text);
     if (!s.ok()) {
-      std::fprintf(stderr, "kvlab profile: %s\n", s.ToString().c_str());
+      std::fprintf(stderr, "kvlab profile: %s\n", s.message().c_str());
       return flags::kExitUsage;
     }
   }
@@ -157,7 +158,7 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--cacert", f->cacert, "TLS CA certificate");
   cmd->add_option("--cert", f->cert, "TLS client certificate");
   cmd->add_option("--key", f->key, "TLS client key");
-  cmd->add_option("-n", f->db, "Database number")->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("-n", f->db, "Database number")->check(InRange(0, 1 << 20));
   ProfileOptions& o = f->options;
   cmd->add_option("--time", o.time_s, "Seconds at most")
       ->check(flags::Positive())

@@ -1,6 +1,5 @@
 #include "workloads/report.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 
 #include "analysis/mann_whitney.h"
 #include "base/data_dir.h"
+#include "base/run_to_completion.h"
 #include "workloads/result.h"
 #include "workloads/sweep.h"
 
@@ -697,27 +697,10 @@ Status DrawPlots(const std::string& result_path, const std::string& prefix,
     return Status::NotSupported(python + " not found (install python3-matplotlib)");
   }
   if (access(script.c_str(), R_OK) != 0) return Status::NotSupported(script + " not found");
-  int fds[2];
-  if (pipe(fds) != 0) return Status::IOError("pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return Status::IOError("fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    dup2(fds[1], STDERR_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execl(python.c_str(), python.c_str(), script.c_str(), result_path.c_str(), prefix.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
   std::string output;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;)
-    output.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int exit_code = -1;
+  KVLAB_RETURN_IF_ERROR(RunToCompletion({python, script, result_path, prefix}, /*output_path=*/"",
+                                        &output, &exit_code));
   std::istringstream lines(output);
   std::string line;
   std::string messages;
@@ -728,7 +711,7 @@ Status DrawPlots(const std::string& result_path, const std::string& prefix,
       messages += line + "\n";
     }
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (exit_code != 0) {
     if (messages.size() > 600) messages = "..." + messages.substr(messages.size() - 600);
     return Status::IOError("plot script failed: " + messages);
   }

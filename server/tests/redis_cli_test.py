@@ -89,7 +89,8 @@ class RedisCli(unittest.TestCase):
         kvlab.args = ["--unixsocket", socket_path]
         kvlab.start()
         try:
-            self.assertIn("serving RESP2 on 127.0.0.1:%d, %s" % (kvlab.port, socket_path),
+            self.assertIn("serving RESP2 and RESP3 (HELLO 3) on 127.0.0.1:%d, %s"
+                          % (kvlab.port, socket_path),
                           kvlab.log())
             out = subprocess.run(["redis-cli", "-s", socket_path, "SET", "via", "unix"],
                                  capture_output=True, text=True, timeout=30)

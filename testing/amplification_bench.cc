@@ -20,19 +20,19 @@
 #include "resp/split_args.h"
 #include "testing/amplification_table.h"
 
-namespace kvlab::engine {
+namespace kvlab::testing {
 
 using backends::OpenedStore;
 using backends::OpenStore;
 using backends::StoreSpec;
+using engine::CommandCost;
+using engine::Engine;
+using engine::EngineOptions;
+using engine::Session;
 using redis::TierCounts;
 using redis::TierRole;
 using resp::Reply;
 using resp::SplitArgs;
-using testing::AmplificationRow;
-using testing::DatasetCommands;
-using testing::LoadAmplificationTable;
-using testing::WarmUpCommands;
 
 namespace {
 
@@ -138,7 +138,7 @@ int Run(const Options& opts) {
   }
   std::ofstream out(opts.out);
   out << "# Latency per command, encoding and cache state\n\n"
-      << "One run of `build/engine/amplification_bench --backend " << opts.backend << " --n "
+      << "One run of `build/testing/amplification_bench --backend " << opts.backend << " --n "
       << opts.n << " --reps " << opts.reps
       << "`: every row of [amplification.md](amplification.md) at n = " << opts.n
       << ", the median of " << opts.reps
@@ -152,10 +152,10 @@ int Run(const Options& opts) {
 }
 
 }  // namespace
-}  // namespace kvlab::engine
+}  // namespace kvlab::testing
 
 int main(int argc, char** argv) {
-  kvlab::engine::Options opts;
+  kvlab::testing::Options opts;
   CLI::App app{"Latency of every command of docs/amplification.md, per version and cache state"};
   app.add_option("--backend", opts.backend, "KV backend")->capture_default_str();
   app.add_option("--n", opts.n, "Collection size of the datasets")->capture_default_str();
@@ -164,5 +164,5 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--out", opts.out, "Markdown file to write")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return kvlab::engine::Run(opts);
+  return kvlab::testing::Run(opts);
 }
