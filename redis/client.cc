@@ -179,6 +179,15 @@ Status RedisClient::Pipeline(const std::vector<std::vector<std::string>>& comman
   KVLAB_RETURN_IF_ERROR(Connect());
   SigpipeGuard no_sigpipe;
   ++round_trips_;
+  size_t arguments = 0;
+  for (const auto& cmd : commands) arguments += cmd.size();
+  // A big call waits longer (see the header); the socket goes back to the base timeout after.
+  const bool scaled = arguments > kArgumentsInBaseTimeout;
+  if (scaled) {
+    const auto extra = std::chrono::duration_cast<std::chrono::milliseconds>(
+        kTimeoutPerArgument * (arguments - kArgumentsInBaseTimeout));
+    redisSetTimeout(context_, ToTimeval(timeout_ + extra));
+  }
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const auto& cmd : commands) {
@@ -200,6 +209,7 @@ Status RedisClient::Pipeline(const std::vector<std::vector<std::string>>& comman
     replies->push_back(Convert(static_cast<redisReply*>(raw)));
     freeReplyObject(raw);
   }
+  if (scaled && context_->err == 0) redisSetTimeout(context_, ToTimeval(timeout_));
   if (context_->err != 0 || replies->size() != commands.size()) {
     Status s = Status::Unavailable("redis " + endpoint_.ToString() + ": " +
                                    (context_->err ? context_->errstr : "short reply"));

@@ -130,6 +130,29 @@ TEST(PrivateRedis, OnlyThisUserWithThePasswordGetsIn) {
   EXPECT_EQ(args.find(server.endpoint().password), std::string::npos);
 }
 
+// A pipeline's timeout grows with its arguments: a server busy for 600 ms fails a small call
+// under a 300 ms timeout, and not a call of 20,000 arguments (1 s more), which then leaves the
+// socket at the base timeout again.
+TEST(RedisClient, ABigPipelineWaitsLongerThanTheBaseTimeout) {
+  RedisServerOptions o;
+  o.extra_args = {"--enable-debug-command", "local"};
+  RedisServerProcess server(o);
+  ASSERT_TRUE(server.Start().ok());
+  RedisClient client(server.endpoint(), std::chrono::milliseconds(300));
+  std::vector<Reply> replies;
+  Status s = client.Pipeline({{"DEBUG", "SLEEP", "0.6"}}, &replies);
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
+
+  std::vector<std::string> sadd = {"SADD", "s"};
+  for (int i = 0; i < 20000; ++i) sadd.push_back("m" + std::to_string(i));
+  s = client.Pipeline({sadd, {"DEBUG", "SLEEP", "0.6"}}, &replies);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0].integer(), 20000);
+  s = client.Pipeline({{"DEBUG", "SLEEP", "0.6"}}, &replies);
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
+}
+
 TEST(PrivateRedis, DirectoriesGoAtExitAndStaleOnesAtTheNextStart) {
   std::string runtime;
   {
