@@ -56,7 +56,7 @@ constexpr const char* kRules[] = {"integer_argument_count",    "negative_zero_pr
                                   "integral_score_text",       "kv_encoding_name",
                                   "value_refcount_one",        "store_bytes",
                                   "unsupported_error",         "watched_blind_write",
-                                  "dump_canonical_form"};
+                                  "dump_canonical_form",       "unsorted_set_order"};
 
 // Whether kvlab's DUMP payload is exactly the one kvlab writes for the value of Redis's
 // payload: both parse, and kvlab's bytes are DumpPayload of Redis's value with its hash fields
@@ -72,6 +72,56 @@ bool IsCanonicalDump(const Reply& redis, const Reply& kvlab) {
   if (v.type == encodings::KeyType::kHash) std::sort(v.pairs.begin(), v.pairs.end());
   if (v.type == encodings::KeyType::kSet) std::sort(v.elements.begin(), v.elements.end());
   return engine::rdb::DumpPayload(v, engine::rdb::DumpOptions()) == kvlab.str();
+}
+
+// Whether argv is a SORT that Redis answers in its in-memory set's order: a BY without '*' (Redis
+// then sorts nothing, whatever BY comes later), no STORE, and no LIMIT that cuts the set (a
+// negative count from an offset of 0 or less takes it whole). *group gets the number of
+// elements per member in the reply (its GET patterns, or 1).
+bool IsUnsortedSetSort(const std::vector<std::string>& argv, size_t* group) {
+  bool dontsort = false;
+  size_t gets = 0;
+  for (size_t j = 2; j < argv.size(); ++j) {
+    const size_t left = argv.size() - j - 1;
+    const char* a = argv[j].c_str();
+    if (!strcasecmp(a, "limit") && left >= 2) {
+      int64_t offset = 0, count = 0;
+      if (!resp::ParseInt64(argv[j + 1], &offset) || !resp::ParseInt64(argv[j + 2], &count) ||
+          offset > 0 || count >= 0) {
+        return false;
+      }
+      j += 2;
+    } else if ((!strcasecmp(a, "store") && left >= 1)) {
+      return false;
+    } else if (!strcasecmp(a, "by") && left >= 1) {
+      if (argv[j + 1].find('*') == std::string::npos) dontsort = true;
+      ++j;
+    } else if (!strcasecmp(a, "get") && left >= 1) {
+      ++gets;
+      ++j;
+    }
+  }
+  *group = gets == 0 ? 1 : gets;
+  return dontsort;
+}
+
+// Whether two SORT replies hold the same groups of `group` elements, in another order.
+bool SameGroupsReordered(const Reply& redis, const Reply& kvlab, size_t group) {
+  if (redis.type() != Reply::Type::kArray || kvlab.type() != Reply::Type::kArray ||
+      redis.elements().size() != kvlab.elements().size() || redis.elements().size() % group != 0) {
+    return false;
+  }
+  auto groups = [group](const Reply& r) {
+    std::vector<std::vector<std::string>> out;
+    for (size_t i = 0; i < r.elements().size(); i += group) {
+      std::vector<std::string> g;
+      for (size_t k = i; k < i + group; ++k) g.push_back(r.elements()[k].Describe());
+      out.push_back(std::move(g));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  return redis != kvlab && groups(redis) == groups(kvlab);
 }
 
 // Whether kvlab's reply names the encoding of a string or of a type in the profile
@@ -128,6 +178,10 @@ bool Follows(const Deviation& d, const std::vector<std::string>& argv,
     return kvlab.type() == Reply::Type::kNilArray && redis.type() == Reply::Type::kArray;
   }
   if (d.rule == "dump_canonical_form") return IsCanonicalDump(redis, kvlab);
+  if (d.rule == "unsorted_set_order") {
+    size_t group = 1;
+    return IsUnsortedSetSort(argv, &group) && SameGroupsReordered(redis, kvlab, group);
+  }
   if (d.rule == "integral_score_text") {
     // The same scores, one side printing a long integral score as integer text, the other as
     // "%.17g".

@@ -24,6 +24,12 @@
 //   unsupported_error             Redis replied, and kvlab replied an error starting "ERR kvlab ".
 //   watched_blind_write           EXEC: kvlab replied a null array (a watched key was modified)
 //                                 and Redis ran the transaction (an array).
+//   dump_canonical_form           DUMP: both payloads parse, and kvlab's bytes are kvlab's own
+//                                 serialization of the value in Redis's payload.
+//   unsorted_set_order            SORT/SORT_RO BY a pattern without '*', no STORE, no LIMIT that
+//                                 cuts the set: both replies hold the same groups of elements
+//                                 (one per member: the member or its GET values), in another
+//                                 order.
 //
 // An entry's type is a registry type, or "any" for a keyspace command's entry, which holds for
 // every type and version: no registry row lists it.

@@ -257,6 +257,49 @@ TEST(Deviations, DumpCanonicalFormRule) {
             "");
 }
 
+// SORT of a set BY a constant without STORE: the same members (or GET groups) in another order
+// is explained on every set version; a sorted form, a STORE, a cutting LIMIT, another set of
+// members, or a list or zset key (no set version in the profile) is not.
+TEST(Deviations, UnsortedSetOrderRule) {
+  const DeviationCatalogue c = Real();
+  auto b = [](std::initializer_list<const char*> items) {
+    std::vector<Reply> out;
+    for (const char* i : items) out.push_back(Reply::Bulk(i));
+    return Reply::Array(std::move(out));
+  };
+  const Reply redis = b({"9", "10", "100"}), kvlab = b({"10", "100", "9"});
+  for (const char* version : {"0", "1", "2", "3", "ardb", "kvrocks"}) {
+    SCOPED_TRACE(version);
+    encodings::EncodingProfile set;
+    set.versions = {{"set", std::string(version)}};
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "nosort"}, set, redis, kvlab),
+              "sort-set-unsorted-order");
+    EXPECT_EQ(c.Explain({"sort_ro", "s", "by", "w", "DESC"}, set, redis, kvlab),
+              "sort-set-unsorted-order");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k", "LIMIT", "-2", "-1"}, set, redis, kvlab),
+              "sort-set-unsorted-order");
+    // Redis sorts nothing once a BY has no '*', whatever BY follows.
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k", "BY", "w_*"}, set, redis, kvlab),
+              "sort-set-unsorted-order");
+    // GET groups move together.
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k", "GET", "#", "GET", "w_*"}, set,
+                        b({"a", "1", "b", "2"}), b({"b", "2", "a", "1"})),
+              "sort-set-unsorted-order");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k", "GET", "#", "GET", "w_*"}, set,
+                        b({"a", "1", "b", "2"}), b({"a", "2", "b", "1"})),
+              "");
+    EXPECT_EQ(c.Explain({"SORT", "s"}, set, redis, kvlab), "");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "w_*"}, set, redis, kvlab), "");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k", "STORE", "d"}, set, redis, kvlab), "");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k", "LIMIT", "0", "2"}, set, b({"9", "10"}),
+                        b({"10", "100"})),
+              "");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k"}, set, redis, b({"10", "100", "8"})), "");
+    EXPECT_EQ(c.Explain({"SORT", "s", "BY", "k"}, set, redis, redis), "");
+  }
+  EXPECT_EQ(c.Explain({"SORT", "l", "BY", "nosort"}, P(0, 0), redis, kvlab), "");
+}
+
 TEST(Deviations, EveryRegistryRowsDeviationIsCatalogued) {
   const DeviationCatalogue c = Real();
   for (const encodings::EncodingSpec& row : encodings::EncodingRegistry::Builtin().rows()) {

@@ -135,6 +135,43 @@ Argv Restore(Gen& g) {
   return a;
 }
 
+// MIGRATE only in forms that reach no target server (an in-process engine has none, and a live
+// key would make both sides connect): keys no generator writes (NOKEY), and the argument errors
+// Redis checks before it looks at a key. Draw leaves it unmutated: a dropped or added argument
+// could turn an error form into one that connects.
+Argv Migrate(Gen& g) {
+  const Words absent = {"mig_absent1", "mig_absent2"};
+  const Words live = {"h1", "z1", "l1", "s1", "x", "t1"};  // no "": KEYS needs an empty key
+  Argv a = {"MIGRATE", "127.0.0.1", "1"};
+  switch (g.Below(6)) {
+    case 0:
+      a.insert(a.end(), {g.Pick(absent), g.Pick(Words{"0", "3", "-1"}), "100"});
+      if (g.Chance(30)) a.push_back(g.Pick(Words{"COPY", "replace"}));
+      if (g.Chance(20)) a.insert(a.end(), {"AUTH", "pw"});
+      return a;
+    case 1:
+      a.insert(a.end(), {"", "0", g.Pick(Words{"100", "0", "-5"}), "KEYS"});
+      for (uint64_t n = g.Below(4); n > 0; --n) a.push_back(g.Pick(absent));
+      return a;
+    case 2:
+      a.insert(a.end(), {g.Pick(live), "0", "100"});
+      if (g.Chance(40)) a.push_back("COPY");
+      a.push_back(g.Pick(Words{"FOO", "AUTH", "AUTH2", "keyz"}));
+      if (a.back() == "AUTH2" && g.Chance(50)) a.push_back("user");
+      return a;
+    case 3:
+      a.insert(a.end(), {g.Pick(live), "0", "100", "KEYS", g.Pick(live)});
+      return a;
+    case 4:
+      a.insert(a.end(), {g.Pick(live), g.Pick(Words{"x", "0", "1.5"}),
+                         g.Pick(Words{"y", "", "9999999999999999999"})});
+      return a;
+    default:
+      a.insert(a.end(), {g.Pick(live), "0"});  // wrong arity
+      return a;
+  }
+}
+
 std::vector<Entry> KeyspaceEntries() {
   return {
       {"rename", 1, [](Gen& g) { return KeyMove(g, "RENAME"); }},
@@ -145,6 +182,7 @@ std::vector<Entry> KeyspaceEntries() {
          return Argv{"DUMP", g.Pick(kAllKeys)};
        }},
       {"restore", 1, Restore},
+      {"migrate", 1, Migrate},
       {"move", 1, [](Gen& g) { return KeyMove(g, "MOVE"); }},
       {"del", 3, [](Gen& g) { return Keys1(g, "DEL"); }},
       {"randomkey", 1,
@@ -353,12 +391,16 @@ std::vector<std::string> RandomCommandGenerator::Draw() {
     if (!in_multi_ || QueueableInSequence(argv)) break;
   }
   // Wrong arity and stray arguments, for every command but the blocking ones (a stray "1"
-  // would become their timeout) and the saves, which are generated only in error forms (see
-  // ServerEntries): dropping the argument of "BGREWRITEAOF x" would start a rewrite in Redis.
+  // would become their timeout), the saves and MIGRATE, which are generated only in forms that
+  // must stay as they are (ServerEntries, Migrate): dropping the argument of "BGREWRITEAOF x"
+  // would start a rewrite in Redis.
   const engine::CommandSpec* spec = engine::CommandTable::Get().Find(argv[0]);
   if (spec != nullptr && (spec->flags & engine::kCmdBlocking)) return argv;
   const std::string command = LowerCommand(argv[0]);
-  if (command == "save" || command == "bgsave" || command == "bgrewriteaof") return argv;
+  if (command == "save" || command == "bgsave" || command == "bgrewriteaof" ||
+      command == "migrate") {
+    return argv;
+  }
   if (argv.size() > 1 && Chance(3)) {
     argv.pop_back();
   } else if (Chance(2)) {

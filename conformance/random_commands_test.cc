@@ -7,6 +7,7 @@
 
 #include "conformance/compare.h"
 #include "engine/command_table.h"
+#include "resp/split_args.h"
 #include "testing/conform_test_util.h"
 
 namespace kvlab::conformance {
@@ -122,6 +123,35 @@ TEST(RandomCommands, LexRangesStayOnEqualScores) {
   }
   EXPECT_GT(lex_seen, 300u);
   EXPECT_GT(l1_written, 100u);
+}
+
+// MIGRATE comes only in forms that reach no target server: run on an engine where every key it
+// may name as live exists, none gets past the argument checks and the key lookup (an in-process
+// engine would reply that it has no connection; Redis would connect to port 1).
+TEST(RandomCommands, MigrateNeverReachesATarget) {
+  testing::EngineOnMemory engine;
+  for (const char* setup : {"SET x v", "SET t1 v", "HSET h1 f v", "ZADD z1 1 m", "RPUSH l1 a",
+                            "SADD s1 a", "SET nokey v", "SET mig v"}) {
+    std::vector<std::string> argv;
+    ASSERT_TRUE(resp::SplitArgs(setup, &argv));
+    engine.target().Execute(argv);
+  }
+  size_t migrates = 0, nokey = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    RandomCommandGenerator gen(seed);
+    for (int i = 0; i < 40000; ++i) {
+      const std::vector<std::string> argv = gen.Next();
+      if (LowerCommand(argv[0]) != "migrate") continue;
+      ++migrates;
+      const Reply r = engine.target().Execute(argv);
+      if (r == Reply::Status("NOKEY")) ++nokey;
+      EXPECT_TRUE(r == Reply::Status("NOKEY") ||
+                  (r.is_error() && r.str().find("connection") == std::string::npos))
+          << FormatCommandLine(argv) << " -> " << r.Describe();
+    }
+  }
+  EXPECT_GT(migrates, 100u);
+  EXPECT_GT(nokey, 20u);
 }
 
 // GT and LT compare expiry times; they only come with absolute times, far in the future.

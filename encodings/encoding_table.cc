@@ -289,7 +289,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
        {kField},
-       {},
+       {"sort-set-unsorted-order"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewCountedSetEncoding(0)); }},
       {KeyType::kSet,
        1,
@@ -301,7 +301,8 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kNone,
        false,
        {kField},
-       {"set-blind-sadd-count", "set-blind-srem-count", "set-blind-watch"},
+       {"set-blind-sadd-count", "set-blind-srem-count", "set-blind-watch",
+        "sort-set-unsorted-order"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewBlindSetEncoding(1)); }},
       {KeyType::kSet,
        2,
@@ -312,7 +313,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kCache,
        false,
        {kField},
-       {},
+       {"sort-set-unsorted-order"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(NewCachedSetEncoding(
              NewCountedSetEncoding(2), 2, /*size_from_cache=*/false, deps.tier));
@@ -326,7 +327,8 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kCache,
        false,
        {kField},
-       {"set-blind-sadd-count", "set-blind-srem-count", "set-blind-watch"},
+       {"set-blind-sadd-count", "set-blind-srem-count", "set-blind-watch",
+        "sort-set-unsorted-order"},
        [](const EncodingDeps& deps) {
          return std::unique_ptr<TypeEncoding>(
              NewCachedSetEncoding(NewBlindSetEncoding(3), 3, /*size_from_cache=*/true, deps.tier));
@@ -343,7 +345,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
        {SubKeyTag::kArdb},
-       {},
+       {"sort-set-unsorted-order"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewArdbSetEncoding()); },
        /*count_added_later=*/false,
        /*eager_delete=*/true},
@@ -359,7 +361,7 @@ std::vector<EncodingSpec> Rows() {
        TierUse::kNone,
        /*uses_reverse_scan=*/false,
        {kField},
-       {},
+       {"sort-set-unsorted-order"},
        [](const EncodingDeps&) { return std::unique_ptr<TypeEncoding>(NewKvrocksSetEncoding()); }},
   };
 }

@@ -65,10 +65,15 @@ class CommandContext {
   bool Check(const Status& s);
   // An error reply writes nothing (Engine::Run), unless the handler calls this before it
   // replies: its writes then land with the error, as a Redis command that changed its value in
-  // place before it failed (PFADD on a corrupted HLL). WATCH is not told, as Redis does not
-  // signal the key on that error.
-  void KeepWritesOnError() { keep_writes_on_error_ = true; }
+  // place before it failed (PFADD on a corrupted HLL), or that deleted what another server has
+  // acknowledged before the transfer failed (MIGRATE). WATCH is told only with touch_watchers,
+  // as Redis signals MIGRATE's deleted keys and not PFADD's key on that error.
+  void KeepWritesOnError(bool touch_watchers = false) {
+    keep_writes_on_error_ = true;
+    touch_watchers_on_error_ = touch_watchers;
+  }
   bool keeps_writes_on_error() const { return keep_writes_on_error_; }
+  bool touches_watchers_on_error() const { return touch_watchers_on_error_; }
 
   // Loads `key` for a command on `type`. Returns false after setting the reply when the
   // command must stop: WRONGTYPE, or a storage error. Otherwise *exists says whether the key
@@ -159,6 +164,7 @@ class CommandContext {
   std::vector<std::string_view> migrated_;  // keys this command migrated
   std::vector<std::pair<size_t, size_t>> migration_records_;
   bool keep_writes_on_error_ = false;
+  bool touch_watchers_on_error_ = false;
 };
 
 }  // namespace kvlab::engine

@@ -610,6 +610,7 @@ CommandTable::CommandTable() {
   AppendDumpCommandRows(&specs_);
   AppendConnectionCommandRows(&specs_);
   AppendSortCommandRows(&specs_);
+  AppendMigrateCommandRows(&specs_);
   for (size_t i = 0; i < specs_.size(); ++i) index_.emplace(std::string(specs_[i].name), i);
 }
 

@@ -56,6 +56,10 @@ enum CommandFlag : uint32_t {
   kCmdAclAdmin = 1u << 13,
   // In the ACL category @dangerous alone (RESTORE), as Redis 7.0's restore.json gives it.
   kCmdAclDangerous = 1u << 14,
+  // Talks to another server through the session's host (MIGRATE: SessionHost::Migrate). Runs
+  // alone, never in a pipeline's group commit: what the target has applied cannot wait for, or be
+  // undone by, a group's commit. Not one of Redis's flags; COMMAND INFO does not show it.
+  kCmdRemote = 1u << 15,
 };
 
 // A subcommand of a container command: its lower-case name and Redis's arity, counted with the
@@ -92,7 +96,8 @@ struct CommandSpec {
   // replies the error before it touches a key. Null for every other command.
   void (*keys_elsewhere)(const std::vector<std::string>& argv, int databases,
                          std::vector<std::pair<uint8_t, size_t>>* out) = nullptr;
-  // For a command with "unknown" key specs (SORT, SORT_RO), Redis's getkeys_proc: appends the
+  // For a command with "unknown" or incomplete key specs (SORT, SORT_RO, MIGRATE), Redis's
+  // getkeys_proc: appends the
   // positions of argv's keys, each with whether the command writes it. KeyPositions, KeysToLock
   // and WrittenKeys use it instead of the key specs. Null for every other command.
   void (*find_keys)(const std::vector<std::string>& argv,
@@ -111,6 +116,7 @@ void AppendHyperloglogCommandRows(std::vector<CommandSpec>* rows);  // the PF* c
 void AppendConnectionCommandRows(std::vector<CommandSpec>* rows);   // RESET
 void AppendDumpCommandRows(std::vector<CommandSpec>* rows);         // DUMP, RESTORE
 void AppendSortCommandRows(std::vector<CommandSpec>* rows);         // SORT, SORT_RO
+void AppendMigrateCommandRows(std::vector<CommandSpec>* rows);      // MIGRATE
 
 class CommandTable {
  public:

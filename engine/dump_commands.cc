@@ -155,6 +155,13 @@ bool WriteValue(CommandContext& ctx, const std::string& key, rdb::Value* v, int6
 
 }  // namespace
 
+bool DumpKey(CommandContext& ctx, const KeyHandle& h, std::string* payload) {
+  rdb::Value v;
+  if (!ReadValue(ctx, h, &v)) return false;
+  *payload = rdb::DumpPayload(v, OptionsOf(ctx));
+  return true;
+}
+
 // dumpCommand: nil for an absent key, else the payload.
 void DumpCommand(CommandContext& ctx) {
   KeyHandle h;
@@ -164,9 +171,9 @@ void DumpCommand(CommandContext& ctx) {
     ctx.reply = Reply::Nil();
     return;
   }
-  rdb::Value v;
-  if (!ReadValue(ctx, h, &v)) return;
-  ctx.reply = Reply::Bulk(rdb::DumpPayload(v, OptionsOf(ctx)));
+  std::string payload;
+  if (!DumpKey(ctx, h, &payload)) return;
+  ctx.reply = Reply::Bulk(std::move(payload));
 }
 
 // restoreCommand: options, then the busy key, the TTL, the payload's footer and its object, in

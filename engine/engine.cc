@@ -580,7 +580,8 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
   }
   // WATCH: what the command changed, reported while its keys are still locked.
   if (watched_keys_->active() && !OnlyReadsKeys(spec) &&
-      (!ctx.reply.is_error() || !txn.on_commit_failure().empty())) {
+      (!ctx.reply.is_error() || !txn.on_commit_failure().empty() ||
+       ctx.touches_watchers_on_error())) {
     TouchWritten(spec, session, argv, txn, ctx.migration_records());
     if (!ctx.reply.is_error()) {
       for (const auto& [db, key] : flushed_watched) watched_keys_->Touch(db, key);

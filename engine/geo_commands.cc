@@ -12,6 +12,7 @@
 #include "engine/command_context.h"
 #include "engine/geohash.h"
 #include "engine/handlers.h"
+#include "engine/pqsort.h"
 #include "engine/zset_args.h"
 #include "resp/redis_numbers.h"
 
@@ -142,79 +143,6 @@ int ComparePoints(const Point& a, const Point& b) {
   if (a.dist > b.dist) return 1;
   if (a.dist == b.dist) return 0;
   return -1;
-}
-
-// Redis's pqsort (pqsort.c, Bentley & McIlroy's quicksort that only recurses into the parts
-// overlapping [lrange, rrange]), ported element-wise: with COUNT, Redis sorts only the first
-// COUNT results this way, and points at equal distances come out in its order, not a stable one.
-void PartialSort(std::vector<Point>& v, size_t lrange, size_t rrange, bool desc) {
-  auto cmp = [&](size_t i, size_t j) {
-    const int c = ComparePoints(v[i], v[j]);
-    return desc ? -c : c;
-  };
-  auto med3 = [&](size_t a, size_t b, size_t c) {
-    return cmp(a, b) < 0 ? (cmp(b, c) < 0 ? b : (cmp(a, c) < 0 ? c : a))
-                         : (cmp(b, c) > 0 ? b : (cmp(a, c) < 0 ? a : c));
-  };
-  auto vecswap = [&](size_t a, size_t b, size_t n) {
-    for (size_t k = 0; k < n; ++k) std::swap(v[a + k], v[b + k]);
-  };
-  // Whether [s, s + n) overlaps [lrange, rrange].
-  auto wanted = [&](size_t s, size_t n) { return !(rrange < s || lrange >= s + n); };
-  std::vector<std::pair<size_t, size_t>> todo = {{0, v.size()}};
-  while (!todo.empty()) {
-    auto [a, n] = todo.back();
-    todo.pop_back();
-    for (;;) {
-      if (n < 7) {
-        for (size_t pm = a + 1; pm < a + n; ++pm) {
-          for (size_t pl = pm; pl > a && cmp(pl - 1, pl) > 0; --pl) std::swap(v[pl], v[pl - 1]);
-        }
-        break;
-      }
-      size_t pm = a + n / 2;
-      if (n > 7) {
-        size_t pl = a, pn = a + n - 1;
-        if (n > 40) {
-          const size_t d = n / 8;
-          pl = med3(pl, pl + d, pl + 2 * d);
-          pm = med3(pm - d, pm, pm + d);
-          pn = med3(pn - 2 * d, pn - d, pn);
-        }
-        pm = med3(pl, pm, pn);
-      }
-      std::swap(v[a], v[pm]);
-      size_t pa = a + 1, pb = a + 1;
-      // pc and pd may step to a - 1 + 1 = a at the lowest: kept signed.
-      int64_t pc = static_cast<int64_t>(a + n - 1), pd = pc;
-      for (;;) {
-        int c = 0;
-        while (static_cast<int64_t>(pb) <= pc && (c = cmp(pb, a)) <= 0) {
-          if (c == 0) std::swap(v[pa++], v[pb]);
-          pb++;
-        }
-        while (static_cast<int64_t>(pb) <= pc && (c = cmp(static_cast<size_t>(pc), a)) >= 0) {
-          if (c == 0) std::swap(v[static_cast<size_t>(pc)], v[static_cast<size_t>(pd--)]);
-          pc--;
-        }
-        if (static_cast<int64_t>(pb) > pc) break;
-        std::swap(v[pb++], v[static_cast<size_t>(pc--)]);
-      }
-      const size_t pn = a + n;
-      size_t r = std::min(pa - a, pb - pa);
-      vecswap(a, pb - r, r);
-      const size_t upc = static_cast<size_t>(pc), upd = static_cast<size_t>(pd);
-      r = std::min(upd - upc, pn - upd - 1);
-      vecswap(pb, pn - r, r);
-      if ((r = pb - pa) > 1 && wanted(a, r)) todo.emplace_back(a, r);
-      if ((r = upd - upc) > 1) {
-        a = pn - r;
-        n = r;
-        if (wanted(a, n)) continue;
-      }
-      break;
-    }
-  }
 }
 
 // membersOfAllNeighbors: the points of the 9 cells inside the shape, cell by cell in score
@@ -395,7 +323,15 @@ void GeoRadiusGeneric(CommandContext& ctx, size_t src_key_index, int flags) {
         return desc ? ComparePoints(a, b) > 0 : ComparePoints(a, b) < 0;
       });
     } else {
-      PartialSort(points, 0, returned - 1, desc);
+      // With COUNT, Redis sorts only the first COUNT results with its pqsort: points at equal
+      // distances come out in its order, not a stable one.
+      PartialQsort(
+          points, 0, static_cast<int64_t>(points.size()),
+          [desc](const Point& a, const Point& b) {
+            const int c = ComparePoints(a, b);
+            return desc ? -c : c;
+          },
+          0, static_cast<int64_t>(returned) - 1);
     }
   }
   points.resize(returned);

@@ -317,11 +317,13 @@ TEST_F(KeySpecsTest, TheServerCommandsDescribeThemselvesAsRedisDoes) {
   }
 }
 
-// DUMP and RESTORE against Redis 7.0's COMMAND INFO: arity, the modelled flags, legacy range,
-// ACL categories (RESTORE: @dangerous without the admin flag) and key specs.
+// DUMP, RESTORE and MIGRATE against Redis 7.0's COMMAND INFO: arity, the modelled flags, legacy
+// range, ACL categories (RESTORE, MIGRATE: @dangerous without the admin flag) and key specs
+// (MIGRATE's KEYS form: a keyword spec flagged incomplete).
 TEST_F(KeySpecsTest, DumpAndRestoreDescribeThemselvesAsRedisDoes) {
-  const std::vector<std::string> modelled = {"write", "readonly", "denyoom", "admin", "fast"};
-  for (const char* name : {"dump", "restore"}) {
+  const std::vector<std::string> modelled = {"write", "readonly", "denyoom",
+                                             "admin", "fast",     "movablekeys"};
+  for (const char* name : {"dump", "restore", "migrate"}) {
     SCOPED_TRACE(name);
     const CommandSpec* spec = CommandTable::Get().Find(name);
     ASSERT_NE(spec, nullptr);
@@ -342,6 +344,38 @@ TEST_F(KeySpecsTest, DumpAndRestoreDescribeThemselvesAsRedisDoes) {
           << "element " << i << ": kvlab " << got.elements()[i].Describe() << "\nredis "
           << want.elements()[i].Describe();
     }
+  }
+}
+
+// MIGRATE's keys as Redis's migrateGetKeys finds them: the key argument, or with KEYS after an
+// empty key argument everything after KEYS (an AUTH password spelled "keys" included).
+TEST_F(KeySpecsTest, MigrateFindsItsKeysAsRedisDoes) {
+  const CommandSpec* spec = CommandTable::Get().Find("migrate");
+  ASSERT_NE(spec, nullptr);
+  const std::vector<std::vector<std::string>> argvs = {
+      {"migrate", "h", "1", "k", "0", "100"},
+      {"migrate", "h", "1", "k", "0", "100", "COPY", "REPLACE"},
+      {"migrate", "h", "1", "", "0", "100", "KEYS", "a", "b", "a"},
+      {"migrate", "h", "1", "", "0", "100", "copy", "keys", "a"},
+      {"migrate", "h", "1", "k", "0", "100", "KEYS", "a"},
+      {"migrate", "h", "1", "", "0", "100", "AUTH", "KEYS", "a"},
+      {"migrate", "h", "1", "", "0", "100", "AUTH2", "u", "p", "KEYS", "a", "KEYS"},
+      {"migrate", "h", "1", "", "0", "100"},
+  };
+  for (const auto& argv : argvs) {
+    std::string line;
+    for (const auto& a : argv) line += a + " ";
+    SCOPED_TRACE(line);
+    std::vector<size_t> positions;
+    ASSERT_TRUE(CommandTable::KeyPositions(*spec, argv, &positions));
+    std::vector<std::string> got;
+    for (size_t p : positions) got.push_back(argv[p]);
+    const auto want = RedisKeys(*client_, argv);
+    if (!want) {
+      EXPECT_TRUE(got.empty() || got == std::vector<std::string>{""}) << "Redis finds no keys";
+      continue;
+    }
+    EXPECT_EQ(got, *want);
   }
 }
 

@@ -1,7 +1,8 @@
 // SessionHost: what a session's commands may ask of the server that carries the session.
 //
 // A few commands are about the connection or the process rather than the data: QUIT, CLIENT
-// INFO and LIST, SHUTDOWN, and INFO's server, clients and stats sections. The engine runs them
+// INFO and LIST, SHUTDOWN, INFO's server, clients and stats sections, and MIGRATE's connection
+// to another server. The engine runs them
 // through the session's host. The RESP server (server/) gives every connection a host; an
 // engine driven in-process (workload drivers, conformance, tests) has none (Session::host is
 // null), and those commands then reply an error that says so, or leave their sections out.
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "redis/migrate_sockets.h"
 #include "resp/reply.h"
 
 namespace kvlab::engine {
@@ -82,6 +84,15 @@ class SessionHost {
   // CLIENT NO-EVICT ON|OFF: whether the server may close this client to bring the memory of
   // all clients under maxmemory-clients. A host that evicts no client ignores it.
   virtual void SetNoEvict(bool on) {}
+
+  // MIGRATE (engine/migrate_command.cc): the engine chooses the keys, dumps them and deletes the
+  // acknowledged ones; the host owns the connections to other servers and runs the transfer
+  // (redis::MigrateSockets: Redis's cached sockets, timeouts and retry). Returns false when this
+  // host cannot reach other servers; the command then replies an error that says so. Blocks the
+  // calling thread for the transfer, as MIGRATE blocks a Redis server.
+  virtual bool Migrate(const redis::MigrateTransfer& transfer, redis::MigrateOutcome* outcome) {
+    return false;
+  }
 };
 
 }  // namespace kvlab::engine

@@ -3,10 +3,10 @@
 //
 // Order of equal elements: Redis sorts its vector with glibc's qsort (a stable merge sort for a
 // vector of this size) or, for BY with a LIMIT that is not the whole vector, with its pqsort,
-// which kvlab reproduces step by step (PartialQsort). The comparator is a total order on
-// distinct elements except in ALPHA mode, where two elements whose BY values are both missing
-// (or equal), or whose texts are equal as C strings, tie; then the result depends on the order
-// the vector was loaded in. Lists load in list order, as Redis's, so every list reply is
+// which kvlab reproduces step by step (PartialQsort, engine/pqsort.h). The comparator is a total
+// order on distinct elements except in ALPHA mode, where two elements whose BY values are both
+// missing (or equal), or whose texts are equal as C strings, tie; then the result depends on the
+// order the vector was loaded in. Lists load in list order, as Redis's, so every list reply is
 // Redis's. A set loads in the order of Redis's in-memory set (intset, listpack or hash table),
 // and a zset sorted (not BY a constant) in its hash table's order: kvlab loads them in member
 // order, and only their ties can come out in another order than Redis's (the differential
@@ -26,6 +26,7 @@
 
 #include "engine/command_context.h"
 #include "engine/handlers.h"
+#include "engine/pqsort.h"
 #include "resp/redis_numbers.h"
 
 namespace kvlab::engine {
@@ -184,86 +185,6 @@ int CompareBinary(const std::string& a, const std::string& b) {
 // strcoll is strcmp).
 int CompareCollate(const std::string& a, const std::string& b) {
   return std::strcmp(a.c_str(), b.c_str());
-}
-
-// Redis's pqsort (pqsort.c: the NetBSD qsort of Bentley and McIlroy, which recurses only into
-// the partitions that overlap the wanted ranks [lrange, rrange]), on v[base, base + n). Not
-// stable: it places elements that tie where Redis's places them, which is why SORT BY with a
-// LIMIT uses it as Redis does. `cmp` returns <0, 0 or >0.
-template <typename Cmp>
-void PartialQsort(std::vector<SortItem>& v, int64_t base, int64_t n, const Cmp& cmp, int64_t lrange,
-                  int64_t rrange) {
-  auto insertion_sort = [&](int64_t first, int64_t count) {
-    for (int64_t m = first + 1; m < first + count; ++m) {
-      for (int64_t l = m; l > first && cmp(v[l - 1], v[l]) > 0; --l) std::swap(v[l], v[l - 1]);
-    }
-  };
-  auto med3 = [&](int64_t a, int64_t b, int64_t c) {
-    return cmp(v[a], v[b]) < 0 ? (cmp(v[b], v[c]) < 0 ? b : (cmp(v[a], v[c]) < 0 ? c : a))
-                               : (cmp(v[b], v[c]) > 0 ? b : (cmp(v[a], v[c]) < 0 ? a : c));
-  };
-  auto vecswap = [&](int64_t a, int64_t b, int64_t count) {
-    for (int64_t i = 0; i < count; ++i) std::swap(v[a + i], v[b + i]);
-  };
-  // Whether the partition [lo, lo + count) holds a wanted rank.
-  auto wanted = [&](int64_t lo, int64_t count) {
-    const int64_t hi = lo + count - 1;
-    return !((lrange < lo && rrange < lo) || (lrange > hi && rrange > hi));
-  };
-  for (;;) {
-    if (n < 7) return insertion_sort(base, n);
-    int64_t pm = base + n / 2;
-    if (n > 7) {
-      int64_t pl = base;
-      int64_t pn = base + n - 1;
-      if (n > 40) {
-        const int64_t d = n / 8;
-        pl = med3(pl, pl + d, pl + 2 * d);
-        pm = med3(pm - d, pm, pm + d);
-        pn = med3(pn - 2 * d, pn - d, pn);
-      }
-      pm = med3(pl, pm, pn);
-    }
-    std::swap(v[base], v[pm]);
-    int64_t pa = base + 1, pb = base + 1;
-    int64_t pc = base + n - 1, pd = base + n - 1;
-    bool swapped = false;
-    for (;;) {
-      int c = 0;
-      while (pb <= pc && (c = cmp(v[pb], v[base])) <= 0) {
-        if (c == 0) {
-          swapped = true;
-          std::swap(v[pa], v[pb]);
-          ++pa;
-        }
-        ++pb;
-      }
-      while (pb <= pc && (c = cmp(v[pc], v[base])) >= 0) {
-        if (c == 0) {
-          swapped = true;
-          std::swap(v[pc], v[pd]);
-          --pd;
-        }
-        --pc;
-      }
-      if (pb > pc) break;
-      std::swap(v[pb], v[pc]);
-      swapped = true;
-      ++pb;
-      --pc;
-    }
-    if (!swapped) return insertion_sort(base, n);
-    const int64_t pn = base + n;
-    int64_t r = std::min(pa - base, pb - pa);
-    vecswap(base, pb - r, r);
-    r = std::min(pd - pc, pn - pd - 1);
-    vecswap(pb, pn - r, r);
-    if ((r = pb - pa) > 1 && wanted(base, r)) PartialQsort(v, base, r, cmp, lrange, rrange);
-    if ((r = pd - pc) <= 1) return;
-    base = pn - r;
-    n = r;
-    if (!wanted(base, n)) return;
-  }
 }
 
 void SortGeneric(CommandContext& ctx, bool readonly) {

@@ -162,7 +162,7 @@ bool Engine::Groupable(const Session& session, const std::vector<std::string>& a
   // queue (the group has no path for either).
   constexpr uint32_t kRunsAlone = kCmdKeyspaceExclusive | kCmdBlocking | kCmdNoMulti |
                                   kCmdAboutServer | kCmdConnection | kCmdAdmin | kCmdNoKeys |
-                                  kCmdContainer;
+                                  kCmdContainer | kCmdRemote;
   if (argv.empty() || session.multi.active) return false;
   const CommandSpec* spec = FindCommand(argv[0]);
   if (spec == nullptr || !(spec->flags & kCmdWrite) || (spec->flags & kRunsAlone) != 0 ||

@@ -487,4 +487,9 @@ void Connection::AppendInfo(std::string_view section, std::string* out) {
   server_->AppendInfo(section, out);
 }
 
+bool Connection::Migrate(const redis::MigrateTransfer& transfer, redis::MigrateOutcome* outcome) {
+  *outcome = server_->migrate_sockets().Transfer(transfer);
+  return true;
+}
+
 }  // namespace kvlab::server

@@ -96,6 +96,8 @@ class Connection final : public engine::SessionHost {
   std::string ListClients(const std::vector<uint64_t>* ids) override;
   Status RequestShutdown() override;
   void AppendInfo(std::string_view section, std::string* out) override;
+  // On the server's shared MIGRATE connections; blocks this worker for the transfer.
+  bool Migrate(const redis::MigrateTransfer& transfer, redis::MigrateOutcome* outcome) override;
 
  private:
   static void OnReadable(int fd, short what, void* arg);

@@ -156,6 +156,7 @@ Server::~Server() {
   workers_.clear();
   for (event* e : signal_events_) event_free(e);
   if (resume_accept_event_ != nullptr) event_free(resume_accept_event_);
+  if (cron_event_ != nullptr) event_free(cron_event_);
   if (wake_event_ != nullptr) event_free(wake_event_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
   if (base_ != nullptr) event_base_free(base_);
@@ -174,8 +175,10 @@ Status Server::Start() {
   if (wake_fd_ < 0) return Status::IOError(std::string("eventfd: ") + std::strerror(errno));
   wake_event_ = event_new(base_, wake_fd_, EV_READ | EV_PERSIST, &OnWake, this);
   resume_accept_event_ = evtimer_new(base_, &OnResumeAccept, this);
-  if (wake_event_ == nullptr || resume_accept_event_ == nullptr ||
-      event_add(wake_event_, nullptr) != 0) {
+  cron_event_ = event_new(base_, -1, EV_PERSIST, &OnCron, this);
+  const timeval second = {1, 0};
+  if (wake_event_ == nullptr || resume_accept_event_ == nullptr || cron_event_ == nullptr ||
+      event_add(wake_event_, nullptr) != 0 || event_add(cron_event_, &second) != 0) {
     return Status::IOError("cannot create the server's events");
   }
 
@@ -362,6 +365,10 @@ void Server::OnResumeAccept(int, short, void* arg) {
   for (auto& l : self->listeners_) evconnlistener_enable(l->listener);
 }
 
+void Server::OnCron(int, short, void* arg) {
+  static_cast<Server*>(arg)->migrate_sockets_.CloseIdle();
+}
+
 bool Server::AddClientMemory(int64_t delta) {
   const uint64_t total =
       client_memory_.fetch_add(static_cast<uint64_t>(delta)) + static_cast<uint64_t>(delta);
@@ -494,6 +501,7 @@ void Server::AppendInfo(std::string_view section, std::string* out) {
     line("client_query_buffer_limit_disconnections", std::to_string(query));
     line("client_output_buffer_limit_disconnections", std::to_string(reply));
     line("evicted_clients", std::to_string(evicted_clients_.load()));
+    line("migrate_cached_sockets", std::to_string(migrate_sockets_.cached()));
   }
 }
 

@@ -34,6 +34,7 @@
 
 #include "base/status.h"
 #include "engine/engine.h"
+#include "redis/migrate_sockets.h"
 #include "server/blocked_clients.h"
 
 struct event_base;
@@ -148,6 +149,9 @@ class Server {
   // The clients blocked on keys (BLPOP, BLMOVE, ...).
   BlockedClients& blocked() { return blocked_; }
   void AppendInfo(std::string_view section, std::string* out);
+  // MIGRATE's connections to target servers, shared by every connection (as Redis's
+  // migrate_cached_sockets); the acceptor thread closes idle ones every second.
+  redis::MigrateSockets& migrate_sockets() { return migrate_sockets_; }
 
  private:
   struct Listener;
@@ -161,6 +165,7 @@ class Server {
   static void OnWake(int fd, short what, void* arg);
   static void OnSignal(int signal, short what, void* arg);
   static void OnResumeAccept(int fd, short what, void* arg);
+  static void OnCron(int fd, short what, void* arg);
 
   engine::Engine* const engine_;
   ServerOptions options_;
@@ -184,12 +189,14 @@ class Server {
   event* wake_event_ = nullptr;
   std::vector<event*> signal_events_;
   event* resume_accept_event_ = nullptr;
+  event* cron_event_ = nullptr;  // every second: MIGRATE's idle connections
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<std::unique_ptr<Worker>> workers_;
   size_t next_worker_ = 0;
   std::atomic<bool> shutting_down_{false};
 
   BlockedClients blocked_;
+  redis::MigrateSockets migrate_sockets_;
 
   // Every open connection, by id. Connections register from their worker thread.
   std::mutex clients_mu_;
