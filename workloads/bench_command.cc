@@ -579,10 +579,10 @@ int SweepCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
 
 // The flags of the matrix, the store, the engine and the output, on `app` (the main job, run
 // and sweep each list them in their --help).
-void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
+void AddMatrixFlags(CLI::App* app, const flags::TestHooks& hooks, BenchFlags* f) {
   f->apps.push_back(app);
   f->store.AddTo(app);
-  f->engine.AddTo(app);
+  f->engine.AddTo(app, hooks);
   app->add_option("--backends", f->backends,
                   "Backends of the matrix, comma-separated (default: all four; --backend "
                   "picks one)")
@@ -736,24 +736,24 @@ void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {
 
 }  // namespace
 
-void AddBenchCommand(CLI::App& app, int* exit_code) {
+void AddBenchCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code) {
   CLI::App* bench = app.add_subcommand(
       "bench",
       "Workload drivers: per-command KV amplification, latency and throughput over backends "
       "and encodings. With no subcommand: the main job (default suite, size sweep, report)");
   auto flags = std::make_shared<BenchFlags>();
-  AddMatrixFlags(bench, flags.get());
+  AddMatrixFlags(bench, hooks, flags.get());
   AddWorkloadFlags(bench, flags.get(), true);
   bench->require_subcommand(0, 1);
 
   CLI::App* run = bench->add_subcommand("run", "Run workloads (catalogue names or .json files)");
   run->add_option("workloads", flags->workloads, "Workloads to run")->required();
-  AddMatrixFlags(run, flags.get());
+  AddMatrixFlags(run, hooks, flags.get());
   AddWorkloadFlags(run, flags.get(), true);
 
   CLI::App* sweep = bench->add_subcommand("sweep", "Cost against collection size or round trips");
   AddSweepFlags(sweep, flags.get());
-  AddMatrixFlags(sweep, flags.get());
+  AddMatrixFlags(sweep, hooks, flags.get());
   AddWorkloadFlags(sweep, flags.get(), false);
 
   CLI::App* list = bench->add_subcommand("list", "List the built-in workloads");
