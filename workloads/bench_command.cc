@@ -11,6 +11,7 @@
 
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
+#include "workloads/bench_info_commands.h"
 #include "workloads/bench_progress.h"
 #include "workloads/build_info.h"
 #include "workloads/catalogue.h"
@@ -84,9 +85,6 @@ struct BenchFlags {
   double series_budget_s = 120;
   std::vector<uint64_t> rtts = {0, 100, 1000};
   uint64_t rtt_size = 1000;
-  // show, report
-  std::string name;
-  std::string result_path;
   // The (sub)commands that carry the matrix flags: `bench` itself (the main job), run, sweep.
   std::vector<CLI::App*> apps;
 
@@ -756,19 +754,8 @@ void AddBenchCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_cod
   AddMatrixFlags(sweep, hooks, flags.get());
   AddWorkloadFlags(sweep, flags.get(), false);
 
-  CLI::App* list = bench->add_subcommand("list", "List the built-in workloads");
-  CLI::App* show = bench->add_subcommand("show", "Print a built-in workload as a workload file");
-  show->add_option("name", flags->name, "Workload name")->required();
-  // `kvlab report` is the report command (HTML and Markdown of any result, several side by
-  // side). This one, which rewrites a bench result's own Markdown report and plots beside it,
-  // stays for the scripts that call it, out of the help, and says where to go.
-  CLI::App* report = bench->add_subcommand(
-      "report", "Rewrite a bench result's own Markdown report (use kvlab report instead)");
-  report->group("");
-  report->add_option("result", flags->result_path, "A result JSON file")
-      ->required()
-      ->check(CLI::ExistingFile);
-  report->add_flag("--no-plots", flags->no_plots, "Write the Markdown report without plots");
+  auto info = std::make_shared<BenchInfoCommands>();
+  AddBenchInfoCommands(bench, info.get());
 
   // One dispatch point, after the whole command line is parsed.
   bench->final_callback([=] {
@@ -778,29 +765,8 @@ void AddBenchCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_cod
       *exit_code = RunCommand(f, command_line);
     } else if (sweep->parsed()) {
       *exit_code = SweepCommand(f, command_line);
-    } else if (list->parsed()) {
-      for (const CatalogueEntry& e : Catalogue()) {
-        Workload w;
-        Status s = ParseWorkload(e.json, e.name, &w);
-        std::printf("%-14s %s\n", e.name, s.ok() ? w.description.c_str() : s.message().c_str());
-      }
-    } else if (show->parsed()) {
-      for (const CatalogueEntry& e : Catalogue()) {
-        if (f.name == e.name) {
-          std::printf("%s\n", e.json);
-          return;
-        }
-      }
-      throw UsageError("no built-in workload '" + f.name + "' (see kvlab bench list)");
-    } else if (report->parsed()) {
-      std::string path, note;
-      Status s = WriteReport(f.result_path, !f.no_plots, &path, &note);
-      if (!s.ok()) throw UsageError(s.message());
-      if (!note.empty()) std::fprintf(stderr, "kvlab bench: %s\n", note.c_str());
-      std::printf("report: %s\n", path.c_str());
-      std::fprintf(stderr,
-                   "kvlab bench report: rewrote the result's Markdown report; kvlab report "
-                   "writes the HTML page and Markdown of any result (kvlab report --help)\n");
+    } else if (RunBenchInfoCommand(*info)) {
+      return;
     } else {
       *exit_code = MainJob(f, command_line);
     }
