@@ -46,7 +46,7 @@
 //   log files can be archived, and closing the connection writes a final one.
 // - A full disk: WiredTiger panics on ENOSPC in its eviction or its log, so the space it takes
 //   on its own must stay bounded and known (WiredTigerDiskNeeds): log files of a fixed size
-//   (LogFileBytes), each fallocated whole when it is created, and no preallocated spares
+//   (WtLogFileBytes), each fallocated whole when it is created, and no preallocated spares
 //   (prealloc=false: their count grows each time a switch finds none ready, and each default
 //   file is 100 MB). ENOSPC that still reaches a call is NoSpace.
 // - Errors: WiredTiger's return codes become kvlab Status codes (NotFound, InvalidArgument,
@@ -69,6 +69,7 @@
 
 #include "backends/key_spaces.h"
 #include "backends/store_files.h"
+#include "backends/wiredtiger_config.h"
 
 namespace kvlab::backends {
 namespace {
@@ -118,21 +119,6 @@ Status WtError(WT_SESSION* session, int ret, std::string_view what, std::string_
     default:
       return Status::IOError(std::move(msg));
   }
-}
-
-// The cache WiredTiger is opened with: StoreOptions::cache_bytes, at least WiredTiger's minimum.
-uint64_t CacheBytes(const StoreOptions& options) {
-  return std::max<uint64_t>(options.cache_bytes, 1ull << 20);
-}
-
-// The size of a log file (log=(file_max)): a quarter of the cache, between 1 MiB and 64 MiB.
-// WiredTiger gives each new log file its full size with fallocate when it creates it (and with
-// prealloc=false only then, at the switch from the full one), so a log file is the unit of
-// space the log takes (see WiredTigerDiskNeeds). Tying it to the cache keeps the reserve a
-// store needs proportional to what it writes on its own; 16 MiB at the default 64 MiB cache is
-// one switch per 16 MiB of log.
-uint64_t LogFileBytes(uint64_t cache_bytes) {
-  return std::clamp<uint64_t>(cache_bytes / 4, 1ull << 20, 64ull << 20);
 }
 
 // Cursor positioning helpers. Each returns 0 when the cursor is positioned on a record, or
@@ -438,29 +424,12 @@ Status WiredTigerStore::Open(const StoreOptions& options, bool read_only,
   KeySpaceMap spaces;
   KVLAB_RETURN_IF_ERROR(KeySpaceMap::Make(options.key_spaces, &spaces));
   std::unique_ptr<WiredTigerStore> s(new WiredTigerStore(options.dir, std::move(spaces)));
-  const uint64_t cache = CacheBytes(options);
-  // Read-only: no log archive, checkpoint or table created (OpenWiredTigerStoreReadOnly).
-  const std::string config =
-      read_only
-          ? "readonly=true,session_max=1024,statistics=(fast),log=(enabled=true),cache_size=" +
-                std::to_string(cache)
-          : "create,session_max=1024,statistics=(fast),"
-            "log=(enabled=true,archive=true,prealloc=false,file_max=" +
-                std::to_string(LogFileBytes(cache)) +
-                "),checkpoint=(wait=60),"
-                "transaction_sync=(enabled=true,method=" +
-                std::string(options.sync_writes ? "fsync" : "none") +
-                "),cache_size=" + std::to_string(cache);
+  const std::string config = WtOpenConfig(options, read_only);
   int ret = wiredtiger_open(options.dir.c_str(), &s->handler_.base, config.c_str(), &s->conn_);
   if (ret != 0) {
     s->conn_ = nullptr;
     std::lock_guard lock(s->sink_.mu);
-    if (read_only && s->sink_.last_error.find("WT_RUN_RECOVERY") != std::string::npos) {
-      const std::string why =
-          " read-only: it was not closed cleanly and needs recovery, which "
-          "writes (open it once with kvlab serve or gc first): ";
-      return Status::IOError("wiredtiger: cannot open " + options.dir + why + s->sink_.last_error);
-    }
+    if (read_only) KVLAB_RETURN_IF_ERROR(WtReadOnlyRecoveryError(options.dir, s->sink_.last_error));
     return WtError(nullptr, ret, "cannot open " + options.dir, s->sink_.last_error);
   }
   WT_SESSION* session = nullptr;
@@ -765,31 +734,6 @@ PhysicalCounters WiredTigerStore::ReadPhysicalCounters() {
 }
 
 }  // namespace
-
-DiskNeeds WiredTigerDiskNeeds(const StoreOptions& options) {
-  const uint64_t cache = CacheBytes(options);
-  const uint64_t log_file = LogFileBytes(cache);
-  constexpr uint64_t kMetadata = 4ull << 20;
-  auto mib = [](uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
-  DiskNeeds needs;
-  needs.min_reserve = cache + 2 * log_file + kMetadata;
-  needs.why = "its cache of " + mib(cache) +
-              " (--cache-mb), whose dirty pages eviction and checkpoints write, two log files of " +
-              mib(log_file) + " each (one full, one just created), and " + mib(kMetadata) +
-              " for its metadata and the checkpoints' block lists";
-  needs.copies = 2;  // the log record, then the table's page
-  return needs;
-}
-
-std::vector<std::string> WiredTigerFilesIn(const std::string& dir) {
-  const std::filesystem::path d(dir);
-  std::vector<std::string> found;
-  if (FileHasBytesAt(d / "WiredTiger", 0, "WiredTiger\n")) found.push_back("WiredTiger");
-  if (FileHasBytesAt(d / "WiredTiger.turtle", 0, "WiredTiger version string\n")) {
-    found.push_back("WiredTiger.turtle");
-  }
-  return found;
-}
 
 Status OpenWiredTigerStore(const StoreOptions& options, std::unique_ptr<KvStore>* store) {
   return WiredTigerStore::Open(options, /*read_only=*/false, store);

@@ -188,14 +188,14 @@ int RunGc(const GcFlags& f) {
 
 }  // namespace
 
-void AddGcCommand(CLI::App& app, int* exit_code) {
+void AddGcCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "gc",
       "Reclaim what deletes and expiries left in a store: the sub-keys of deleted, overwritten "
       "and expired keys, expired key-metas, and their Redis-tier data (one pass)");
   auto f = std::make_shared<GcFlags>();
   f->store.AddTo(cmd);
-  f->engine.AddTo(cmd);
+  f->engine.AddTo(cmd, hooks);
   cmd->add_option("--batch", f->batch,
                   "Records read per batch; their deletes are written as one batch")
       ->check(flags::Positive())

@@ -9,6 +9,7 @@
 #include "base/version.h"
 #include "cli/parse_error.h"
 #include "cli/subcommands.h"
+#include "test_support/test_hooks.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"kvlab: Redis data types on ordered KV stores, measured and checked against Redis."};
@@ -20,7 +21,12 @@ int main(int argc, char** argv) {
       "failure); 2 bad arguments, nothing run; 3 cannot run here (build, missing redis-server); "
       "4 inconclusive (gate: timings the data cannot judge); 130 interrupted.");
   int exit_code = 0;
-  for (const kvlab::cli::SubcommandFactory add : kvlab::cli::Subcommands()) add(app, &exit_code);
+  // The hidden test-only switches get their decorators here, from the test-support library
+  // that only this binary links (test_support/test_hooks.h).
+  const kvlab::flags::TestHooks hooks = kvlab::test_support::TestHooks();
+  for (const kvlab::cli::SubcommandFactory& add : kvlab::cli::Subcommands(hooks)) {
+    add(app, &exit_code);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

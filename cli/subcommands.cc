@@ -16,16 +16,20 @@ using conformance::AddConformCommand;
 using server::AddServeCommand;
 using workloads::AddBenchCommand;
 
-std::vector<SubcommandFactory> Subcommands() {
+std::vector<SubcommandFactory> Subcommands(const flags::TestHooks& hooks) {
+  // The subcommands that run an engine take the test hooks too.
+  auto with_hooks = [&hooks](void (*add)(CLI::App&, const flags::TestHooks&, int*)) {
+    return SubcommandFactory([&hooks, add](CLI::App& app, int* code) { add(app, hooks, code); });
+  };
   return {
-      &AddServeCommand,
-      &AddBenchCommand,
+      with_hooks(&AddServeCommand),
+      with_hooks(&AddBenchCommand),
       &AddConformCommand,
       &gate::AddGateCommand,
-      &study::AddStudyCommand,
+      with_hooks(&study::AddStudyCommand),
       &study::AddReportCommand,
-      &AddGcCommand,
-      &AddVerifyCommand,
+      with_hooks(&AddGcCommand),
+      with_hooks(&AddVerifyCommand),
       &workloads::AddProfileCommand,
       &traces::AddTraceCommand,
   };

@@ -3,12 +3,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <vector>
+
+#include "flags/common_flags.h"
 
 namespace kvlab::cli {
 
-using SubcommandFactory = void (*)(CLI::App& app, int* exit_code);
+using SubcommandFactory = std::function<void(CLI::App& app, int* exit_code)>;
 
-std::vector<SubcommandFactory> Subcommands();
+// The subcommands that run an engine get `hooks` (the test-only switches' decorators, which
+// main takes from test_support/). REQUIRES: `hooks` outlives the calls of the factories.
+std::vector<SubcommandFactory> Subcommands(const flags::TestHooks& hooks);
 
 }  // namespace kvlab::cli

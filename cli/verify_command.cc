@@ -298,14 +298,14 @@ int RunVerify(VerifyFlags f) {
 
 }  // namespace
 
-void AddVerifyCommand(CLI::App& app, int* exit_code) {
+void AddVerifyCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Scrub a store without writing to it: checksums, key-metas, meta counts against "
       "sub-keys, and garbage (reported, not damage); exit 1 on damage");
   auto f = std::make_shared<VerifyFlags>();
   f->store.AddTo(cmd);
-  f->engine.AddTo(cmd);
+  f->engine.AddTo(cmd, hooks);
   cmd->add_option("--max-report", f->max_report, "Records named per kind of damage")
       ->check(flags::Positive())
       ->capture_default_str();

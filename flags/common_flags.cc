@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "backends/store_marker.h"
-#include "encodings/hash_extra_read.h"
 #include "flags/conventions.h"
 
 namespace kvlab::flags {
@@ -99,7 +98,8 @@ StoreSpec StoreFlags::ToSpec() const {
   return spec;
 }
 
-void EngineFlags::AddTo(CLI::App* app) {
+void EngineFlags::AddTo(CLI::App* app, const TestHooks& test_hooks) {
+  hooks = test_hooks;
   const encodings::EncodingRegistry& registry = encodings::EncodingRegistry::Builtin();
   std::string example;
   for (const encodings::TypeSpec& type : registry.types()) {
@@ -171,10 +171,12 @@ void EngineFlags::AddTo(CLI::App* app) {
                 "command changes it; reads use the key's own version (NeoKV's strategy; CONFIG "
                 "SET kv.encoding.migrate.on.write; default: every key keeps its version)");
   // Test-only, hidden from --help (empty group): one extra KV get per hash field read, so that
-  // the gate's tests can prove it catches one extra read.
-  app->add_flag("--test-extra-hget-read", test_extra_hget_read,
-                "Test only: one extra KV get per HGET")
-      ->group("");
+  // the gate's tests can prove it catches one extra read. Only where the binary supplies it.
+  if (hooks.extra_hget_read) {
+    app->add_flag("--test-extra-hget-read", test_extra_hget_read,
+                  "Test only: one extra KV get per HGET")
+        ->group("");
+  }
 }
 
 EngineOptions EngineFlags::ToOptions(const OpenedStore& store) const {
@@ -197,7 +199,7 @@ EngineOptions EngineFlags::ToOptions() const {
   options.keys.ns_prefix = ns_prefix;
   options.keys.md5_prefix = md5_prefix;
   options.keys.ttl_index = ttl_index;
-  if (test_extra_hget_read) options.hash_decorator = encodings::NewExtraReadHashEncoding;
+  if (test_extra_hget_read) options.hash_decorator = hooks.extra_hget_read;
   options.allow_degraded_tier = allow_degraded;
   options.migrate_on_write = migrate_on_write;
   return options;

@@ -56,6 +56,15 @@ struct StoreFlags {
   backends::StoreSpec ToSpec() const;
 };
 
+// The decorators behind the hidden test-only switches of EngineFlags, supplied by the kvlab
+// binary's main from its test-support library (test_support/test_hooks.h), so that flags/ ships
+// no test decorator. A hook left empty leaves its switch out of the command line (an unknown
+// option), as in a program that links no test support.
+struct TestHooks {
+  // --test-extra-hget-read: one extra KV get per HGET (an EngineOptions::hash_decorator).
+  decltype(engine::EngineOptions::hash_decorator) extra_hget_read;
+};
+
 struct EngineFlags {
   // A version given on the command line, parsed once while the command line is parsed: the
   // registry's row, and the flag it came from as the user wrote it ("--encoding hash=1",
@@ -76,13 +85,14 @@ struct EngineFlags {
   std::string store_redis;
   bool allow_degraded = false;
   bool migrate_on_write = false;
-  bool test_extra_hget_read = false;  // hidden: see encodings/hash_extra_read.h
+  bool test_extra_hget_read = false;  // hidden: see test_support/hash_extra_read.h
+  TestHooks hooks;                    // from AddTo
 
   // Adds --encoding, --<type>-encoding for every type of kvlab's registry, --namespace-prefix,
   // --md5-prefix, --ttl-index, --config, --cache-redis, --store-redis, --allow-degraded,
-  // --migrate-on-write (and the hidden, test-only --test-extra-hget-read). The version names are
-  // checked while parsing, so that a bad one is a usage error.
-  void AddTo(CLI::App* app);
+  // --migrate-on-write (and the hidden, test-only --test-extra-hget-read when `hooks` has its
+  // decorator). The version names are checked while parsing, so that a bad one is a usage error.
+  void AddTo(CLI::App* app, const TestHooks& hooks = {});
   // The versions given, by type name -> version name.
   encodings::EncodingProfile Versions() const;
   engine::EngineOptions ToOptions() const;

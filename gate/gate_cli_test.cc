@@ -2,7 +2,7 @@
 //
 // The central test: a baseline of a real HGET workload over memory and RocksDB and every hash
 // version, then the same workload with the test-only --test-extra-hget-read switch (one extra
-// KV get per HGET, encodings/hash_extra_read.h): the gate must fail and name HGET, the version,
+// KV get per HGET, test_support/hash_extra_read.h): the gate must fail and name HGET, the version,
 // the backend and the counter. The same run without the switch must pass.
 //
 // Then the gate's statistics end to end: paired runs of two builds (the new one slowed by the

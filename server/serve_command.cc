@@ -225,14 +225,14 @@ int RunServe(const CLI::App& cmd, const ServeFlags& flags) {
 
 }  // namespace
 
-void AddServeCommand(CLI::App& app, int* exit_code) {
+void AddServeCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve RESP2 and RESP3 over TCP and a unix socket, for redis-cli, redis-benchmark and "
       "client libraries");
   flags->store.AddTo(cmd);
-  flags->engine.AddTo(cmd);
+  flags->engine.AddTo(cmd, hooks);
   cmd->add_option("--port", flags->port, "TCP port (0: no TCP listener)")
       ->check(InRange(0, 65535))
       ->capture_default_str();

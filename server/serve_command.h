@@ -3,10 +3,15 @@
 
 #include <CLI/CLI.hpp>
 
+namespace kvlab::flags {
+struct TestHooks;  // flags/common_flags.h
+}  // namespace kvlab::flags
+
 namespace kvlab::server {
 
 // Adds `serve` to the app; its callback runs the server until SHUTDOWN, SIGINT or SIGTERM and
 // sets *exit_code (0 after a clean shutdown with the store closed).
-void AddServeCommand(CLI::App& app, int* exit_code);
+// `hooks`: the test-only switches the binary supplies (flags::TestHooks); copied while adding.
+void AddServeCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code);
 
 }  // namespace kvlab::server

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "flags/common_flags.h"
 #include "redis/client.h"
 #include "redis/server_process.h"
 #include "study/study_command.h"
@@ -41,7 +42,7 @@ using workloads::Workload;
 int Study(std::vector<std::string> args) {
   CLI::App app("kvlab");
   int code = -1;
-  AddStudyCommand(app, &code);
+  AddStudyCommand(app, flags::TestHooks{}, &code);
   args.insert(args.begin(), {"kvlab", "study"});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

@@ -569,7 +569,7 @@ int RunStudy(StudyFlags& f) {
 
 }  // namespace
 
-void AddStudyCommand(CLI::App& app, int* exit_code) {
+void AddStudyCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "study",
       "Which encode-version for my workload: runs every version of the types the workloads use "
@@ -577,7 +577,7 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
       "study.md)");
   auto f = std::make_shared<StudyFlags>();
   f->store.AddTo(cmd);
-  f->engine.AddTo(cmd);
+  f->engine.AddTo(cmd, hooks);
   f->backend_option = cmd->get_option("--backend");
   // Study's default is --backends' (the embedded stores), not StoreFlags' single backend.
   f->backend_option->default_str("")->description(

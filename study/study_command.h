@@ -16,9 +16,14 @@
 
 #include <CLI/CLI.hpp>
 
+namespace kvlab::flags {
+struct TestHooks;  // flags/common_flags.h
+}  // namespace kvlab::flags
+
 namespace kvlab::study {
 
-void AddStudyCommand(CLI::App& app, int* exit_code);
+// `hooks`: the test-only switches the binary supplies (flags::TestHooks); copied while adding.
+void AddStudyCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code);
 void AddReportCommand(CLI::App& app, int* exit_code);
 
 }  // namespace kvlab::study

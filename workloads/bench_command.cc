@@ -11,6 +11,7 @@
 
 #include "flags/common_flags.h"
 #include "flags/conventions.h"
+#include "workloads/bench_info_commands.h"
 #include "workloads/bench_progress.h"
 #include "workloads/build_info.h"
 #include "workloads/catalogue.h"
@@ -84,9 +85,6 @@ struct BenchFlags {
   double series_budget_s = 120;
   std::vector<uint64_t> rtts = {0, 100, 1000};
   uint64_t rtt_size = 1000;
-  // show, report
-  std::string name;
-  std::string result_path;
   // The (sub)commands that carry the matrix flags: `bench` itself (the main job), run, sweep.
   std::vector<CLI::App*> apps;
 
@@ -579,10 +577,10 @@ int SweepCommand(BenchFlags& f, const std::vector<std::string>& command_line) {
 
 // The flags of the matrix, the store, the engine and the output, on `app` (the main job, run
 // and sweep each list them in their --help).
-void AddMatrixFlags(CLI::App* app, BenchFlags* f) {
+void AddMatrixFlags(CLI::App* app, const flags::TestHooks& hooks, BenchFlags* f) {
   f->apps.push_back(app);
   f->store.AddTo(app);
-  f->engine.AddTo(app);
+  f->engine.AddTo(app, hooks);
   app->add_option("--backends", f->backends,
                   "Backends of the matrix, comma-separated (default: all four; --backend "
                   "picks one)")
@@ -736,39 +734,28 @@ void AddSweepFlags(CLI::App* sweep, BenchFlags* f) {
 
 }  // namespace
 
-void AddBenchCommand(CLI::App& app, int* exit_code) {
+void AddBenchCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code) {
   CLI::App* bench = app.add_subcommand(
       "bench",
       "Workload drivers: per-command KV amplification, latency and throughput over backends "
       "and encodings. With no subcommand: the main job (default suite, size sweep, report)");
   auto flags = std::make_shared<BenchFlags>();
-  AddMatrixFlags(bench, flags.get());
+  AddMatrixFlags(bench, hooks, flags.get());
   AddWorkloadFlags(bench, flags.get(), true);
   bench->require_subcommand(0, 1);
 
   CLI::App* run = bench->add_subcommand("run", "Run workloads (catalogue names or .json files)");
   run->add_option("workloads", flags->workloads, "Workloads to run")->required();
-  AddMatrixFlags(run, flags.get());
+  AddMatrixFlags(run, hooks, flags.get());
   AddWorkloadFlags(run, flags.get(), true);
 
   CLI::App* sweep = bench->add_subcommand("sweep", "Cost against collection size or round trips");
   AddSweepFlags(sweep, flags.get());
-  AddMatrixFlags(sweep, flags.get());
+  AddMatrixFlags(sweep, hooks, flags.get());
   AddWorkloadFlags(sweep, flags.get(), false);
 
-  CLI::App* list = bench->add_subcommand("list", "List the built-in workloads");
-  CLI::App* show = bench->add_subcommand("show", "Print a built-in workload as a workload file");
-  show->add_option("name", flags->name, "Workload name")->required();
-  // `kvlab report` is the report command (HTML and Markdown of any result, several side by
-  // side). This one, which rewrites a bench result's own Markdown report and plots beside it,
-  // stays for the scripts that call it, out of the help, and says where to go.
-  CLI::App* report = bench->add_subcommand(
-      "report", "Rewrite a bench result's own Markdown report (use kvlab report instead)");
-  report->group("");
-  report->add_option("result", flags->result_path, "A result JSON file")
-      ->required()
-      ->check(CLI::ExistingFile);
-  report->add_flag("--no-plots", flags->no_plots, "Write the Markdown report without plots");
+  auto info = std::make_shared<BenchInfoCommands>();
+  AddBenchInfoCommands(bench, info.get());
 
   // One dispatch point, after the whole command line is parsed.
   bench->final_callback([=] {
@@ -778,29 +765,8 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       *exit_code = RunCommand(f, command_line);
     } else if (sweep->parsed()) {
       *exit_code = SweepCommand(f, command_line);
-    } else if (list->parsed()) {
-      for (const CatalogueEntry& e : Catalogue()) {
-        Workload w;
-        Status s = ParseWorkload(e.json, e.name, &w);
-        std::printf("%-14s %s\n", e.name, s.ok() ? w.description.c_str() : s.message().c_str());
-      }
-    } else if (show->parsed()) {
-      for (const CatalogueEntry& e : Catalogue()) {
-        if (f.name == e.name) {
-          std::printf("%s\n", e.json);
-          return;
-        }
-      }
-      throw UsageError("no built-in workload '" + f.name + "' (see kvlab bench list)");
-    } else if (report->parsed()) {
-      std::string path, note;
-      Status s = WriteReport(f.result_path, !f.no_plots, &path, &note);
-      if (!s.ok()) throw UsageError(s.message());
-      if (!note.empty()) std::fprintf(stderr, "kvlab bench: %s\n", note.c_str());
-      std::printf("report: %s\n", path.c_str());
-      std::fprintf(stderr,
-                   "kvlab bench report: rewrote the result's Markdown report; kvlab report "
-                   "writes the HTML page and Markdown of any result (kvlab report --help)\n");
+    } else if (RunBenchInfoCommand(*info)) {
+      return;
     } else {
       *exit_code = MainJob(f, command_line);
     }

@@ -14,8 +14,13 @@
 
 #include <CLI/CLI.hpp>
 
+namespace kvlab::flags {
+struct TestHooks;  // flags/common_flags.h
+}  // namespace kvlab::flags
+
 namespace kvlab::workloads {
 
-void AddBenchCommand(CLI::App& app, int* exit_code);
+// `hooks`: the test-only switches the binary supplies (flags::TestHooks); copied while adding.
+void AddBenchCommand(CLI::App& app, const flags::TestHooks& hooks, int* exit_code);
 
 }  // namespace kvlab::workloads

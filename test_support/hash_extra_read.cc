@@ -1,9 +1,16 @@
-#include "encodings/hash_extra_read.h"
+#include "test_support/hash_extra_read.h"
 
 #include <string>
 #include <utility>
 
-namespace kvlab::encodings {
+namespace kvlab::test_support {
+
+using encodings::FieldValue;
+using encodings::HashEncoding;
+using encodings::HashGetAllPart;
+using encodings::KeyHandle;
+using encodings::KvTxn;
+
 namespace {
 
 class ExtraReadHash final : public HashEncoding {
@@ -60,4 +67,4 @@ std::unique_ptr<HashEncoding> NewExtraReadHashEncoding(std::unique_ptr<HashEncod
   return std::make_unique<ExtraReadHash>(std::move(inner));
 }
 
-}  // namespace kvlab::encodings
+}  // namespace kvlab::test_support
