@@ -7,6 +7,8 @@
 
 #include <random>
 
+#include "backends/counting_store.h"
+#include "backends/kept_reads_store.h"
 #include "backends/memory_store.h"
 #include "backends/remote_store.h"
 
@@ -131,7 +133,11 @@ TEST(PendingWriteStore, ReadsSeePendingWritesAndCommitAppliesThemAtOnce) {
       ASSERT_TRUE(base->Put(k, "base").ok());
       ASSERT_TRUE(model->Put(k, "base").ok());
     }
-    PendingWriteStore overlay(base.get());
+    // Every other seed keeps reads under the overlay, as the engine's pipeline groups do:
+    // a kept read must never answer for a key written since.
+    KeptReadsStore kept(base.get());
+    kept.Keep(seed % 2 == 0);
+    PendingWriteStore overlay(&kept);
     const Entries before = Forward(base.get(), {});
     for (int round = 0; round < 12; ++round) {
       RandomWrite(rng, &overlay, model.get());
@@ -210,6 +216,70 @@ TEST(PendingWriteStore, ReverseScanOnlyWhereTheStoreHasIt) {
   it->SeekToLast();
   EXPECT_FALSE(it->Valid());
   EXPECT_TRUE(it->status().IsNotSupported()) << it->status().ToString();
+}
+
+}  // namespace
+}  // namespace kvlab::backends
+
+namespace kvlab::backends {
+namespace {
+
+// Kept reads answer a second read of a key without the store underneath, NotFound included;
+// a write of the key through the kept store (the overlay's commit, an immediate write) forgets
+// it; a value over kMaxKeptValueBytes is never kept; with Keep off nothing new is kept.
+TEST(KeptReadsStore, AnswersUntilTheKeyIsWritten) {
+  auto base = NewMemory();
+  ASSERT_TRUE(base->Put("a", "1").ok());
+  ASSERT_TRUE(base->Put("big", std::string(KeptReadsStore::kMaxKeptValueBytes + 1, 'x')).ok());
+  OpCounts below;
+  CountingStore counted(base.get(), &below);
+  KeptReadsStore kept(&counted);
+  kept.Keep(true);
+  PendingWriteStore overlay(&kept, /*read_your_writes=*/false);
+  std::string v;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(overlay.Get("a", &v).ok());
+    EXPECT_EQ(v, "1");
+    EXPECT_TRUE(overlay.Get("none", &v).IsNotFound());
+  }
+  EXPECT_EQ(below.point_reads(), 2u);
+  std::vector<std::optional<std::string>> values;
+  ASSERT_TRUE(overlay.MultiGet({"a", "none", "c"}, &values).ok());
+  EXPECT_EQ(values, (std::vector<std::optional<std::string>>{"1", std::nullopt, std::nullopt}));
+  EXPECT_EQ(below.point_reads(), 3u);  // only "c" reached the store
+  EXPECT_TRUE(overlay.Get("c", &v).IsNotFound());
+  EXPECT_EQ(below.point_reads(), 3u);  // kept by the MultiGet
+  ASSERT_TRUE(overlay.Get("big", &v).ok());
+  ASSERT_TRUE(overlay.Get("big", &v).ok());
+  EXPECT_EQ(below.point_reads(), 5u);
+  EXPECT_EQ(kept.kept(), 3u);
+
+  // Written at once (KvTxn::WriteNow's path): forgotten.
+  ASSERT_TRUE(kept.Put("c", "3").ok());
+  ASSERT_TRUE(overlay.Get("c", &v).ok());
+  EXPECT_EQ(v, "3");
+  EXPECT_EQ(below.point_reads(), 6u);
+  // A pending write is invisible without read-your-writes, so the kept read still answers
+  // (the store's value, as before); its commit writes through the kept store, which forgets.
+  ASSERT_TRUE(overlay.Put("a", "2").ok());
+  ASSERT_TRUE(overlay.Get("a", &v).ok());
+  EXPECT_EQ(v, "1");
+  ASSERT_TRUE(overlay.Commit().ok());
+  ASSERT_TRUE(overlay.Get("a", &v).ok());
+  EXPECT_EQ(v, "2");
+  EXPECT_EQ(below.point_reads(), 7u);
+  // A range forgets every kept read inside it, and only those.
+  ASSERT_TRUE(overlay.DeleteRange("a", "b").ok());
+  ASSERT_TRUE(overlay.Commit().ok());
+  EXPECT_TRUE(overlay.Get("a", &v).IsNotFound());
+  EXPECT_TRUE(overlay.Get("c", &v).ok());
+  EXPECT_EQ(below.point_reads(), 8u);
+  // Off: what is kept still answers, nothing new is kept.
+  kept.Keep(false);
+  EXPECT_TRUE(overlay.Get("a", &v).IsNotFound());
+  EXPECT_TRUE(overlay.Get("zz", &v).IsNotFound());
+  EXPECT_TRUE(overlay.Get("zz", &v).IsNotFound());
+  EXPECT_EQ(below.point_reads(), 10u);
 }
 
 }  // namespace

@@ -543,7 +543,9 @@ Reply Engine::RunLocked(const CommandSpec& spec, Session& session,
             MetaCacheForCommand());
   // What zset v3 must write before its store write reaches the store at once, even inside EXEC
   // or a pipeline group (KvTxn::WriteNow), counted as the command's.
-  CountingStore durable(store_, &ops);
+  // Inside EXEC or a group: the store under the overlay (RunAsOneWrite's KeptReadsStore, which
+  // must see every write to forget the reads it keeps of them).
+  CountingStore durable(exec != nullptr ? exec->pending.target() : store_, &ops);
   if (exec != nullptr) txn.set_durable_store(&durable);
   CommandContext ctx(this, &session, &argv, &txn);
   if (migrate_on_write() && !OnlyReadsKeys(spec)) {

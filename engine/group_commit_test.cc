@@ -8,6 +8,8 @@
 
 #include <random>
 
+#include "backends/counting_store.h"
+#include "backends/registry.h"
 #include "engine/command_table.h"
 #include "testing/engine_test_util.h"
 #include "testing/model_test_util.h"
@@ -224,6 +226,67 @@ TEST(GroupCommit, GroupsMatchOneByOne) {
             << table.all()[c].name;
       }
     }
+  }
+}
+
+// Commands of a group that share a key keep what they read of the store for each other
+// (backends/kept_reads_store.h): a pipeline of HSETs and ZADDs on one key, as redis-benchmark
+// sends them, reads the key-meta from the store once. Every command's own counts stay those it
+// has alone (HSET of an existing field: gets=2), the replies too.
+TEST(GroupCommit, CommandsOnOneKeyReadItsMetaOnce) {
+  for (const std::string backend : {"memory", "rocksdb", "lmdb", "wiredtiger"}) {
+    SCOPED_TRACE(backend);
+    kvlab::testing::ScratchDir scratch;
+    backends::StoreSpec spec;
+    spec.backend = backend;
+    spec.options.dir = scratch.Sub("store");
+    std::unique_ptr<backends::OpenedStore> store;
+    ASSERT_TRUE(backends::OpenStore(spec, &store).ok());
+    backends::OpCounts below;  // what reaches the store, under the engine
+    backends::CountingStore counted(store->store(), &below);
+    Engine engine(&counted, EngineOptions{});
+    Session s;
+    std::vector<std::string> hsets, zadds;
+    for (int i = 0; i < 8; ++i) {
+      hsets.push_back("HSET h f" + std::to_string(i) + " v");
+      zadds.push_back("ZADD z 0 m" + std::to_string(i));
+    }
+    auto one_by_one = [&] {
+      for (const auto& argv : SplitAll(hsets)) engine.Execute(s, argv);
+      for (const auto& argv : SplitAll(zadds)) engine.Execute(s, argv);
+    };
+    const CommandTable& table = CommandTable::Get();
+    const auto& hset_stats = engine.stats(table.IndexOf(*table.Find("hset"))).kv;
+    const auto& zadd_stats = engine.stats(table.IndexOf(*table.Find("zadd"))).kv;
+    one_by_one();  // new fields and members
+    const backends::OpCounts hset0 = hset_stats.Snapshot(), zadd0 = zadd_stats.Snapshot();
+    one_by_one();  // existing ones: what each command costs alone
+    const backends::OpCounts hset1 = hset_stats.Snapshot(), zadd1 = zadd_stats.Snapshot();
+    EXPECT_EQ((hset1 - hset0).Describe(), "16 gets, 8 batches, 8 batch_records");
+    EXPECT_EQ((zadd1 - zadd0).Describe(), "16 gets");
+
+    // The same as groups: the meta once, each field or member once (ZADD of an unchanged score
+    // writes nothing), and every command's own counts as alone.
+    below = {};
+    EXPECT_EQ(Describe(engine.ExecuteGroup(s, SplitAll(hsets))),
+              "(integer) 0 | (integer) 0 | (integer) 0 | (integer) 0 | "
+              "(integer) 0 | (integer) 0 | (integer) 0 | (integer) 0");
+    EXPECT_EQ(below.point_reads(), 1u + 8u);
+    EXPECT_EQ(below.batches, 1u);
+    below = {};
+    EXPECT_EQ(Describe(engine.ExecuteGroup(s, SplitAll(zadds))),
+              "(integer) 0 | (integer) 0 | (integer) 0 | (integer) 0 | "
+              "(integer) 0 | (integer) 0 | (integer) 0 | (integer) 0");
+    EXPECT_EQ(below.point_reads(), 1u + 8u);
+    EXPECT_EQ(hset_stats.Snapshot() - hset1, hset1 - hset0);
+    EXPECT_EQ(zadd_stats.Snapshot() - zadd1, zadd1 - zadd0);
+
+    // A field written in the group is read back from the pending write, not a kept read.
+    EXPECT_EQ(Describe(engine.ExecuteGroup(
+                  s, SplitAll({"HSET h f0 new", "HINCRBY h n 1", "HINCRBY h n 1", "HDEL h f1"}))),
+              "(integer) 0 | (integer) 1 | (integer) 2 | (integer) 1");
+    EXPECT_EQ(engine.Execute(s, Split("HGET h f0")).Describe(), "\"new\"");
+    EXPECT_EQ(engine.Execute(s, Split("HLEN h")).Describe(), "(integer) 8");
   }
 }
 

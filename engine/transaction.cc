@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "backends/kept_reads_store.h"
 #include "engine/command_context.h"
 #include "engine/command_table.h"
 #include "engine/handlers.h"
@@ -236,7 +237,30 @@ void Engine::RunAsOneWrite(Session& session, std::span<const LockedCommand> comm
   // The commands' writes gather in one overlay and land as one atomic write at the end. A
   // command that talks to the Redis tier commits what is pending at its boundary (RunLocked):
   // the whole is then one atomic write per stretch between such commands.
-  ExecWrite exec(store_, read_your_writes_from == 0);
+  // Under the overlay, the reads of the commands that share a key with another one of them are
+  // kept for the others (backends/kept_reads_store.h): sixteen pipelined HSETs of one hash read
+  // its key-meta from the store once. The other commands' reads name records no other command
+  // reads, and keeping them would only cost a copy. Keys are told apart by name alone (a SELECT
+  // inside EXEC may move a command to another database): a false match only keeps more.
+  std::vector<char> keep(commands.size(), 0);
+  {
+    std::vector<std::pair<std::string_view, size_t>> owners;  // (key, command)
+    std::vector<std::pair<uint8_t, std::string_view>> keys;
+    for (size_t i = 0; i < commands.size(); ++i) {
+      keys.clear();
+      CommandTable::KeysToLock(*commands[i].spec, *commands[i].argv, session.db, options_.databases,
+                               &keys);
+      for (const auto& [db, key] : keys) owners.emplace_back(key, i);
+    }
+    std::sort(owners.begin(), owners.end());
+    for (size_t j = 1; j < owners.size(); ++j) {
+      if (owners[j].first == owners[j - 1].first && owners[j].second != owners[j - 1].second) {
+        keep[owners[j].second] = keep[owners[j - 1].second] = 1;
+      }
+    }
+  }
+  backends::KeptReadsStore kept(store_);
+  ExecWrite exec(&kept, read_your_writes_from == 0);
   size_t stretch_begin = replies->size();  // the first command whose writes are pending
   ReadyKeys stretch_ready;
   // A stretch whose commit failed: its commands' replies, computed over writes that did not
@@ -255,6 +279,7 @@ void Engine::RunAsOneWrite(Session& session, std::span<const LockedCommand> comm
   for (size_t i = 0; i < commands.size(); ++i) {
     const LockedCommand& c = commands[i];
     if (i == read_your_writes_from) exec.pending.StartReadingYourWrites();
+    kept.Keep(keep[i] != 0);
     CommandCost cost;
     ReadyKeys ready_keys;
     exec.committed = false;
