@@ -117,6 +117,10 @@ class BenchmarkSmoke(unittest.TestCase):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("unknown command 'NOPE'", bad.stderr)
+        bad = subprocess.run(["/usr/bin/python3", script, "--pipelines", "1,0"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--pipelines takes positive depths", bad.stderr)
 
 
 if __name__ == "__main__":
