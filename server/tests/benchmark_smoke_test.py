@@ -72,26 +72,55 @@ class BenchmarkSmoke(unittest.TestCase):
         result = subprocess.run(
             ["/usr/bin/python3", script, "--kvlab", KVLAB, "--backends", "memory", "--reps", "2",
              "--requests", "300", "--clients", "4", "--threads", "1,default",
-             "--commands", "SET,HGET,LPUSH", "--compare-group-commit", "--json", out_json],
+             "--commands", "SET,SMEMBERS,LRANGE", "--compare-group-commit", "--json", out_json],
             capture_output=True, text=True, timeout=600)
         try:
             self.assertEqual(result.returncode, 0, result.stderr[-3000:])
             self.assertIn("[72/72]", result.stderr)  # 2 threads x 2 reps x 2 pipelines x 3 x 3
-            self.assertIn("1 worker thread(s)", result.stdout)
-            self.assertIn("| memory | LPUSH |", result.stdout)
-            self.assertIn("group gain P16", result.stdout)
+            self.assertIn("1 worker thread(s), -P 16", result.stdout)
+            self.assertIn("| memory | LRANGE |", result.stdout)
+            self.assertIn("group gain", result.stdout)
+            self.assertIn("load average", result.stdout)
+            self.assertNotIn("Ardb", result.stdout)  # no --ardb: no Ardb column
             with open(out_json) as f:
-                runs = json.load(f)["runs"]
-            # 2 thread settings x 3 commands x 2 pipelines x 3 servers, 2 repetitions each.
-            self.assertEqual(len(runs), 36)
-            self.assertTrue(all(len(r["rps"]) == 2 and min(r["rps"]) > 0 for r in runs))
+                doc = json.load(f)
+            ctx = doc["context"]
+            self.assertEqual(ctx["schema_version"], 3)
+            self.assertEqual(len(ctx["load_avg"]), 3)
+            self.assertEqual(ctx["options"]["reps"], 2)
+            self.assertIn("redis-server", ctx["binaries"])
+            runs = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+            medians = [b for b in doc["benchmarks"] if b["run_type"] == "aggregate"]
+            # 2 thread settings x 3 commands x 2 pipelines x 3 servers, 2 rounds each.
+            self.assertEqual(len(medians), 36)
+            self.assertEqual(len(runs), 72)
+            self.assertTrue(all(r["items_per_second"] > 0 for r in runs))
+            # SMEMBERS read the ten-member set filled before the first round.
+            self.assertIn("serve/memory/threads:1/SMEMBERS/P16/redis", {r["run_name"] for r in runs})
+            # kvlab/redis and kvlab/nogroup per round, for each cell.
+            self.assertEqual(len(doc["ratios"]), 24)
+            self.assertTrue(all(len(r["per_round"]) == 2 for r in doc["ratios"]))
+            # The gate reads it as Google Benchmark JSON.
+            gate = subprocess.run([KVLAB, "gate", "--baseline", out_json, "--current", out_json,
+                                   "--timings", "report"], capture_output=True, text=True,
+                                  timeout=120)
+            self.assertEqual(gate.returncode, 0, gate.stdout + gate.stderr)
+            self.assertIn("Google Benchmark JSON", gate.stdout)
         finally:
             if os.path.exists(out_json):
                 os.remove(out_json)
+        no_ardb = subprocess.run(["/usr/bin/python3", script, "--ardb", "/nonexistent/ardb"],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(no_ardb.returncode, 1)
+        self.assertIn("--ardb /nonexistent/ardb is not an executable file", no_ardb.stderr)
         bad = subprocess.run(["/usr/bin/python3", script, "--commands", "NOPE"],
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("unknown command 'NOPE'", bad.stderr)
+        bad = subprocess.run(["/usr/bin/python3", script, "--pipelines", "1,0"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--pipelines takes positive depths", bad.stderr)
 
 
 if __name__ == "__main__":
