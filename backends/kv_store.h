@@ -94,6 +94,12 @@ struct StoreOptions {
   // together in the flush). RocksDB 9 has this as memtable_op_scan_flush_trigger; kvlab's
   // RocksDB 7.8 does not. 0: never. The backend column modifier ":scanflush=N" sets N.
   uint64_t rocksdb_scan_flush_trigger = 0;
+  // RocksDB only: a scan that steps over at least this many deleted records (in the memtable or
+  // in SST files) has the key range it walked compacted in the background (DB::CompactRange:
+  // the overlapping memtable flushed, the overlapping files compacted to the last level, where
+  // the tombstones go), so that the scans after it step over none (rocksdb_range_compactor.h,
+  // docs/studies/zset-churn). 0: never. The backend column modifier ":scancompact=N" sets N.
+  uint64_t rocksdb_scan_compact_trigger = 0;
 };
 
 // One atomic group of puts, deletes and range deletes. Records apply in insertion order, so a

@@ -345,8 +345,8 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
                                    "' (known: " + known + ")");
   }
   bool noreverse = false, cf = false, plaindelete = false, dtc = false, scanflush = false,
-       rtt = false, page = false;
-  uint64_t scan_flush_trigger = 0, rtt_us = 0, page_rows = 0;
+       scancompact = false, rtt = false, page = false;
+  uint64_t scan_flush_trigger = 0, scan_compact_trigger = 0, rtt_us = 0, page_rows = 0;
   std::string_view rest = column.substr(backend.size());
   while (!rest.empty()) {
     rest.remove_prefix(1);  // the ':'
@@ -361,6 +361,8 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
     const Numeric numerics[] = {
         {"scanflush", &scan_flush_trigger,
          "a positive count of deleted records a scan steps over, e.g. :scanflush=64"},
+        {"scancompact", &scan_compact_trigger,
+         "a positive count of deleted records a scan steps over, e.g. :scancompact=64"},
         {"rtt", &rtt_us, "a positive round-trip time in microseconds, e.g. :rtt=2000"},
         {"page", &page_rows, "a positive count of rows per scan round trip, e.g. :page=100"},
     };
@@ -385,6 +387,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
                  : modifier == "plaindelete" ? &plaindelete
                  : modifier == "dtc"         ? &dtc
                  : modifier == "scanflush"   ? &scanflush
+                 : modifier == "scancompact" ? &scancompact
                  : modifier == "rtt"         ? &rtt
                  : modifier == "page"        ? &page
                                              : nullptr;
@@ -396,10 +399,12 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
           "column families, named databases or tables), :rtt=US and :page=N (the remote-store "
           "emulation: a round trip of US microseconds per KV call, N rows per scan round trip), "
           "and for rocksdb :plaindelete (SingleDelete as Delete), :dtc (deletion-triggered "
-          "compaction) and :scanflush=N (a scan over N memtable tombstones flushes the "
-          "memtable))");
+          "compaction), :scanflush=N (a scan over N memtable tombstones flushes the "
+          "memtable) and :scancompact=N (a scan over N tombstones compacts the range it "
+          "walked))");
     }
-    if ((seen == &plaindelete || seen == &dtc || seen == &scanflush) && backend != "rocksdb") {
+    if ((seen == &plaindelete || seen == &dtc || seen == &scanflush || seen == &scancompact) &&
+        backend != "rocksdb") {
       return Status::InvalidArgument("bad backend column '" + std::string(column) +
                                      "': modifier '" + std::string(modifier) +
                                      "' applies to rocksdb only");
@@ -417,6 +422,7 @@ Status ParseBackendColumn(std::string_view column, const std::vector<std::string
   if (plaindelete) out->options.rocksdb_single_delete = false;
   if (dtc) out->options.rocksdb_compact_on_deletion = true;
   if (scanflush) out->options.rocksdb_scan_flush_trigger = scan_flush_trigger;
+  if (scancompact) out->options.rocksdb_scan_compact_trigger = scan_compact_trigger;
   if (rtt) {
     // The column's emulation replaces --rtt-us and --scan-page for this column.
     out->remote_latency = true;

@@ -109,7 +109,8 @@ const std::vector<std::string>& PersistentEmbeddedBackendNames();
 // modifiers ":noreverse" (no reverse scan: NoReverseScanStore) and ":cf" (record kinds in key
 // spaces of their own: column families, named databases or tables), e.g. "rocksdb:cf", and for
 // rocksdb ":plaindelete" (StoreOptions::rocksdb_single_delete off), ":dtc"
-// (rocksdb_compact_on_deletion on) and ":scanflush=N" (rocksdb_scan_flush_trigger N), and for any
+// (rocksdb_compact_on_deletion on), ":scanflush=N" (rocksdb_scan_flush_trigger N) and
+// ":scancompact=N" (rocksdb_scan_compact_trigger N), and for any
 // backend ":rtt=US" with an optional ":page=N" (the remote-store emulation of this column alone:
 // out->remote_latency, out->remote, replacing what --rtt-us and --scan-page set; the page is 100
 // rows unless given), so that one matrix can hold a real remote store and its emulation side by

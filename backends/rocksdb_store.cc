@@ -86,6 +86,7 @@
 #include <cstdio>
 
 #include "backends/key_spaces.h"
+#include "backends/rocksdb_range_compactor.h"
 #include "backends/store_files.h"
 
 namespace kvlab::backends {
@@ -265,14 +266,23 @@ class DropperFilterFactory final : public rocksdb::CompactionFilterFactory {
   const std::shared_ptr<const CompactionFilterPolicy> policy_;
 };
 
-// Told by iterators how many deleted records they stepped over (the scan-triggered flush).
+// The key range a scan walked: from where it was positioned to where it stood at its end, in
+// key order (an absent bound: that end of the key space). `end` is inclusive.
+struct WalkedRange {
+  std::optional<std::string_view> begin;
+  std::optional<std::string_view> end;
+};
+
+// Told by iterators how many deleted records they stepped over (the scan-triggered flush and
+// range compaction).
 class ScanObserver {
  public:
   virtual ~ScanObserver() = default;
   // `deletes`: deleted records the scan stepped over; `memtable_skips`: entries of the memtables
-  // it stepped over (deleted or shadowed) beyond the steps it was asked for.
+  // it stepped over (deleted or shadowed) beyond the steps it was asked for; `walked`: the range
+  // it walked, valid during the call only.
   virtual void ScanSkipped(rocksdb::ColumnFamilyHandle* cf, uint64_t deletes,
-                           uint64_t memtable_skips) = 0;
+                           uint64_t memtable_skips, const WalkedRange& walked) = 0;
 };
 
 class RocksDbIterator final : public Iterator {
@@ -286,6 +296,8 @@ class RocksDbIterator final : public Iterator {
                   std::shared_ptr<const rocksdb::Snapshot> snapshot, ScanObserver* observer)
       : observer_(observer),
         cf_(cf),
+        lower_bound_(options.lower_bound.has_value()),
+        upper_bound_(options.upper_bound.has_value()),
         snapshot_(std::move(snapshot)),
         lower_(options.lower_bound.value_or("")),
         upper_(options.upper_bound.value_or("")),
@@ -302,45 +314,59 @@ class RocksDbIterator final : public Iterator {
     memtable_steps_at_start_ = pc->next_on_memtable_count + pc->prev_on_memtable_count;
   }
   ~RocksDbIterator() override {
-    it_.reset();
-    if (observer_ == nullptr) return;
+    if (observer_ == nullptr || !positioned_) return;
     // The perf context is the thread's: an iterator destroyed on another thread reports nothing
     // sensible, and a smaller count than at creation says so.
     const rocksdb::PerfContext* pc = rocksdb::get_perf_context();
     const uint64_t deletes = pc->internal_delete_skipped_count;
     const uint64_t memtable_steps = pc->next_on_memtable_count + pc->prev_on_memtable_count;
-    if (deletes <= deletes_at_start_ || memtable_steps <= memtable_steps_at_start_) return;
+    if (deletes <= deletes_at_start_) return;
     const uint64_t asked = steps_;
-    const uint64_t memtable = memtable_steps - memtable_steps_at_start_;
+    const uint64_t memtable =
+        memtable_steps > memtable_steps_at_start_ ? memtable_steps - memtable_steps_at_start_ : 0;
+    // From where it was positioned to where it stands (or the bound it ran off to).
+    WalkedRange walked;
+    std::optional<std::string_view> here;
+    if (it_->Valid()) {
+      here = std::string_view(it_->key().data(), it_->key().size());
+    } else if (forward_ ? upper_bound_ : lower_bound_) {
+      here = forward_ ? std::string_view(upper_) : std::string_view(lower_);
+    }
+    std::optional<std::string_view> from;
+    if (from_) from = std::string_view(*from_);
+    walked.begin = forward_ ? from : here;
+    walked.end = forward_ ? here : from;
     observer_->ScanSkipped(cf_, deletes - deletes_at_start_,
-                           memtable > asked ? memtable - asked : 0);
+                           memtable > asked ? memtable - asked : 0, walked);
   }
 
   bool Valid() const override { return it_->Valid(); }
   void Seek(std::string_view target) override {
-    Start();
+    Start(true, target);
     it_->Seek(ToSlice(target));
   }
   void SeekForPrev(std::string_view target) override {
-    Start();
+    Start(false, target);
     it_->SeekForPrev(ToSlice(target));
   }
   void SeekToFirst() override {
-    Start();
+    Start(true, std::nullopt);
     it_->SeekToFirst();
   }
   void SeekToLast() override {
-    Start();
+    Start(false, std::nullopt);
     it_->SeekToLast();
   }
   void Next() override {
     if (!Step("Next")) return;
     ++steps_;
+    forward_ = true;
     it_->Next();
   }
   void Prev() override {
     if (!Step("Prev")) return;
     ++steps_;
+    forward_ = false;
     it_->Prev();
   }
   std::string_view key() const override {
@@ -359,10 +385,23 @@ class RocksDbIterator final : public Iterator {
   }
 
  private:
-  // Every positioning starts afresh: a misuse error from an earlier step is cleared.
-  void Start() {
+  // Every positioning starts afresh: a misuse error from an earlier step is cleared. For the
+  // observer, the walk starts at `target` (none: at the bound in that direction, or the end of
+  // the key space). A later positioning restarts the walk: the range reported is the last one's
+  // (an encoding's scans position once).
+  void Start(bool forward, std::optional<std::string_view> target) {
     EnsurePerfCounting();
     misuse_ = Status::OK();
+    if (observer_ == nullptr) return;
+    positioned_ = true;
+    forward_ = forward;
+    if (target) {
+      from_.emplace(*target);
+    } else if (forward ? lower_bound_ : upper_bound_) {
+      from_.emplace(forward ? lower_ : upper_);
+    } else {
+      from_.reset();
+    }
   }
   // Next and Prev require a valid position; RocksDB would assert, kvlab reports it instead.
   bool Step(const char* op) {
@@ -375,6 +414,12 @@ class RocksDbIterator final : public Iterator {
 
   ScanObserver* const observer_;
   rocksdb::ColumnFamilyHandle* const cf_;
+  const bool lower_bound_;
+  const bool upper_bound_;
+  // The walk, kept for the observer only: positioned at all, its direction, where it started.
+  bool positioned_ = false;
+  bool forward_ = true;
+  std::optional<std::string> from_;
   uint64_t deletes_at_start_ = 0;
   uint64_t memtable_steps_at_start_ = 0;
   uint64_t steps_ = 0;  // Next and Prev calls
@@ -390,19 +435,24 @@ class RocksDbIterator final : public Iterator {
 class RocksDbStore final : public KvStore, private ScanObserver {
  public:
   // handles: one per space of `spaces`, in space order (handles[0] is the default column
-  // family); the store destroys them. scan_flush_trigger: StoreOptions'.
+  // family); the store destroys them. scan_flush_trigger, scan_compact_trigger: StoreOptions'
+  // rocksdb_scan_flush_trigger and rocksdb_scan_compact_trigger.
   RocksDbStore(rocksdb::DB* db, KeySpaceMap spaces,
                std::vector<rocksdb::ColumnFamilyHandle*> handles, bool sync_writes,
-               bool single_delete, uint64_t scan_flush_trigger)
+               bool single_delete, uint64_t scan_flush_trigger, uint64_t scan_compact_trigger)
       : db_(db),
         spaces_(std::move(spaces)),
         handles_(std::move(handles)),
         single_delete_(single_delete),
-        scan_flush_trigger_(scan_flush_trigger) {
+        scan_flush_trigger_(scan_flush_trigger),
+        scan_compact_trigger_(scan_compact_trigger) {
     write_options_.sync = sync_writes;
+    if (scan_compact_trigger != 0) compactor_ = std::make_unique<RocksDbRangeCompactor>(db_);
   }
 
   ~RocksDbStore() override {
+    // Its thread calls into the DB and uses the column family handles.
+    compactor_.reset();
     // Stop compactions and flushes, waiting for running ones, so Close() does not race them.
     rocksdb::CancelAllBackgroundWork(db_, /*wait=*/true);
     for (rocksdb::ColumnFamilyHandle* h : handles_) {
@@ -519,8 +569,9 @@ class RocksDbStore final : public KvStore, private ScanObserver {
                      [db](const rocksdb::Snapshot* s) { db->ReleaseSnapshot(s); });
     }
     return NewSpacedIterator(spaces_, options, [&](size_t space, const IteratorOptions& o) {
-      ScanObserver* observer =
-          scan_flush_trigger_ != 0 ? static_cast<ScanObserver*>(this) : nullptr;
+      ScanObserver* observer = scan_flush_trigger_ != 0 || compactor_ != nullptr
+                                   ? static_cast<ScanObserver*>(this)
+                                   : nullptr;
       return std::make_unique<RocksDbIterator>(db_, handles_[space], o, snapshot, observer);
     });
   }
@@ -548,12 +599,25 @@ class RocksDbStore final : public KvStore, private ScanObserver {
         {"rocksdb.internal_delete_skipped_count", pc->internal_delete_skipped_count},
         // Store-wide: memtable flushes the scans asked for (the scan-triggered flush).
         {"kvlab.rocksdb_scan_flushes", scan_flushes_.load(std::memory_order_relaxed)},
+        // Store-wide: range compactions the scans asked for, and those that completed.
+        {"kvlab.rocksdb_scan_compactions_requested",
+         compactor_ != nullptr ? compactor_->requested() : 0},
+        {"kvlab.rocksdb_scan_compactions", compactor_ != nullptr ? compactor_->completed() : 0},
     };
   }
 
  private:
-  void ScanSkipped(rocksdb::ColumnFamilyHandle* cf, uint64_t deletes,
-                   uint64_t memtable_skips) override {
+  void ScanSkipped(rocksdb::ColumnFamilyHandle* cf, uint64_t deletes, uint64_t memtable_skips,
+                   const WalkedRange& walked) override {
+    if (compactor_ != nullptr && deletes >= scan_compact_trigger_) {
+      // The compaction flushes an overlapping memtable itself: no separate flush.
+      auto copy = [](std::optional<std::string_view> v) {
+        return v ? std::optional<std::string>(*v) : std::nullopt;
+      };
+      compactor_->Request(cf, copy(walked.begin), copy(walked.end));
+      return;
+    }
+    if (scan_flush_trigger_ == 0) return;
     // Deletes in SST files are not the memtable's: a flush would not drop them.
     if (deletes < scan_flush_trigger_ || memtable_skips < scan_flush_trigger_) return;
     if (flush_requested_.exchange(true, std::memory_order_acquire)) return;  // one at a time
@@ -591,6 +655,9 @@ class RocksDbStore final : public KvStore, private ScanObserver {
   // WriteBatch::SingleDelete becomes RocksDB's SingleDelete (else a Delete).
   const bool single_delete_;
   const uint64_t scan_flush_trigger_;  // 0: off
+  const uint64_t scan_compact_trigger_;
+  // The scan-triggered range compaction (null: off); the destructor stops it first.
+  std::unique_ptr<RocksDbRangeCompactor> compactor_;
   std::atomic<bool> flush_requested_{false};
   std::atomic<uint64_t> scan_flushes_{0};
 };
@@ -677,9 +744,9 @@ Status OpenRocksDb(const StoreOptions& options,
   // then meet a Delete, which RocksDB treats as a broken contract and fails the compaction. With
   // a filter, SingleDelete is a plain Delete.
   const bool single_delete = options.rocksdb_single_delete && filter == nullptr;
-  *store =
-      std::make_unique<RocksDbStore>(db, std::move(spaces), std::move(handles), options.sync_writes,
-                                     single_delete, options.rocksdb_scan_flush_trigger);
+  *store = std::make_unique<RocksDbStore>(
+      db, std::move(spaces), std::move(handles), options.sync_writes, single_delete,
+      options.rocksdb_scan_flush_trigger, read_only ? 0 : options.rocksdb_scan_compact_trigger);
   return Status::OK();
 }
 

@@ -270,6 +270,69 @@ TEST_F(RocksDbStoreTest, ScanOverMemtableTombstonesFlushesTheMemtable) {
   EXPECT_EQ(flushes(), 0u);
 }
 
+// The scan-triggered range compaction: SingleDeletes flushed into a file of their own, apart
+// from their Puts (which a flush cannot drop, and which do not trigger the scan-triggered flush)
+// and a memtable's worth of Deletes, are stepped over by a scan until it asks for the range it
+// walked to be compacted; once compacted, the scans of the range step over none. Off, they stay.
+TEST_F(RocksDbStoreTest, ScanOverTombstonesCompactsTheRangeItWalked) {
+  auto open = [&](const std::string& name, uint64_t trigger) {
+    opened_.reset();
+    StoreSpec spec;
+    spec.backend = "rocksdb";
+    spec.options.dir = scratch_.Sub(name);
+    spec.options.rocksdb_scan_compact_trigger = trigger;
+    Status s = OpenStore(spec, &opened_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    store_ = opened_->store();
+  };
+  // Deletes skipped by one scan from Key(0) to the first live key, in its own iterator.
+  auto scan = [&] {
+    const PhysicalCounters before = store_->ReadPhysicalCounters();
+    {
+      IteratorOptions o;
+      o.lower_bound = Key(0);
+      o.upper_bound = Key(2000);
+      auto it = store_->NewIterator(o);
+      it->Seek(Key(0));
+      EXPECT_TRUE(it->Valid() && it->key() == Key(1000));
+    }
+    return Delta(before, store_->ReadPhysicalCounters(), "rocksdb.internal_delete_skipped_count");
+  };
+  auto churn = [&] {
+    FillAndFlush(300);
+    WriteBatch batch;
+    for (int i = 0; i < 300; ++i) batch.SingleDelete(Key(i));
+    batch.Put(Key(1000), "live");
+    ASSERT_TRUE(store_->Write(batch).ok());
+    ASSERT_TRUE(store_->Flush().ok());
+    // And in the memtable: Deletes of keys never written.
+    for (int i = 300; i < 600; ++i) ASSERT_TRUE(store_->Delete(Key(i)).ok());
+  };
+
+  open("on", 100);
+  churn();
+  EXPECT_GE(scan(), 600u);
+  EXPECT_EQ(Counter(store_->ReadPhysicalCounters(), "kvlab.rocksdb_scan_compactions_requested"),
+            1u);
+  // The compaction runs on the compactor's thread: once it has, a scan skips nothing.
+  for (int i = 0; i < 1000; ++i) {
+    if (Counter(store_->ReadPhysicalCounters(), "kvlab.rocksdb_scan_compactions") == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(Counter(store_->ReadPhysicalCounters(), "kvlab.rocksdb_scan_compactions"), 1u);
+  EXPECT_EQ(scan(), 0u);
+  // Nothing more to compact: a scan that skips nothing asks for nothing.
+  EXPECT_EQ(Counter(store_->ReadPhysicalCounters(), "kvlab.rocksdb_scan_compactions_requested"),
+            1u);
+
+  open("off", 0);
+  churn();
+  EXPECT_GE(scan(), 600u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(scan(), 600u);
+  EXPECT_EQ(Counter(store_->ReadPhysicalCounters(), "kvlab.rocksdb_scan_compactions"), 0u);
+}
+
 // Issue 40's read cliff. A compacted file's index and filter must stay in the block cache
 // however large the file is: Gets repeated over keys whose blocks are already cached read no
 // block from the file, and the filter answers from the cache. With one filter block per file

@@ -68,6 +68,15 @@ void StoreFlags::AddTo(CLI::App* app) {
                   "skips it: for a huge store whose open must be fast, or to read what is left "
                   "of a damaged one (docs/engine.md gives its cost)")
       ->capture_default_str();
+  app->add_option("--rocksdb-scan-flush", rocksdb_scan_flush,
+                  "RocksDB only: a scan that steps over this many deleted records of the "
+                  "memtable flushes it in the background; 0: never (docs/studies/zset-churn)")
+      ->capture_default_str();
+  app->add_option("--rocksdb-scan-compact", rocksdb_scan_compact,
+                  "RocksDB only: a scan that steps over this many deleted records has the key "
+                  "range it walked compacted in the background; 0: never "
+                  "(docs/studies/zset-churn)")
+      ->capture_default_str();
 }
 
 std::string StoreFlags::Backend() const {
@@ -91,6 +100,8 @@ StoreSpec StoreFlags::ToSpec() const {
   backends::ParseDiskReserve(disk_reserve, &spec.disk_reserve).IgnoreError();
   spec.scrub_on_open = scrub_on_open;
   spec.read_only = read_only;
+  spec.options.rocksdb_scan_flush_trigger = rocksdb_scan_flush;
+  spec.options.rocksdb_scan_compact_trigger = rocksdb_scan_compact;
   if (column_families) {
     spec.options.key_spaces =
         encodings::RecordKindPrefixes(encodings::EncodingRegistry::Builtin().AllSubKeyTags());

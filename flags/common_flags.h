@@ -37,6 +37,10 @@ struct StoreFlags {
   std::string disk_reserve = "256mb";
   // LMDB: scrub data.mdb on open and refuse a damaged store (backends/lmdb_scrub.h).
   bool scrub_on_open = true;
+  // RocksDB: the scan-triggered memtable flush and range compaction (StoreOptions'
+  // rocksdb_scan_flush_trigger and rocksdb_scan_compact_trigger; 0: off).
+  uint64_t rocksdb_scan_flush = 0;
+  uint64_t rocksdb_scan_compact = 0;
   // --etcd-endpoints, --etcd-max-txn-ops, TLS and authentication: the etcd cluster of
   // --backend etcd (etcd_flags.h).
   EtcdFlags etcd;
@@ -46,7 +50,7 @@ struct StoreFlags {
 
   // Adds --backend, --dir, --sync, --cache-mb, --no-reverse-scan, --rtt-us, --scan-page,
   // --column-families, --compaction-filter, --compaction-grace-ms, --disk-reserve,
-  // --scrub-on-open, and the etcd flags.
+  // --scrub-on-open, --rocksdb-scan-flush, --rocksdb-scan-compact, and the etcd flags.
   void AddTo(CLI::App* app);
   // The backend to open: --backend when given; else, when --dir is an existing store, the one
   // its KVLAB_STORE marker names (so that `kvlab gc --dir D` needs no --backend, as serve and
