@@ -8,7 +8,8 @@
 
 namespace kvlab::backends {
 
-RocksDbRangeCompactor::RocksDbRangeCompactor(rocksdb::DB* db) : db_(db), thread_([this] { Run(); }) {}
+RocksDbRangeCompactor::RocksDbRangeCompactor(rocksdb::DB* db)
+    : db_(db), thread_([this] { Run(); }) {}
 
 RocksDbRangeCompactor::~RocksDbRangeCompactor() {
   {
@@ -59,15 +60,14 @@ void RocksDbRangeCompactor::Run() {
     if (range.begin) begin = rocksdb::Slice(*range.begin);
     if (range.end) end = rocksdb::Slice(*range.end);
     const auto start = std::chrono::steady_clock::now();
-    rocksdb::Status s = db_->CompactRange(co, range.cf, range.begin ? &begin : nullptr,
-                                          range.end ? &end : nullptr);
+    rocksdb::Status s =
+        db_->CompactRange(co, range.cf, range.begin ? &begin : nullptr, range.end ? &end : nullptr);
     const auto took = std::chrono::steady_clock::now() - start;
     if (s.ok()) {
       completed_.fetch_add(1, std::memory_order_relaxed);
     } else if (!s.IsIncomplete()) {
       // Best effort: the range stays as it is until the next scan asks again.
-      std::fprintf(stderr, "kvlab: rocksdb: scan-triggered compaction: %s\n",
-                   s.ToString().c_str());
+      std::fprintf(stderr, "kvlab: rocksdb: scan-triggered compaction: %s\n", s.ToString().c_str());
     }
 
     lock.lock();
