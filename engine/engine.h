@@ -83,7 +83,7 @@ struct EngineOptions {
   redis::RedisTier* tier = nullptr;
   redis::RedisTierOptions tier_options;
   // When set, wraps the encoding of every hash version (a decorator on the decorator chain,
-  // e.g. the test-only NewExtraReadHashEncoding of encodings/hash_extra_read.h).
+  // e.g. the test-only NewExtraReadHashEncoding of test_support/hash_extra_read.h).
   std::function<std::unique_ptr<encodings::HashEncoding>(std::unique_ptr<encodings::HashEncoding>)>
       hash_decorator;
   // CONFIG SET of an encode-version that keeps state in the Redis tier probes the tier, and
